@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Start LocalStack's S3 on this host, without Docker, and wait until it answers.
+#
+# The virtual environment is built once per version of requirements.txt and cached outside the
+# clone (${XDG_CACHE_HOME:-~/.cache}/snap/localstack-<hash>), so a fresh clone in CI reuses it.
+# A LocalStack that is already healthy on the address is left alone (exit 0).
+#
+# Settings (environment):
+#   SNAP_LOCALSTACK_LISTEN   host:port to listen on             (default 127.0.0.1:4566)
+#   SNAP_LOCALSTACK_PYTHON   interpreter >= 3.13 for the venv   (default: found on PATH or pyenv)
+#   SNAP_LOCALSTACK_TIMEOUT  seconds to wait for readiness      (default 120)
+#   SNAP_LOCALSTACK_STATE    folder for pid file, log and data  (default <cache>/run-<port>)
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=localstack/common.sh
+source "$here/common.sh"
+
+if [[ "$(health_status)" == ok ]]; then
+    echo "localstack: already healthy at $endpoint (nothing to do)"
+    exit 0
+fi
+if port_in_use; then
+    fail "something else is listening on $listen but it is not a healthy LocalStack; stop it or set SNAP_LOCALSTACK_LISTEN"
+fi
+
+ensure_venv
+
+mkdir -p "$state/data"
+: >"$log"
+echo "localstack: starting on $endpoint (log: $log)"
+started=$(date +%s)
+# Host mode, S3 only, nothing that reaches outside this machine: no DNS server, no analytics
+# events, no certificate or tool downloads.  Data lives in memory (PERSISTENCE=0).
+env -u PYTHONPATH -u VIRTUAL_ENV \
+    GATEWAY_LISTEN="$listen" \
+    SERVICES=s3 \
+    EAGER_SERVICE_LOADING=1 \
+    PERSISTENCE=0 \
+    DNS_ADDRESS=0 \
+    DISABLE_EVENTS=1 \
+    SKIP_SSL_CERT_DOWNLOAD=1 \
+    SKIP_INFRA_DOWNLOADS=1 \
+    LOCALSTACK_VOLUME_DIR="$state/data" \
+    FILESYSTEM_ROOT="$state/data/filesystem" \
+    TMPDIR="$state/data/tmp" \
+    setsid "$venv/bin/python" -m localstack.runtime.main >>"$log" 2>&1 </dev/null &
+echo $! >"$pidfile"
+mkdir -p "$state/data/tmp"
+
+deadline=$((started + timeout))
+while :; do
+    status="$(health_status)"
+    if [[ "$status" == ok ]]; then
+        echo "localstack: S3 ready at $endpoint after $(($(date +%s) - started)) s (pid $(cat "$pidfile"))"
+        exit 0
+    fi
+    if ! kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+        tail -n 30 "$log" >&2 || true
+        rm -f "$pidfile"
+        fail "LocalStack exited during startup (last health: $status); full log: $log"
+    fi
+    if (($(date +%s) >= deadline)); then
+        tail -n 30 "$log" >&2 || true
+        "$here/stop.sh" >/dev/null 2>&1 || true
+        fail "S3 not ready at $endpoint within ${timeout}s (last health: $status); full log: $log"
+    fi
+    sleep 1
+done

@@ -1,0 +1,119 @@
+"""Opening the database: engine, sessions, and Alembic migrations.
+
+SQLite (the embedded default) is migrated automatically on first use; any other database must
+be migrated explicitly with ``snap db upgrade``, because production schemas change only when an
+operator says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import ArgumentError, OperationalError
+from sqlalchemy.orm import Session, sessionmaker
+
+import migrations
+from snap.errors import ConfigError, DatabaseError
+
+MIGRATIONS_DIR = Path(migrations.__file__).parent
+
+
+def alembic_config(connection: sa.Connection | None = None, url: str | None = None) -> Config:
+    """An Alembic config pointing at the packaged migrations (no alembic.ini needed)."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    if url is not None:
+        config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    if connection is not None:
+        config.attributes["connection"] = connection
+    return config
+
+
+def _enable_sqlite_safety(engine: Engine) -> None:
+    """Foreign keys on, WAL for concurrent readers, and a wait instead of 'database is locked'."""
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.close()
+
+
+def create_db_engine(url: str) -> Engine:
+    try:
+        engine = sa.create_engine(url)
+    except (ArgumentError, ImportError) as exc:
+        raise ConfigError(f"SNAP_DATABASE_URL is not a usable database URL: {exc}") from None
+    if engine.dialect.name == "sqlite":
+        database = engine.url.database
+        if database and database != ":memory:":
+            Path(database).parent.mkdir(parents=True, exist_ok=True)
+        _enable_sqlite_safety(engine)
+    return engine
+
+
+class Database:
+    """An engine plus a session factory, checked to be at the latest migration."""
+
+    def __init__(self, url: str, *, auto_migrate: bool | None = None) -> None:
+        self.url = url
+        self.engine = create_db_engine(url)
+        self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        migrate = self.engine.dialect.name == "sqlite" if auto_migrate is None else auto_migrate
+        self._ensure_current(migrate)
+
+    @property
+    def dialect(self) -> str:
+        return self.engine.dialect.name
+
+    def _ensure_current(self, migrate: bool) -> None:
+        if self.current_revision() == self.head_revision():
+            return
+        if not migrate:
+            raise DatabaseError(
+                f"the database at {self.safe_url} is not at the latest schema; run: snap db upgrade"
+            )
+        self.upgrade()
+
+    @property
+    def safe_url(self) -> str:
+        return self.engine.url.render_as_string(hide_password=True)
+
+    def head_revision(self) -> str | None:
+        return ScriptDirectory.from_config(alembic_config()).get_current_head()
+
+    def current_revision(self) -> str | None:
+        try:
+            with self.engine.connect() as connection:
+                return MigrationContext.configure(connection).get_current_revision()
+        except OperationalError as exc:
+            raise DatabaseError(f"cannot open the database at {self.safe_url}: {exc.orig}") from None
+
+    def upgrade(self, revision: str = "head") -> None:
+        with self.engine.begin() as connection:
+            command.upgrade(alembic_config(connection), revision)
+
+    def downgrade(self, revision: str) -> None:
+        with self.engine.begin() as connection:
+            command.downgrade(alembic_config(connection), revision)
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        """A transaction: committed when the block ends, rolled back if it raises."""
+        with self._sessions.begin() as session:
+            yield session
+
+    def dispose(self) -> None:
+        self.engine.dispose()

@@ -1,0 +1,194 @@
+"""SQLAlchemy 2.x typed models: captures, snapshots, citations and the append-only checks.
+
+Every digest column is constrained to ``sha256:<64 lowercase hex>`` in the database itself, so
+a malformed hash can never be recorded by any client; unique constraints make recording the
+same capture or citation from two processes at once idempotent rather than duplicating.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    CheckConstraint,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.engine import Dialect
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+DIGEST_LENGTH = len("sha256:") + 64
+
+
+def digest_check(column: str) -> str:
+    """SQL true when ``column`` is ``sha256:`` + 64 lowercase hex (portable: SQLite and PG)."""
+    return (
+        f"{column} IS NULL OR (length({column}) = {DIGEST_LENGTH}"
+        f" AND substr({column}, 1, 7) = 'sha256:'"
+        f" AND ltrim(substr({column}, 8), '0123456789abcdef') = '')"
+    )
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Timestamps are stored as UTC and always come back timezone-aware (SQLite drops tz)."""
+
+    impl = DateTime
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given; snap records only timezone-aware UTC times")
+        return value.astimezone(UTC).replace(tzinfo=None)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        return None if value is None else value.replace(tzinfo=UTC)
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map = {datetime: UTCDateTime(), dict[str, Any]: JSON, list[Any]: JSON}
+
+
+class Snapshot(Base):
+    """One stored source: its raw bytes and extracted text, addressed by their SHA-256."""
+
+    __tablename__ = "snapshots"
+
+    id: Mapped[str] = mapped_column(String(DIGEST_LENGTH), primary_key=True)
+    raw_hash: Mapped[str] = mapped_column(String(DIGEST_LENGTH))
+    text_hash: Mapped[str | None] = mapped_column(String(DIGEST_LENGTH))
+    norm_hash: Mapped[str | None] = mapped_column(String(DIGEST_LENGTH))
+    raw_size: Mapped[int] = mapped_column(Integer)
+    text_size: Mapped[int | None] = mapped_column(Integer)
+    content_type: Mapped[str] = mapped_column(String(200))
+    extractor: Mapped[str] = mapped_column(String(300))
+    normalizer: Mapped[str] = mapped_column(String(100))
+    store_location: Mapped[str] = mapped_column(Text)
+    raw_version_id: Mapped[str | None] = mapped_column(String(1024))
+    text_version_id: Mapped[str | None] = mapped_column(String(1024))
+    lock_mode: Mapped[str | None] = mapped_column(String(20))
+    retain_until: Mapped[datetime | None]
+    pages: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    flags: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    __table_args__ = (
+        CheckConstraint(digest_check("id"), name="id_digest"),
+        CheckConstraint("id = raw_hash", name="id_is_raw_hash"),
+        CheckConstraint(digest_check("raw_hash"), name="raw_hash_digest"),
+        CheckConstraint(digest_check("text_hash"), name="text_hash_digest"),
+        CheckConstraint(digest_check("norm_hash"), name="norm_hash_digest"),
+        CheckConstraint("raw_size >= 0", name="raw_size_nonnegative"),
+    )
+
+
+class Capture(Base):
+    """One fetch attempt, stored or failed; a failed capture has no snapshot to check."""
+
+    __tablename__ = "captures"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    url: Mapped[str] = mapped_column(Text)
+    final_url: Mapped[str | None] = mapped_column(Text)
+    fetched_at: Mapped[datetime]
+    http_status: Mapped[int | None] = mapped_column(Integer)
+    outcome: Mapped[str] = mapped_column(String(20))
+    error: Mapped[str | None] = mapped_column(Text)
+    snapshot_id: Mapped[str | None] = mapped_column(ForeignKey("snapshots.id"))
+    provenance: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+
+    __table_args__ = (
+        UniqueConstraint("url", "fetched_at", name="uq_captures_url_fetched_at"),
+        CheckConstraint("outcome IN ('stored', 'failed')", name="outcome_known"),
+        CheckConstraint(
+            "(outcome = 'stored') = (snapshot_id IS NOT NULL)", name="stored_has_snapshot"
+        ),
+    )
+
+
+class Citation(Base):
+    """A quote attributed to a source, as W3C selectors; its id is content-derived if not given."""
+
+    __tablename__ = "citations"
+
+    id: Mapped[str] = mapped_column(String(200), primary_key=True)
+    fingerprint: Mapped[str] = mapped_column(String(DIGEST_LENGTH))
+    url: Mapped[str | None] = mapped_column(Text)
+    snapshot_id: Mapped[str | None] = mapped_column(ForeignKey("snapshots.id"))
+    claimed_snapshot: Mapped[str | None] = mapped_column(String(200))
+    exact: Mapped[str] = mapped_column(Text)
+    prefix: Mapped[str] = mapped_column(Text, default="")
+    suffix: Mapped[str] = mapped_column(Text, default="")
+    position_start: Mapped[int | None] = mapped_column(Integer)
+    position_end: Mapped[int | None] = mapped_column(Integer)
+    position_unit: Mapped[str | None] = mapped_column(String(10))
+    page: Mapped[str | None] = mapped_column(String(100))
+    claim_text: Mapped[str | None] = mapped_column(Text)
+    answer_id: Mapped[str | None] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    __table_args__ = (
+        CheckConstraint(digest_check("fingerprint"), name="fingerprint_digest"),
+        CheckConstraint(
+            "position_unit IS NULL OR position_unit IN ('codepoint', 'utf16')", name="unit_known"
+        ),
+        CheckConstraint(
+            "position_start IS NULL OR (position_start >= 0 AND position_end >= position_start)",
+            name="position_ordered",
+        ),
+        Index("ix_citations_url", "url"),
+        Index("ix_citations_snapshot_id", "snapshot_id"),
+    )
+
+
+class Verification(Base):
+    """One check of one citation against one snapshot. Append-only: never updated or deleted."""
+
+    __tablename__ = "verifications"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    citation_id: Mapped[str] = mapped_column(ForeignKey("citations.id"))
+    snapshot_id: Mapped[str | None] = mapped_column(ForeignKey("snapshots.id"))
+    status: Mapped[str] = mapped_column(String(30))
+    span_start: Mapped[int | None] = mapped_column(Integer)
+    span_end: Mapped[int | None] = mapped_column(Integer)
+    matches: Mapped[int] = mapped_column(Integer, default=0)
+    closest_text: Mapped[str | None] = mapped_column(Text)
+    closest_score: Mapped[float | None] = mapped_column(Float)
+    reason: Mapped[str | None] = mapped_column(Text)
+    details: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    verifier: Mapped[str] = mapped_column(String(100))
+    normalizer: Mapped[str] = mapped_column(String(100))
+    checked_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    __table_args__ = (
+        CheckConstraint(
+            "status IN ('quote_found', 'not_found', 'could_not_check', 'position_mismatch',"
+            " 'stale_fingerprint', 'integrity_failure', 'unknown_snapshot', 'source_changed')",
+            name="status_known",
+        ),
+        Index("ix_verifications_citation_id", "citation_id"),
+    )

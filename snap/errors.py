@@ -1,0 +1,112 @@
+"""The one error hierarchy of snap.
+
+Every failure a user can cause or meet is a ``SnapError`` whose message is one line and whose
+``exit_code`` is what the command line exits with.  The CLI maps errors to output in exactly one
+place (``snap.cli.main``); library users catch these classes directly.
+
+Exit codes: 0 success, 1 a check failed or a capture failed, 2 unusable input or configuration,
+3 a backend (store or database) could not be used.
+"""
+
+from __future__ import annotations
+
+
+class SnapError(Exception):
+    """Base class: a one-line, user-facing message and the exit code that goes with it."""
+
+    exit_code = 1
+
+    def __init__(self, message: str) -> None:
+        super().__init__(" ".join(message.split()))
+
+    @property
+    def message(self) -> str:
+        return str(self)
+
+
+class InputError(SnapError):
+    """The input cannot be used as given (malformed JSON, wrong types, impossible offsets)."""
+
+    exit_code = 2
+
+
+class OffsetError(InputError):
+    """An offset runs past the text or splits a UTF-16 surrogate pair."""
+
+
+class SelectorError(InputError):
+    """A selector is malformed (start after end, missing exact text, unknown unit)."""
+
+
+class ConfigError(SnapError):
+    """A setting (environment variable or option) has a value snap cannot use."""
+
+    exit_code = 2
+
+
+class FetchError(SnapError):
+    """A capture failed: network error, non-2xx status, refused address, size cap.
+
+    It carries what is known of the attempt so that a failed capture can be recorded as such.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        url: str | None = None,
+        final_url: str | None = None,
+        status: int | None = None,
+        provenance: dict[str, object] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.url = url
+        self.final_url = final_url
+        self.status = status
+        self.provenance = provenance or {}
+
+
+class AddressRefused(FetchError):
+    """The URL resolves to an address the request-forgery guard does not allow."""
+
+
+class TooLarge(FetchError):
+    """The body (after decompression) is larger than the configured cap."""
+
+
+class ExtractionError(SnapError):
+    """The bytes claim a type whose text cannot be extracted faithfully (e.g. undecodable)."""
+
+
+class StoreError(SnapError):
+    """The blob store cannot be used (unreachable, misconfigured, permission denied)."""
+
+    exit_code = 3
+
+
+class BlobNotFound(StoreError):
+    """No blob is stored under the requested digest."""
+
+    exit_code = 1
+
+
+class IntegrityError(StoreError):
+    """Stored bytes do not hash to the digest they are stored under."""
+
+    exit_code = 1
+
+    def __init__(self, key: str, expected: str, actual: str) -> None:
+        self.key = key
+        self.expected = expected
+        self.actual = actual
+        super().__init__(f"integrity failure at {key}: expected {expected}, got {actual}")
+
+
+class RecordNotFound(SnapError):
+    """A citation, snapshot or URL asked for by the user is not in the database."""
+
+
+class DatabaseError(SnapError):
+    """The database cannot be used (unreachable, not migrated, wrong URL)."""
+
+    exit_code = 3

@@ -1,0 +1,141 @@
+"""Capture = fetch + extract + hash + store: one source becomes one snapshot record.
+
+The record is what an auditor needs later: which bytes, which text, hashed how, extracted by
+which versioned extractor, stored where and retained until when.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from snapshotter.extract import Extraction, Page, extract
+from snapshotter.fetch import Fetched, FetchOptions, fetch
+from snapshotter.store import BlobStore, StoredBlob
+from verifier import NORMALIZER_ID, normalized_digest
+
+
+def sha256_digest(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def rfc3339(moment: datetime | None) -> str | None:
+    """UTC with a ``Z``, to the second: the form the citation records carry."""
+    if moment is None:
+        return None
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass(frozen=True)
+class SnapshotRecord:
+    """A stored capture: everything ``snap fetch --json`` prints and the database keeps."""
+
+    snapshot_id: str
+    url: str
+    final_url: str
+    fetched_at: str
+    status: int | None
+    content_type: str
+    extractor: str
+    normalizer: str
+    raw_hash: str
+    text_hash: str | None
+    norm_hash: str | None
+    raw_size: int
+    text_size: int | None
+    store: str
+    raw_blob: StoredBlob
+    text_blob: StoredBlob | None
+    pages: tuple[Page, ...]
+    flags: tuple[str, ...]
+    reason: str | None
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def lock_mode(self) -> str | None:
+        return self.raw_blob.lock_mode
+
+    @property
+    def retain_until(self) -> datetime | None:
+        return self.raw_blob.retain_until
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "snapshotId": self.snapshot_id,
+            "url": self.url,
+            "finalUrl": self.final_url,
+            "fetchedAt": self.fetched_at,
+            "status": self.status,
+            "contentType": self.content_type,
+            "extractor": self.extractor,
+            "normalizer": self.normalizer,
+            "hashes": {"raw": self.raw_hash, "text": self.text_hash, "norm": self.norm_hash},
+            "sizes": {"raw": self.raw_size, "text": self.text_size},
+            "store": self.store,
+            "versionIds": {
+                "raw": self.raw_blob.version_id,
+                "text": self.text_blob.version_id if self.text_blob else None,
+            },
+            "retention": {"mode": self.lock_mode, "until": rfc3339(self.retain_until)},
+            "pages": [page_json(page) for page in self.pages],
+            "flags": list(self.flags),
+            "reason": self.reason,
+            "provenance": self.provenance,
+        }
+
+
+def page_json(page: Page) -> dict[str, Any]:
+    return {"index": page.index, "label": page.label, "start": page.start, "end": page.end}
+
+
+def capture(target: str, store: BlobStore, options: FetchOptions) -> SnapshotRecord:
+    """Fetch ``target`` (URL or local path), extract its text, and store both blobs.
+
+    Raises ``FetchError`` for a failed capture (the caller records it as failed) and
+    ``ExtractionError`` for bytes that claim to be text but do not decode.
+    """
+    fetched = fetch(target, options)
+    try:
+        extraction = extract(fetched.path, fetched.declared_content_type)
+        return store_capture(fetched, extraction, store)
+    finally:
+        fetched.path.unlink(missing_ok=True)
+
+
+def store_capture(fetched: Fetched, extraction: Extraction, store: BlobStore) -> SnapshotRecord:
+    """Write the raw bytes and the text (if any) write-once, tagged with how they were made."""
+    tags = {"extractor": extraction.extractor, "normalizer": NORMALIZER_ID}
+    raw_blob = store.put("raw", fetched.raw_digest, fetched.path, tags={"kind": "raw", **tags})
+    text_blob = None
+    text_hash = norm_hash = None
+    text_size = None
+    if extraction.text is not None:
+        text_bytes = extraction.text.encode("utf-8")
+        text_hash = sha256_digest(text_bytes)
+        norm_hash = normalized_digest(extraction.text)
+        text_size = len(text_bytes)
+        text_blob = store.put("text", text_hash, text_bytes, tags={"kind": "text", **tags})
+    return SnapshotRecord(
+        snapshot_id=fetched.raw_digest,
+        url=fetched.url,
+        final_url=fetched.final_url,
+        fetched_at=str(fetched.provenance.get("fetchedAt", "")),
+        status=fetched.status,
+        content_type=extraction.content_type,
+        extractor=extraction.extractor,
+        normalizer=NORMALIZER_ID,
+        raw_hash=fetched.raw_digest,
+        text_hash=text_hash,
+        norm_hash=norm_hash,
+        raw_size=fetched.size,
+        text_size=text_size,
+        store=store.location,
+        raw_blob=raw_blob,
+        text_blob=text_blob,
+        pages=extraction.pages,
+        flags=extraction.flags,
+        reason=extraction.reason,
+        provenance=fetched.provenance,
+    )
