@@ -31,22 +31,23 @@ mkdir -p "$state/data"
 echo "localstack: starting on $endpoint (log: $log)"
 started=$(date +%s)
 # Host mode, S3 only, nothing that reaches outside this machine: no DNS server, no analytics
-# events, no certificate or tool downloads.  Data lives in memory (PERSISTENCE=0).
+# events, no certificate download, and LocalStack's platform API (consulted for its
+# service catalogue) pointed at a closed loopback port.  Data lives in memory (PERSISTENCE=0);
+# FILESYSTEM_ROOT keeps LocalStack's working folders under $state instead of the site-packages.
 env -u PYTHONPATH -u VIRTUAL_ENV \
     GATEWAY_LISTEN="$listen" \
+    GATEWAY_SERVER="${SNAP_LOCALSTACK_SERVER:-hypercorn}" \
     SERVICES=s3 \
     EAGER_SERVICE_LOADING=1 \
     PERSISTENCE=0 \
     DNS_ADDRESS=0 \
     DISABLE_EVENTS=1 \
     SKIP_SSL_CERT_DOWNLOAD=1 \
-    SKIP_INFRA_DOWNLOADS=1 \
-    LOCALSTACK_VOLUME_DIR="$state/data" \
-    FILESYSTEM_ROOT="$state/data/filesystem" \
-    TMPDIR="$state/data/tmp" \
+    API_ENDPOINT=http://127.0.0.1:9/v1 \
+    ANALYTICS_API=http://127.0.0.1:9/v1 \
+    FILESYSTEM_ROOT="$state/data" \
     setsid "$venv/bin/python" -m localstack.runtime.main >>"$log" 2>&1 </dev/null &
 echo $! >"$pidfile"
-mkdir -p "$state/data/tmp"
 
 deadline=$((started + timeout))
 while :; do

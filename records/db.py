@@ -72,7 +72,11 @@ class Database:
         self.engine = create_db_engine(url)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
         migrate = self.engine.dialect.name == "sqlite" if auto_migrate is None else auto_migrate
-        self._ensure_current(migrate)
+        try:
+            self._ensure_current(migrate)
+        except BaseException:
+            self.engine.dispose()  # no pooled connection may outlive a refused open
+            raise
 
     @property
     def dialect(self) -> str:

@@ -1,4 +1,273 @@
-"""Placeholder; replaced by the real command line."""
+"""The ``snap`` command line: each command parses, makes one library call, and prints.
 
-def main() -> None:
-    raise SystemExit(0)
+Errors are turned into one line and an exit code in exactly one place, ``SnapGroup.invoke``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from snap import __version__, render
+from snap.config import Settings
+from snap.errors import InputError, SnapError
+
+F = TypeVar("F", bound=Callable[..., Any])
+INTERNAL_ERROR_EXIT = 70
+
+
+class SnapGroup(click.Group):
+    """Maps every SnapError to ``snap: error: <one line>`` and its exit code; never a traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except SnapError as error:
+            click.echo(f"snap: error: {error.message}", err=True)
+            ctx.exit(error.exit_code)
+        except (click.exceptions.Exit, click.ClickException, click.Abort):
+            raise
+        except KeyboardInterrupt:
+            click.echo("snap: interrupted", err=True)
+            ctx.exit(130)
+        except Exception as error:
+            if os.environ.get("SNAP_DEBUG"):
+                raise
+            summary = " ".join(f"{type(error).__name__}: {error}".split())[:300]
+            click.echo(f"snap: internal error: {summary} (SNAP_DEBUG=1 shows the traceback)",
+                       err=True)
+            ctx.exit(INTERNAL_ERROR_EXIT)
+
+
+def json_option(function: F) -> F:
+    return click.option("--json", "as_json", is_flag=True,
+                        help="Print the result as JSON.")(function)
+
+
+def emit_json(document: Any) -> None:
+    click.echo(json.dumps(document, indent=2, ensure_ascii=False, default=str))
+
+
+@contextmanager
+def workspace(ctx: click.Context, **overrides: Any) -> Iterator[Any]:
+    from records.workspace import Workspace  # imported late: --help stays fast
+
+    settings: Settings = ctx.obj
+    settings = settings.with_overrides(**{k: v for k, v in overrides.items() if v is not None})
+    opened = Workspace.open(settings)
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+def progress_counter(total: int, label: str) -> Any:
+    """A progress bar on a terminal; silent in pipes, CI and tests."""
+    return click.progressbar(length=total, label=label, file=sys.stderr,
+                             hidden=not sys.stderr.isatty())
+
+
+@click.group(cls=SnapGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="snap")
+@click.option("--store", "store_url", metavar="URL",
+              help="Blob store: a folder, or s3://bucket/prefix (default: $SNAP_STORE).")
+@click.option("--database", "database_url", metavar="URL",
+              help="SQLAlchemy database URL (default: $SNAP_DATABASE_URL, else SQLite).")
+@click.pass_context
+def cli(ctx: click.Context, store_url: str | None, database_url: str | None) -> None:
+    """Snapshot sources and check that quotes are really in them.
+
+    snap stores every fetched source write-once under its SHA-256, records each capture, and
+    verifies citations against the stored text with an exact, number-safe token match.
+    """
+    settings = Settings.from_env()
+    overrides = {"store_url": store_url, "database_url": database_url}
+    ctx.obj = settings.with_overrides(**{k: v for k, v in overrides.items() if v})
+
+
+@cli.command()
+@click.argument("target")
+@click.option("--allow-private", is_flag=True, default=None,
+              help="Allow loopback and private addresses (also SNAP_ALLOW_PRIVATE=1).")
+@click.option("--max-bytes", type=click.IntRange(min=1), help="Size cap (default 50 MiB).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), help="Seconds.")
+@json_option
+@click.pass_context
+def fetch(ctx: click.Context, target: str, allow_private: bool | None, max_bytes: int | None,
+          timeout: float | None, as_json: bool) -> None:
+    """Capture TARGET (an http(s) URL or a local file) and store it write-once."""
+    from records.capture import capture_source
+
+    with workspace(ctx, allow_private=allow_private, max_bytes=max_bytes,
+                   timeout=timeout) as ws:
+        record = capture_source(ws, target)
+    if as_json:
+        emit_json(record.to_json())
+    else:
+        click.echo(render.snapshot_summary(record.to_json()))
+
+
+@cli.command()
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--fetch", "fetch_missing", is_flag=True,
+              help="Capture a cited URL first when it has no snapshot yet.")
+@click.option("--allow-private", is_flag=True, default=None,
+              help="With --fetch: allow loopback and private addresses.")
+@click.option("--emit", "emit_path", type=click.Path(path_type=Path),
+              help="Write verified citations here as citation records and W3C annotations.")
+@json_option
+@click.pass_context
+def verify(ctx: click.Context, file: Path, fetch_missing: bool, allow_private: bool | None,
+           emit_path: Path | None, as_json: bool) -> None:
+    """Check the citations in FILE against their stored snapshots.
+
+    Exit 0 when every quote is found, 1 when any is not, 2 when FILE cannot be used.
+    """
+    from records.citation_input import load_verify_input
+    from records.emit import emit_verified
+    from records.verify import verify_citations
+
+    given = load_verify_input(file)
+    with workspace(ctx, allow_private=allow_private) as ws:
+        report = verify_citations(ws, given, fetch_missing=fetch_missing)
+        if emit_path is not None:
+            write_json_file(emit_path, emit_verified(ws, report.results))
+    if as_json:
+        emit_json(report.to_json())
+    else:
+        click.echo(render.verify_report(report))
+    ctx.exit(0 if report.passed else 1)
+
+
+def write_json_file(path: Path, document: Any) -> None:
+    try:
+        path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n",
+                        encoding="utf-8")
+    except OSError as error:
+        raise InputError(f"{path}: cannot write: {error.strerror}") from None
+
+
+@cli.command()
+@click.argument("citation_id", required=False)
+@click.option("--url", help="Everything recorded about this URL.")
+@click.option("--snapshot", "snapshot_id", help="Everything recorded about this snapshot.")
+@json_option
+@click.pass_context
+def audit(ctx: click.Context, citation_id: str | None, url: str | None,
+          snapshot_id: str | None, as_json: bool) -> None:
+    """Show what was stored, when, its hashes, and every verification."""
+    from records.audit import audit as run_audit
+
+    with workspace(ctx) as ws:
+        report = run_audit(ws, citation_id=citation_id, url=url, snapshot_id=snapshot_id)
+    if as_json:
+        emit_json(report)
+    else:
+        click.echo(render.audit_report(report))
+
+
+def parse_since(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Any:
+    if value is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise click.BadParameter("expected an ISO date such as 2026-11-05") from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+@cli.command()
+@click.option("--url", help="Only citations of this URL.")
+@click.option("--since", callback=parse_since, help="Only citations recorded since this date.")
+@click.option("--refetch", is_flag=True, help="Capture every cited source again first.")
+@click.option("--allow-private", is_flag=True, default=None,
+              help="With --refetch: allow loopback and private addresses.")
+@json_option
+@click.pass_context
+def reverify(ctx: click.Context, url: str | None, since: datetime | None, refetch: bool,
+             allow_private: bool | None, as_json: bool) -> None:
+    """Re-check recorded citations against the latest snapshot of each source."""
+    from records.reverify import refetch_sources, reverify as run_reverify, select_citations
+
+    with workspace(ctx, allow_private=allow_private) as ws:
+        citations = select_citations(ws, url=url, since=since)
+        errors = refetch_sources(ws, citations) if refetch else {}
+        with progress_counter(len(citations), "re-verifying") as bar:
+            report = run_reverify(ws, citations, progress=bar.update, refetch_errors=errors)
+    if as_json:
+        emit_json(report.to_json())
+    else:
+        click.echo(render.reverify_report(report))
+    ctx.exit(0 if report.passed else 1)
+
+
+@cli.command()
+@json_option
+@click.pass_context
+def fsck(ctx: click.Context, as_json: bool) -> None:
+    """Re-hash every stored blob and check every snapshot's blobs; exit 1 on any problem."""
+    from records.fsck import fsck as run_fsck, plan_fsck
+
+    with workspace(ctx) as ws:
+        plan = plan_fsck(ws)
+        with progress_counter(len(plan.blobs), "checking blobs") as bar:
+            report = run_fsck(ws, plan, progress=bar.update)
+    if as_json:
+        emit_json(report.to_json())
+    else:
+        click.echo(render.fsck_report(report.to_json()))
+    ctx.exit(0 if report.ok else 1)
+
+
+@cli.group()
+def store() -> None:
+    """Manage the blob store."""
+
+
+@store.command("init")
+@json_option
+@click.pass_context
+def store_init(ctx: click.Context, as_json: bool) -> None:
+    """Create the store (an S3 bucket with Object Lock) or report how an existing one is set."""
+    from snapshotter.store import init_store
+
+    settings: Settings = ctx.obj
+    result = init_store(settings.store_url, lock_mode=settings.lock_mode,
+                        lock_days=settings.lock_days)
+    if as_json:
+        emit_json(result)
+    else:
+        click.echo(render.store_init(result))
+
+
+@cli.group()
+def db() -> None:
+    """Manage the database schema."""
+
+
+@db.command("upgrade")
+@json_option
+@click.pass_context
+def db_upgrade(ctx: click.Context, as_json: bool) -> None:
+    """Apply every pending migration (SQLite is also upgraded on first use)."""
+    from records.db import Database
+
+    settings: Settings = ctx.obj
+    database = Database(settings.database_url, auto_migrate=True)
+    result = {"database": database.safe_url, "revision": database.current_revision()}
+    database.dispose()
+    if as_json:
+        emit_json(result)
+    else:
+        click.echo(f"database {result['database']} is at revision {result['revision']}")
+
+
+main = cli

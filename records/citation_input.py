@@ -1,0 +1,236 @@
+"""Reading what users hand to ``snap verify``: every accepted shape becomes a CitationRequest.
+
+Accepted: a citation record, a list of them, an answer with claims, a W3C Web Annotation, and a
+minimal model-written ``{"url", "quote"}``.  Input never names a file or key in the store: a
+snapshot is only ever looked up by id in the database.  Every problem is one ``InputError`` line
+naming the item and the field.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from snap.errors import InputError
+from verifier import TextQuoteSelector
+
+ANNOTATION_ID_PREFIX = "urn:snap:citation:"
+UNITS = {"utf16": "utf16", "utf-16": "utf16", "codepoint": "codepoint", "codepoints": "codepoint"}
+
+
+@dataclass(frozen=True)
+class Position:
+    start: int
+    end: int
+    unit: str  # "codepoint" | "utf16"
+
+
+@dataclass(frozen=True)
+class CitationRequest:
+    """One citation to check, as the user gave it."""
+
+    label: str  # "item 2" / "claim 3": where it came from, for messages
+    quote: TextQuoteSelector
+    citation_id: str | None = None
+    url: str | None = None
+    snapshot_id: str | None = None
+    position: Position | None = None
+    page: str | None = None
+    hashes: Mapping[str, str] | None = None
+    claim_text: str | None = None
+    answer_id: str | None = None
+
+
+@dataclass(frozen=True)
+class VerifyInput:
+    requests: tuple[CitationRequest, ...]
+    is_answer: bool = False
+    answer_id: str | None = None
+
+
+def load_verify_input(path: Path) -> VerifyInput:
+    """Parse ``path``; any problem raises InputError naming the file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read: {exc}") from None
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}: not valid JSON: {exc.msg} at line {exc.lineno}") from None
+    try:
+        return parse_document(document)
+    except InputError as exc:
+        raise InputError(f"{path}: {exc.message}") from None
+
+
+def parse_document(document: Any) -> VerifyInput:
+    if isinstance(document, list):
+        if not document:
+            raise InputError("the list of citations is empty")
+        return VerifyInput(tuple(parse_item(item, f"item {n}") for n, item in
+                                 enumerate(document, 1)))
+    if isinstance(document, dict) and "claims" in document:
+        return parse_answer(document)
+    if isinstance(document, dict):
+        return VerifyInput((parse_item(document, "citation"),))
+    raise InputError("expected a JSON object or a list of objects")
+
+
+def parse_answer(document: dict[str, Any]) -> VerifyInput:
+    claims = document["claims"]
+    if not isinstance(claims, list) or not claims:
+        raise InputError("'claims' must be a non-empty list")
+    answer_id = optional_str(document, "answerId", "answer")
+    requests = []
+    for n, claim in enumerate(claims, 1):
+        label = f"claim {n}"
+        request = parse_item(claim, label)
+        claim_text = optional_str(claim, "text", label)
+        requests.append(
+            CitationRequest(**{**request.__dict__, "claim_text": claim_text,
+                               "answer_id": answer_id})
+        )
+    return VerifyInput(tuple(requests), is_answer=True, answer_id=answer_id)
+
+
+def parse_item(item: Any, label: str) -> CitationRequest:
+    if not isinstance(item, dict):
+        raise InputError(f"{label}: expected a JSON object")
+    if item.get("type") == "Annotation" or "target" in item:
+        return parse_annotation(item, label)
+    quote, position = parse_selector(item, label)
+    request = CitationRequest(
+        label=label,
+        quote=quote,
+        citation_id=optional_str(item, "citationId", label),
+        url=optional_str(item, "url", label),
+        snapshot_id=optional_str(item, "snapshotId", label),
+        position=position,
+        page=optional_page(item, label),
+        hashes=parse_hashes(item, label),
+    )
+    require_source(request)
+    return request
+
+
+def parse_selector(item: dict[str, Any], label: str) -> tuple[TextQuoteSelector, Position | None]:
+    selector = item.get("selector")
+    if selector is None:
+        quote = item.get("quote")
+        if isinstance(quote, dict):
+            return quote_selector(quote, f"{label}: quote"), None
+        return quote_selector({"exact": quote}, f"{label}: quote"), None
+    if not isinstance(selector, dict):
+        raise InputError(f"{label}: 'selector' must be an object")
+    quote = selector.get("quote")
+    if not isinstance(quote, dict):
+        raise InputError(f"{label}: 'selector.quote' must be an object with 'exact'")
+    position = selector.get("position")
+    parsed = None if position is None else parse_position(position, f"{label}: selector.position")
+    return quote_selector(quote, f"{label}: selector.quote"), parsed
+
+
+def quote_selector(quote: Mapping[str, Any], label: str) -> TextQuoteSelector:
+    exact = quote.get("exact")
+    if not isinstance(exact, str) or not exact.strip():
+        raise InputError(f"{label}: 'exact' must be a non-empty string")
+    for field in ("prefix", "suffix"):
+        if not isinstance(quote.get(field, ""), str):
+            raise InputError(f"{label}: '{field}' must be a string")
+    return TextQuoteSelector(exact, quote.get("prefix", ""), quote.get("suffix", ""))
+
+
+def parse_position(position: Any, label: str, default_unit: str = "codepoint") -> Position:
+    if not isinstance(position, dict):
+        raise InputError(f"{label} must be an object with 'start' and 'end'")
+    start, end = position.get("start"), position.get("end")
+    for name, value in (("start", start), ("end", end)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InputError(f"{label}.{name} must be a whole number")
+        if value < 0:
+            raise InputError(f"{label}.{name} must not be negative")
+    assert isinstance(start, int) and isinstance(end, int)
+    if start > end:
+        raise InputError(f"{label}: start ({start}) is after end ({end})")
+    unit = position.get("unit", default_unit)
+    if unit not in UNITS:
+        raise InputError(f"{label}.unit must be 'utf16' or 'codepoint', got {unit!r}")
+    return Position(start, end, UNITS[unit])
+
+
+def parse_annotation(item: dict[str, Any], label: str) -> CitationRequest:
+    """A W3C Web Annotation: target.source, target.selector, and target.state.cached (our id)."""
+    target = item.get("target")
+    if not isinstance(target, dict):
+        raise InputError(f"{label}: 'target' must be an object")
+    selectors = target.get("selector")
+    selectors = selectors if isinstance(selectors, list) else [selectors]
+    quote, position = None, None
+    for selector in selectors:
+        if not isinstance(selector, dict):
+            raise InputError(f"{label}: each target.selector must be an object")
+        if selector.get("type") == "TextQuoteSelector":
+            quote = quote_selector(selector, f"{label}: TextQuoteSelector")
+        elif selector.get("type") == "TextPositionSelector":
+            position = parse_position(selector, f"{label}: TextPositionSelector")
+    if quote is None:
+        raise InputError(f"{label}: the annotation has no TextQuoteSelector")
+    state = target.get("state")
+    cached = state.get("cached") if isinstance(state, dict) else None
+    request = CitationRequest(
+        label=label,
+        quote=quote,
+        citation_id=annotation_citation_id(optional_str(item, "id", label)),
+        url=optional_str(target, "source", f"{label}: target"),
+        snapshot_id=cached if isinstance(cached, str) else None,
+        position=position,
+    )
+    require_source(request)
+    return request
+
+
+def annotation_citation_id(annotation_id: str | None) -> str | None:
+    """Annotations snap wrote carry ``urn:snap:citation:<id>``; others keep their own IRI."""
+    if annotation_id is None:
+        return None
+    return annotation_id.removeprefix(ANNOTATION_ID_PREFIX)[:200]
+
+
+def optional_str(item: Mapping[str, Any], key: str, label: str) -> str | None:
+    value = item.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value:
+        raise InputError(f"{label}: '{key}' must be a non-empty string")
+    return value
+
+
+def optional_page(item: Mapping[str, Any], label: str) -> str | None:
+    page = item.get("page")
+    if page is None:
+        return None
+    if isinstance(page, bool) or not isinstance(page, (str, int)):
+        raise InputError(f"{label}: 'page' must be a page label or number")
+    return str(page)
+
+
+def parse_hashes(item: Mapping[str, Any], label: str) -> Mapping[str, str] | None:
+    hashes = item.get("hashes")
+    if hashes is None:
+        return None
+    if not isinstance(hashes, dict) or not all(
+        isinstance(value, str) or value is None for value in hashes.values()
+    ):
+        raise InputError(f"{label}: 'hashes' must map raw/text/norm to 'sha256:…' strings")
+    return {key: value for key, value in hashes.items() if value is not None}
+
+
+def require_source(request: CitationRequest) -> None:
+    if request.snapshot_id is None and request.url is None:
+        raise InputError(f"{request.label}: needs a 'snapshotId' or a 'url'")

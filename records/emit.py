@@ -1,0 +1,80 @@
+"""``snap verify --emit``: verified citations written back out, complete and self-describing.
+
+Each verified citation becomes a citation record (with the snapshot's hashes and versions, so a
+later reader can tell a stale citation from a broken one) and a W3C Web Annotation whose target
+carries the snapshot as its cached state.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from records.citation_input import ANNOTATION_ID_PREFIX
+from records.models import Snapshot
+from records.outcome import CitationResult
+from records.repository import captures_of_snapshot, get_snapshot
+from records.workspace import Workspace
+from snapshotter.capture import rfc3339
+from verifier import TextPositionSelector, TextQuoteSelector
+
+
+def emit_verified(workspace: Workspace, results: list[CitationResult]) -> dict[str, Any]:
+    citations, annotations = [], []
+    with workspace.db.session() as session:
+        for result in results:
+            snapshot = get_snapshot(session, result.outcome.snapshot_id or "")
+            if not result.passed or snapshot is None or result.source is None:
+                continue
+            captures = captures_of_snapshot(session, snapshot.id)
+            fetched_at = rfc3339(captures[0].fetched_at) if captures else None
+            citations.append(citation_record(result, snapshot, fetched_at))
+            annotations.append(annotation(result, snapshot, fetched_at))
+    return {"citations": citations, "annotations": annotations}
+
+
+def selectors(result: CitationResult) -> tuple[TextQuoteSelector, TextPositionSelector]:
+    stored = result.stored_quote() or {}
+    quote = TextQuoteSelector(stored["exact"], stored["prefix"], stored["suffix"])
+    return quote, TextPositionSelector(result.outcome.start or 0, result.outcome.end or 0)
+
+
+def citation_record(
+    result: CitationResult, snapshot: Snapshot, fetched_at: str | None
+) -> dict[str, Any]:
+    quote, position = selectors(result)
+    assert result.source is not None
+    start16, end16 = position.to_utf16(result.source.source)
+    return {
+        "citationId": result.citation_id,
+        "snapshotId": snapshot.id,
+        "url": result.url,
+        "fetchedAt": fetched_at,
+        "extractor": snapshot.extractor,
+        "normalizer": snapshot.normalizer,
+        "hashes": {"raw": snapshot.raw_hash, "text": snapshot.text_hash,
+                   "norm": snapshot.norm_hash},
+        "selector": {
+            "position": {"unit": "utf16", "start": start16, "end": end16},
+            "quote": {"exact": quote.exact, "prefix": quote.prefix, "suffix": quote.suffix},
+        },
+    }
+
+
+def annotation(result: CitationResult, snapshot: Snapshot, fetched_at: str | None) -> dict[str, Any]:
+    quote, position = selectors(result)
+    target: dict[str, Any] = {
+        "source": result.url,
+        "state": {"type": "TimeState", "cached": snapshot.id, "sourceDate": fetched_at},
+        "selector": [quote.to_w3c(), position.to_w3c()],
+    }
+    document: dict[str, Any] = {
+        "@context": "http://www.w3.org/ns/anno.jsonld",
+        "id": ANNOTATION_ID_PREFIX + result.citation_id,
+        "type": "Annotation",
+        "motivation": "quoting",
+        "target": target,
+    }
+    if result.claim_text:
+        document["body"] = {"type": "TextualBody", "value": result.claim_text,
+                            "purpose": "describing"}
+    return document

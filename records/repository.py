@@ -1,0 +1,183 @@
+"""Queries and race-safe inserts.
+
+Snapshots and citations are inserted with ``ON CONFLICT DO NOTHING`` and read back, so two
+processes recording the same thing at once both succeed and leave one row.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import or_, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from records.models import Capture, Citation, Snapshot, Verification, utcnow
+from snap.errors import FetchError, InputError
+from snapshotter.capture import SnapshotRecord, page_json
+
+
+def insert_if_absent(session: Session, model: type[Any], values: dict[str, Any]) -> None:
+    """INSERT … ON CONFLICT DO NOTHING on SQLite and PostgreSQL alike."""
+    dialect = session.get_bind().dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    session.execute(insert(model).values(**values).on_conflict_do_nothing())
+
+
+def parse_time(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def record_snapshot(session: Session, record: SnapshotRecord) -> Capture:
+    """The snapshot row (once per content) and a capture row (once per fetch)."""
+    insert_if_absent(session, Snapshot, snapshot_values(record))
+    capture = Capture(
+        url=record.url,
+        final_url=record.final_url,
+        fetched_at=parse_time(record.fetched_at) if record.fetched_at else utcnow(),
+        http_status=record.status,
+        outcome="stored",
+        snapshot_id=record.snapshot_id,
+        provenance=record.provenance,
+    )
+    session.add(capture)
+    session.flush()
+    return capture
+
+
+def snapshot_values(record: SnapshotRecord) -> dict[str, Any]:
+    return {
+        "id": record.snapshot_id,
+        "raw_hash": record.raw_hash,
+        "text_hash": record.text_hash,
+        "norm_hash": record.norm_hash,
+        "raw_size": record.raw_size,
+        "text_size": record.text_size,
+        "content_type": record.content_type,
+        "extractor": record.extractor,
+        "normalizer": record.normalizer,
+        "store_location": record.store,
+        "raw_version_id": record.raw_blob.version_id,
+        "text_version_id": record.text_blob.version_id if record.text_blob else None,
+        "lock_mode": record.lock_mode,
+        "retain_until": record.retain_until,
+        "pages": [page_json(page) for page in record.pages],
+        "flags": list(record.flags),
+        "created_at": utcnow(),
+    }
+
+
+def record_failed_capture(session: Session, target: str, error: FetchError) -> Capture:
+    fetched_at = error.provenance.get("fetchedAt")
+    capture = Capture(
+        url=error.url or target,
+        final_url=error.final_url,
+        fetched_at=parse_time(str(fetched_at)) if fetched_at else utcnow(),
+        http_status=error.status,
+        outcome="failed",
+        error=error.message,
+        provenance=dict(error.provenance),
+    )
+    session.add(capture)
+    session.flush()
+    return capture
+
+
+def get_snapshot(session: Session, snapshot_id: str) -> Snapshot | None:
+    return session.get(Snapshot, snapshot_id)
+
+
+def latest_capture(session: Session, url: str) -> Capture | None:
+    """The newest stored capture of ``url`` (asked for, or reached by redirect)."""
+    query = (
+        select(Capture)
+        .where(Capture.outcome == "stored", or_(Capture.url == url, Capture.final_url == url))
+        .order_by(Capture.fetched_at.desc(), Capture.id.desc())
+        .limit(1)
+    )
+    return session.scalars(query).first()
+
+
+def captures_of(session: Session, url: str) -> Sequence[Capture]:
+    query = (
+        select(Capture)
+        .where(or_(Capture.url == url, Capture.final_url == url))
+        .order_by(Capture.fetched_at, Capture.id)
+    )
+    return session.scalars(query).all()
+
+
+def captures_of_snapshot(session: Session, snapshot_id: str) -> Sequence[Capture]:
+    query = select(Capture).where(Capture.snapshot_id == snapshot_id).order_by(Capture.fetched_at)
+    return session.scalars(query).all()
+
+
+def url_of_snapshot(session: Session, snapshot_id: str) -> str | None:
+    captures = captures_of_snapshot(session, snapshot_id)
+    return captures[0].url if captures else None
+
+
+def citation_fingerprint(values: dict[str, Any]) -> str:
+    """A digest of what a citation asserts: these words, in this source, on this page.
+
+    Selectors that only help locate the words (prefix, suffix, position) are left out, so a
+    citation written back out by ``--emit`` with fuller selectors is still the same citation.
+    """
+    keys = ("snapshot_id", "claimed_snapshot", "exact", "page")
+    canonical = json.dumps([values.get(key) for key in keys], ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def record_citation(session: Session, values: dict[str, Any]) -> Citation:
+    """Insert the citation unless present; an id reused for a different citation is refused."""
+    fingerprint = citation_fingerprint(values)
+    citation_id = values.get("id") or "c-" + fingerprint.removeprefix("sha256:")[:16]
+    insert_if_absent(
+        session, Citation, {**values, "id": citation_id, "fingerprint": fingerprint,
+                            "created_at": utcnow()}
+    )
+    citation = session.get(Citation, citation_id, populate_existing=True)
+    assert citation is not None
+    if citation.fingerprint != fingerprint:
+        raise InputError(
+            f"citation id {citation_id!r} is already recorded for a different quote or source"
+        )
+    return citation
+
+
+def record_verification(session: Session, values: dict[str, Any]) -> Verification:
+    verification = Verification(**values, checked_at=utcnow())
+    session.add(verification)
+    session.flush()
+    return verification
+
+
+def verifications_of(session: Session, citation_id: str) -> Sequence[Verification]:
+    query = (
+        select(Verification)
+        .where(Verification.citation_id == citation_id)
+        .order_by(Verification.checked_at, Verification.id)
+    )
+    return session.scalars(query).all()
+
+
+def citations_matching(
+    session: Session, *, url: str | None = None, since: datetime | None = None,
+    snapshot_id: str | None = None,
+) -> Sequence[Citation]:
+    query = select(Citation).order_by(Citation.created_at, Citation.id)
+    if url is not None:
+        query = query.where(Citation.url == url)
+    if since is not None:
+        query = query.where(Citation.created_at >= since)
+    if snapshot_id is not None:
+        query = query.where(Citation.snapshot_id == snapshot_id)
+    return session.scalars(query).all()
+
+
+def all_snapshots(session: Session) -> Iterable[Snapshot]:
+    return session.scalars(select(Snapshot).order_by(Snapshot.created_at)).all()

@@ -1,0 +1,149 @@
+"""``snap reverify``: re-check recorded citations against the latest snapshot of their source.
+
+Work is grouped by snapshot, so each snapshot's text is read, digest-checked and tokenized once
+however many citations point at it; that is what makes re-checking thousands of citations after
+a source changes cheap.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from records.capture import capture_source
+from records.citation_input import CitationRequest, Position
+from records.models import Citation, Snapshot
+from records.outcome import CitationResult, Outcome, count_by_status
+from records.repository import (
+    citations_matching,
+    get_snapshot,
+    latest_capture,
+    record_verification,
+)
+from records.texts import SnapshotTexts
+from records.verify import check_against, verification_values
+from records.workspace import Workspace
+from snap.errors import FetchError, IntegrityError
+from verifier import TextQuoteSelector
+
+Progress = Callable[[int], None]
+
+
+@dataclass(frozen=True)
+class ReverifyReport:
+    results: list[CitationResult]
+    refetch_errors: dict[str, str]
+
+    @property
+    def passed(self) -> bool:
+        return all(result.passed for result in self.results)
+
+    def summary(self) -> dict[str, Any]:
+        return {"total": len(self.results), "byStatus": count_by_status(self.results),
+                "refetchErrors": self.refetch_errors}
+
+    def to_json(self) -> dict[str, Any]:
+        return {"results": [r.to_json() for r in self.results], "summary": self.summary()}
+
+
+def select_citations(
+    workspace: Workspace, *, url: str | None = None, since: datetime | None = None
+) -> list[Citation]:
+    with workspace.db.session() as session:
+        return list(citations_matching(session, url=url, since=since))
+
+
+def refetch_sources(workspace: Workspace, citations: Sequence[Citation]) -> dict[str, str]:
+    """Capture every cited URL again; failures are recorded and reported, not fatal."""
+    errors = {}
+    for url in sorted({c.url for c in citations if c.url}):
+        assert url is not None
+        try:
+            capture_source(workspace, url)
+        except FetchError as error:
+            errors[url] = error.message
+    return errors
+
+
+def reverify(
+    workspace: Workspace, citations: Sequence[Citation], *, progress: Progress | None = None,
+    refetch_errors: dict[str, str] | None = None,
+) -> ReverifyReport:
+    texts = SnapshotTexts(workspace.store)
+    results: list[CitationResult] = []
+    with workspace.db.session() as session:
+        for snapshot, group in group_by_latest_snapshot(session, citations):
+            for citation in group:
+                outcome, source = recheck(session, texts, citation, snapshot)
+                verification = record_verification(
+                    session, verification_values(citation.id, outcome)
+                )
+                results.append(CitationResult(citation.id, citation.url, outcome, source,
+                                              citation.claim_text, verification.id))
+                if progress is not None:
+                    progress(1)
+    return ReverifyReport(results, refetch_errors or {})
+
+
+def group_by_latest_snapshot(
+    session: Session, citations: Sequence[Citation]
+) -> list[tuple[Snapshot | None, list[Citation]]]:
+    """Citations keyed by the newest snapshot of their URL (their own, if they have no URL)."""
+    latest_of_url: dict[str | None, str | None] = {}
+    groups: dict[str | None, list[Citation]] = defaultdict(list)
+    for citation in citations:
+        if citation.url not in latest_of_url:
+            capture = latest_capture(session, citation.url) if citation.url else None
+            latest_of_url[citation.url] = capture.snapshot_id if capture else None
+        groups[latest_of_url[citation.url] or citation.snapshot_id].append(citation)
+    return [(get_snapshot(session, key) if key else None, group) for key, group in groups.items()]
+
+
+def recheck(
+    session: Session, texts: SnapshotTexts, citation: Citation, latest: Snapshot | None
+) -> tuple[Outcome, Any]:
+    if latest is None:
+        return Outcome("unknown_snapshot", reason="no snapshot of this citation's source"), None
+    request = request_of(citation, keep_position=latest.id == citation.snapshot_id)
+    outcome, source = check_against(texts, latest, request)
+    if outcome.status != "not_found" or citation.snapshot_id in (None, latest.id):
+        return outcome, source
+    if still_in_pinned(session, texts, citation, request):
+        changed = replace(outcome, status="source_changed",
+                          reason="the quote is in the cited snapshot but not in the latest one",
+                          details={"pinnedSnapshotId": citation.snapshot_id})
+        return changed, source
+    return outcome, source
+
+
+def still_in_pinned(
+    session: Session, texts: SnapshotTexts, citation: Citation, request: CitationRequest
+) -> bool:
+    pinned = get_snapshot(session, citation.snapshot_id or "")
+    if pinned is None or pinned.text_hash is None:
+        return False
+    try:
+        return texts.prepared(pinned).check(request.quote.exact).found
+    except IntegrityError:
+        return False
+
+
+def request_of(citation: Citation, *, keep_position: bool) -> CitationRequest:
+    """A stored citation as a request; its position only holds in the snapshot it was made on."""
+    position = None
+    if keep_position and citation.position_start is not None and citation.position_end is not None:
+        position = Position(citation.position_start, citation.position_end,
+                            citation.position_unit or "codepoint")
+    return CitationRequest(
+        label=f"citation {citation.id}",
+        quote=TextQuoteSelector(citation.exact, citation.prefix, citation.suffix),
+        citation_id=citation.id,
+        url=citation.url,
+        position=position,
+        page=citation.page if keep_position else None,
+    )

@@ -1,0 +1,280 @@
+"""``snap verify``: check citations against stored, digest-checked snapshots and record each check.
+
+The order of checks for one citation, and why:
+1. resolve the snapshot through the database only (input never names a blob);
+2. read its text through the store, which re-hashes it (a tampered blob is never matched);
+3. compare the fingerprints the citation carries with the stored ones (stale citation);
+4. match the quote, then its position and page (a quote found elsewhere is reported, not moved).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from records.capture import capture_source
+from records.citation_input import CitationRequest, Position, VerifyInput
+from records.models import Snapshot
+from records.outcome import CitationResult, Outcome, count_by_status
+from records.repository import (
+    get_snapshot,
+    latest_capture,
+    record_citation,
+    record_verification,
+    url_of_snapshot,
+)
+from records.texts import SnapshotTexts
+from records.workspace import Workspace
+from snap.errors import FetchError, IntegrityError, OffsetError
+from verifier import (
+    NORMALIZER_ID,
+    VERIFIER_ID,
+    PreparedSource,
+    TextPositionSelector,
+    position_from_utf16,
+    resolve,
+)
+
+SNAPSHOT_ID = re.compile(r"^sha256:[0-9a-f]{64}$")
+NO_TEXT_REASONS = {
+    "no_extractable_text": "the snapshot has no extractable text (encrypted or image-only PDF?)",
+    "no_text_extractor": "no text extractor for this content type",
+}
+TOO_SHORT = (
+    "the stored text is too short to hold the page (a login wall or a script-only page?)"
+)
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    results: list[CitationResult]
+    is_answer: bool = False
+
+    @property
+    def passed(self) -> bool:
+        return all(result.passed for result in self.results)
+
+    def summary(self) -> dict[str, Any]:
+        verified = sum(result.passed for result in self.results)
+        summary: dict[str, Any] = {
+            "total": len(self.results),
+            "quoteFound": verified,
+            "byStatus": count_by_status(self.results),
+        }
+        if self.is_answer:
+            summary["shareVerified"] = round(verified / len(self.results), 4)
+        return summary
+
+    def to_json(self) -> dict[str, Any]:
+        return {"results": [r.to_json() for r in self.results], "summary": self.summary()}
+
+
+@dataclass
+class _Checked:
+    request: CitationRequest
+    snapshot: Snapshot | None
+    outcome: Outcome
+    source: PreparedSource | None
+
+
+def verify_citations(
+    workspace: Workspace, given: VerifyInput, *, fetch_missing: bool = False
+) -> VerifyReport:
+    """Check every citation in ``given``; every check is recorded, whatever its status."""
+    if fetch_missing:
+        capture_missing_sources(workspace, given)
+    texts = SnapshotTexts(workspace.store)
+    with workspace.db.session() as session:
+        checked = [check_request(session, texts, request) for request in given.requests]
+        if given.is_answer:
+            checked = [mark_found_elsewhere(item, checked) for item in checked]
+        results = [record_check(session, item) for item in checked]
+    return VerifyReport(results, is_answer=given.is_answer)
+
+
+def capture_missing_sources(workspace: Workspace, given: VerifyInput) -> None:
+    """``--fetch``: capture each URL that has no snapshot yet; a failed fetch is recorded."""
+    with workspace.db.session() as session:
+        missing = {r.url for r in given.requests
+                   if r.snapshot_id is None and r.url and latest_capture(session, r.url) is None}
+    for url in sorted(u for u in missing if u):
+        try:
+            capture_source(workspace, url)
+        except FetchError:
+            continue  # recorded as a failed capture; the citation fails closed below
+
+
+def resolve_snapshot(session: Session, request: CitationRequest) -> Snapshot | None:
+    if request.snapshot_id is not None:
+        if not SNAPSHOT_ID.match(request.snapshot_id):
+            return None
+        return get_snapshot(session, request.snapshot_id)
+    capture = latest_capture(session, request.url or "")
+    if capture is None or capture.snapshot_id is None:
+        return None
+    return get_snapshot(session, capture.snapshot_id)
+
+
+def check_request(session: Session, texts: SnapshotTexts, request: CitationRequest) -> _Checked:
+    snapshot = resolve_snapshot(session, request)
+    if snapshot is None:
+        return _Checked(request, None, unknown_snapshot(request), None)
+    outcome, source = check_against(texts, snapshot, request)
+    return _Checked(request, snapshot, outcome, source)
+
+
+def unknown_snapshot(request: CitationRequest) -> Outcome:
+    if request.snapshot_id is None:
+        reason = f"no snapshot of {request.url} has been captured (use --fetch to capture it)"
+    elif not SNAPSHOT_ID.match(request.snapshot_id):
+        reason = "the snapshot id is not of the form sha256:<64 lowercase hex>"
+    else:
+        reason = "no snapshot with this id is recorded"
+    return Outcome("unknown_snapshot", reason=reason)
+
+
+def check_against(
+    texts: SnapshotTexts, snapshot: Snapshot, request: CitationRequest
+) -> tuple[Outcome, PreparedSource | None]:
+    """Integrity, then fingerprints, then the quote, its position and its page."""
+    if snapshot.text_hash is None:
+        reason = next((NO_TEXT_REASONS[f] for f in snapshot.flags if f in NO_TEXT_REASONS),
+                      "the snapshot has no text")
+        return Outcome("could_not_check", snapshot.id, reason=reason), None
+    try:
+        source = texts.prepared(snapshot)
+    except IntegrityError as error:
+        return Outcome("integrity_failure", snapshot.id, reason=error.message), None
+    stale = stale_fingerprint(request, snapshot)
+    if stale is not None:
+        return Outcome("stale_fingerprint", snapshot.id, reason=stale), source
+    position = to_codepoints(request.position, source.source, request.label)
+    return match_quote(source, snapshot, request, position), source
+
+
+def stale_fingerprint(request: CitationRequest, snapshot: Snapshot) -> str | None:
+    stored = {"raw": snapshot.raw_hash, "text": snapshot.text_hash, "norm": snapshot.norm_hash}
+    for kind, claimed in (request.hashes or {}).items():
+        if kind in stored and claimed != stored[kind]:
+            return f"the citation's {kind} hash {claimed} differs from the stored {stored[kind]}"
+    return None
+
+
+def to_codepoints(position: Position | None, text: str, label: str) -> TextPositionSelector | None:
+    if position is None:
+        return None
+    try:
+        if position.unit == "utf16":
+            return position_from_utf16(text, position.start, position.end)
+        if position.end > len(text):
+            raise OffsetError(f"offset {position.end} is past the end of the text ({len(text)})")
+    except OffsetError as error:
+        raise OffsetError(f"{label}: selector.position: {error.message}") from None
+    return TextPositionSelector(position.start, position.end)
+
+
+def match_quote(
+    source: PreparedSource, snapshot: Snapshot, request: CitationRequest,
+    position: TextPositionSelector | None,
+) -> Outcome:
+    resolution = resolve(source, request.quote, position)
+    outcome = Outcome(
+        resolution.status, snapshot.id, resolution.start, resolution.end, resolution.matches,
+        resolution.closest, resolution.reason,
+    )
+    if resolution.status == "position_mismatch":
+        outcome = replace(outcome, details={"foundAt": [list(s) for s in resolution.spans]})
+    if resolution.status == "not_found" and "too_short" in snapshot.flags:
+        return replace(outcome, status="could_not_check", reason=TOO_SHORT)
+    if resolution.status == "quote_found" and request.page is not None:
+        return check_page(outcome, snapshot, request.page)
+    return outcome
+
+
+def check_page(outcome: Outcome, snapshot: Snapshot, page: str) -> Outcome:
+    """A PDF citation naming a page must find its quote on that page."""
+    pages = snapshot.pages or []
+    named = [p for p in pages if str(p["label"]) == page] or [
+        p for p in pages if page.isdigit() and p["index"] == int(page) - 1
+    ]
+    start, end = outcome.start or 0, outcome.end or 0
+    if named and named[0]["start"] <= start and end <= named[0]["end"]:
+        return replace(outcome, details={"page": page})
+    actual = next((p for p in pages if p["start"] <= start < p["end"]), None)
+    where = f"page {actual['label']}" if actual else "no page"
+    reason = (f"the quote is on {where}, not on page {page}" if named
+              else f"the snapshot has no page {page}; the quote is on {where}")
+    return replace(outcome, status="position_mismatch", reason=reason,
+                   details={"page": page, "foundOnPage": actual["label"] if actual else None})
+
+
+def mark_found_elsewhere(item: _Checked, everything: list[_Checked]) -> _Checked:
+    """A quote missing from its cited source but present in another source of the same answer
+    stays not found, and says where it is: the model cited the wrong document."""
+    if item.outcome.status != "not_found" or item.snapshot is None:
+        return item
+    elsewhere = []
+    seen = {item.snapshot.id}
+    for other in everything:
+        if other.snapshot is None or other.source is None or other.snapshot.id in seen:
+            continue
+        seen.add(other.snapshot.id)
+        found = other.source.check(item.request.quote.exact)
+        if found.found:
+            elsewhere.append({"snapshotId": other.snapshot.id, "url": other.request.url,
+                              "start": found.start, "end": found.end})
+    if not elsewhere:
+        return item
+    details = {**item.outcome.details, "foundElsewhere": elsewhere}
+    return replace(item, outcome=replace(item.outcome, details=details))
+
+
+def record_check(session: Session, item: _Checked) -> CitationResult:
+    request, outcome = item.request, item.outcome
+    url = request.url or (url_of_snapshot(session, item.snapshot.id) if item.snapshot else None)
+    citation = record_citation(session, citation_values(request, item.snapshot, url))
+    verification = record_verification(session, verification_values(citation.id, outcome))
+    return CitationResult(citation.id, url, outcome, item.source, request.claim_text,
+                          verification.id)
+
+
+def citation_values(
+    request: CitationRequest, snapshot: Snapshot | None, url: str | None
+) -> dict[str, Any]:
+    position = request.position
+    return {
+        "id": request.citation_id,
+        "url": url,
+        "snapshot_id": snapshot.id if snapshot else None,
+        "claimed_snapshot": None if snapshot else (request.snapshot_id or "")[:200] or None,
+        "exact": request.quote.exact,
+        "prefix": request.quote.prefix,
+        "suffix": request.quote.suffix,
+        "position_start": position.start if position else None,
+        "position_end": position.end if position else None,
+        "position_unit": position.unit if position else None,
+        "page": request.page,
+        "claim_text": request.claim_text,
+        "answer_id": request.answer_id,
+    }
+
+
+def verification_values(citation_id: str, outcome: Outcome) -> dict[str, Any]:
+    closest = outcome.closest
+    return {
+        "citation_id": citation_id,
+        "snapshot_id": outcome.snapshot_id,
+        "status": outcome.status,
+        "span_start": outcome.start,
+        "span_end": outcome.end,
+        "matches": outcome.matches,
+        "closest_text": closest.text if closest else None,
+        "closest_score": closest.score if closest else None,
+        "reason": outcome.reason,
+        "details": outcome.details,
+        "verifier": VERIFIER_ID,
+        "normalizer": NORMALIZER_ID,
+    }

@@ -1,0 +1,5 @@
+"""``python -m snap``: the same command line as the ``snap`` script."""
+
+from snap.cli import main
+
+main()

@@ -1,0 +1,187 @@
+"""Human-readable output. Only ``quote_found`` ever gets a pass mark; wording is deliberate:
+"quote found", never "source verified" — snap proves the words are in the stored source, not
+that the source is right.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from records.outcome import CitationResult
+    from records.reverify import ReverifyReport
+    from records.verify import VerifyReport
+
+PASS, FAIL = "✓", "✗"
+HEADLINES = {
+    "quote_found": "quote found",
+    "not_found": "not found",
+    "could_not_check": "could not check",
+    "position_mismatch": "position mismatch",
+    "stale_fingerprint": "stale fingerprint",
+    "integrity_failure": "integrity failure",
+    "unknown_snapshot": "unknown snapshot",
+    "source_changed": "source changed",
+}
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def short_id(snapshot_id: str | None) -> str:
+    return "no snapshot" if not snapshot_id else snapshot_id[:19] + "…"
+
+
+def marked_passage(text: str, start: int, differences: list[list[int]]) -> str:
+    """The closest passage with each differing word in [brackets]."""
+    pieces, cursor = [], 0
+    for diff_start, diff_end in differences:
+        a, b = diff_start - start, diff_end - start
+        pieces += [text[cursor:a], "[", text[a:b], "]"]
+        cursor = b
+    pieces.append(text[cursor:])
+    return one_line("".join(pieces))
+
+
+def result_lines(result: CitationResult) -> list[str]:
+    data = result.to_json()
+    status = data["status"]
+    mark = PASS if result.passed else FAIL
+    where = short_id(data["snapshotId"])
+    if data["span"]:
+        where += f", code points {data['span']['start']}–{data['span']['end']}"
+    lines = [f"{mark} {HEADLINES[status]}  {data['citationId']}  ({where})"]
+    if data.get("claim"):
+        lines.append(f"    claim: {one_line(data['claim'])}")
+    if data["quote"] and status in ("quote_found", "position_mismatch"):
+        quote = data["quote"]
+        lines.append(f"    “…{one_line(quote['prefix'])} ⟦{one_line(quote['exact'])}⟧ "
+                     f"{one_line(quote['suffix'])}…”")
+    lines += explanation(status, data)
+    return lines
+
+
+def explanation(status: str, data: dict[str, Any]) -> list[str]:
+    reason = data.get("reason")
+    if status == "quote_found":
+        return [f"    ({data['matches']} occurrences)"] if data["matches"] > 1 else []
+    if status == "not_found":
+        lines = ["    The cited source does not contain this quote."]
+        closest = data.get("closest")
+        if closest:
+            lines.append(f"    Closest passage in the source (score {closest['score']:.2f}):")
+            lines.append("    " + marked_passage(closest["text"], closest["start"],
+                                                  closest["differences"]))
+        for other in data.get("foundElsewhere", []):
+            lines.append(f"    The quote is in another source of this answer: "
+                         f"{other.get('url') or short_id(other['snapshotId'])}")
+        return lines
+    if status in ("could_not_check", "unknown_snapshot", "integrity_failure"):
+        return [f"    Could not check the source: {reason}"]
+    return [f"    {reason}"] if reason else []
+
+
+def verify_report(report: VerifyReport) -> str:
+    lines: list[str] = []
+    for result in report.results:
+        lines += result_lines(result)
+    summary = report.summary()
+    tail = f"{summary['quoteFound']} of {summary['total']} quotes found"
+    if "shareVerified" in summary:
+        tail += f" ({summary['shareVerified']:.0%} of claims)"
+    return "\n".join([*lines, tail])
+
+
+def reverify_report(report: ReverifyReport) -> str:
+    lines = [line for result in report.results if not result.passed
+             for line in result_lines(result)]
+    for url, error in report.refetch_errors.items():
+        lines.append(f"{FAIL} could not capture {url} again: {error}")
+    counts = ", ".join(f"{n} {HEADLINES[s]}" for s, n in report.summary()["byStatus"].items())
+    lines.append(f"{len(report.results)} citations re-checked: {counts or 'none'}")
+    return "\n".join(lines)
+
+
+def snapshot_summary(record: dict[str, Any]) -> str:
+    hashes = record["hashes"]
+    lines = [
+        f"stored {record['snapshotId']}",
+        f"  url       {record['url']}",
+        f"  fetched   {record['fetchedAt']}  status {record['status']}  {record['contentType']}",
+        f"  text      {hashes['text'] or 'none'}  ({record['sizes']['text'] or 0} bytes)",
+        f"  extractor {record['extractor']}  normalizer {record['normalizer']}",
+        f"  store     {record['store']}",
+    ]
+    retention = record.get("retention") or {}
+    if retention.get("mode"):
+        lines.append(f"  retention {retention['mode']} until {retention['until']}")
+    if record["pages"]:
+        lines.append(f"  pages     {len(record['pages'])}")
+    if record["flags"]:
+        lines.append(f"  flags     {', '.join(record['flags'])}: {record.get('reason') or ''}")
+    return "\n".join(lines)
+
+
+def audit_report(report: dict[str, Any]) -> str:
+    lines: list[str] = []
+    if "citation" in report:
+        citation = report["citation"]
+        lines += [f"citation {citation['citationId']}",
+                  f"  url     {citation['url']}",
+                  f"  quote   “{one_line(citation['selector']['quote']['exact'])}”",
+                  f"  created {citation['createdAt']}"]
+    if report.get("url"):
+        lines.append(f"url {report['url']}")
+    snapshots = report.get("snapshots") or ([report["snapshot"]] if report.get("snapshot") else [])
+    for snapshot in snapshots:
+        lines += snapshot_lines(snapshot)
+    lines.append("captures")
+    for capture in report.get("captures", []):
+        outcome = capture["snapshotId"] if capture["outcome"] == "stored" else capture["error"]
+        lines.append(f"  {capture['fetchedAt']}  {capture['outcome']:6}  "
+                     f"HTTP {capture['httpStatus']}  {outcome}")
+    checks = report.get("verifications")
+    if checks is not None:
+        lines.append("verifications")
+        lines += [verification_line(v) for v in checks]
+    for citation in report.get("citations", []):
+        lines.append(f"citation {citation['citationId']}  “{one_line(citation['selector']['quote']['exact'])[:60]}”")
+        lines += [verification_line(v) for v in citation["verifications"]]
+    return "\n".join(lines)
+
+
+def snapshot_lines(snapshot: dict[str, Any]) -> list[str]:
+    lines = [f"snapshot {snapshot['snapshotId']}",
+             f"  text hash {snapshot['hashes']['text']}",
+             f"  norm hash {snapshot['hashes']['norm']}",
+             f"  store     {snapshot['store']}",
+             f"  versions  raw={snapshot['versionIds']['raw']} text={snapshot['versionIds']['text']}",
+             f"  retention {snapshot['retention']['mode'] or 'none'} "
+             f"until {snapshot['retention']['until'] or '-'}"]
+    for blob in snapshot["blobs"]:
+        state = "digest verified now" if blob["intact"] else f"DAMAGED: {blob['error']}"
+        lines.append(f"  {blob['kind']:4} blob {blob['key']}  {state}")
+    return lines
+
+
+def verification_line(verification: dict[str, Any]) -> str:
+    mark = PASS if verification["status"] == "quote_found" else FAIL
+    span = verification["span"]
+    where = f" at {span['start']}–{span['end']}" if span else ""
+    reason = f"  {verification['reason']}" if verification["reason"] else ""
+    return (f"  {mark} {verification['checkedAt']}  {HEADLINES[verification['status']]}"
+            f"{where}  in {short_id(verification['snapshotId'])}{reason}")
+
+
+def fsck_report(report: dict[str, Any]) -> str:
+    lines = [f"{FAIL} {problem['key']}: {problem['problem']}" for problem in report["problems"]]
+    lines += [f"  orphan (no snapshot names it): {key}" for key in report["orphans"]]
+    verdict = "ok" if report["ok"] else f"{len(report['problems'])} problem(s)"
+    lines.append(f"checked {report['blobsChecked']} blobs and {report['snapshotsChecked']} "
+                 f"snapshots: {verdict}")
+    return "\n".join(lines)
+
+
+def store_init(result: dict[str, Any]) -> str:
+    return " ".join(f"{key}={value}" for key, value in result.items())

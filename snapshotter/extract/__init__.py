@@ -1,0 +1,83 @@
+"""Turn stored bytes into text, deterministically, by what the bytes are.
+
+``extract(path, declared_content_type)`` sniffs the bytes (the declared type is a hint), then
+uses trafilatura for HTML, pypdf for PDF, a strict decoder for plain text, and nothing for
+anything else.  Every result names its extractor with the version and the settings that
+change the output, so the same bytes and the same extractor id always give the same text.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from snap.errors import ExtractionError
+from snapshotter.extract.html import extract_html, html_extractor_id
+from snapshotter.extract.pdf import PAGE_SEPARATOR, extract_pdf, pdf_extractor_id
+from snapshotter.extract.result import (
+    FLAG_NO_EXTRACTABLE_TEXT,
+    FLAG_NO_TEXT_EXTRACTOR,
+    FLAG_TOO_SHORT,
+    FLAGS,
+    MIN_TEXT_CHARS,
+    MIN_TEXT_WORDS,
+    Extraction,
+    Page,
+    without_text,
+)
+from snapshotter.extract.sniff import SNIFF_BYTES, media_type, sniff
+from snapshotter.extract.text import extract_text
+
+NO_EXTRACTOR = "none"
+
+
+def extract(path: Path, declared_content_type: str | None) -> Extraction:
+    """Extract the text of the file at ``path``.
+
+    Raises ExtractionError when bytes that are text cannot be decoded faithfully.  Every
+    other outcome is an ``Extraction``, possibly without text and with a flag saying why.
+    """
+    with path.open("rb") as handle:
+        head = handle.read(SNIFF_BYTES)
+    sniffed = sniff(head, declared_content_type)
+    if sniffed.kind == "pdf":
+        return extract_pdf(path)
+    if sniffed.kind == "html":
+        return extract_html(path.read_bytes(), declared_content_type)
+    if sniffed.kind == "text":
+        return _extract_plain(path.read_bytes(), declared_content_type, sniffed.media_type)
+    return _no_extractor(sniffed.media_type)
+
+
+def _extract_plain(data: bytes, declared: str | None, content_type: str) -> Extraction:
+    """Text-looking bytes: an undecodable file is an error only when it claims to be text."""
+    try:
+        return extract_text(data, declared, content_type)
+    except ExtractionError:
+        declared_type = media_type(declared)
+        if declared_type is None or declared_type.startswith("text/"):
+            raise
+        return _no_extractor(declared_type)
+
+
+def _no_extractor(content_type: str) -> Extraction:
+    return without_text(
+        content_type, NO_EXTRACTOR, FLAG_NO_TEXT_EXTRACTOR,
+        f"no text extractor for {content_type}; only the raw bytes are kept",
+    )
+
+
+__all__ = [
+    "FLAGS",
+    "FLAG_NO_EXTRACTABLE_TEXT",
+    "FLAG_NO_TEXT_EXTRACTOR",
+    "FLAG_TOO_SHORT",
+    "MIN_TEXT_CHARS",
+    "MIN_TEXT_WORDS",
+    "NO_EXTRACTOR",
+    "PAGE_SEPARATOR",
+    "Extraction",
+    "Page",
+    "extract",
+    "html_extractor_id",
+    "pdf_extractor_id",
+]

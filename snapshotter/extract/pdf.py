@@ -1,0 +1,66 @@
+"""PDF: text page by page with pypdf, and a page map from code points back to pages.
+
+Pages are joined with ``PAGE_SEPARATOR``, which belongs to no page, so
+``text[page.start:page.end]`` is exactly the text pypdf extracted from that page.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from snapshotter.extract.result import (
+    FLAG_NO_EXTRACTABLE_TEXT,
+    Extraction,
+    Page,
+    with_text,
+    without_text,
+)
+
+PDF = "application/pdf"
+PAGE_SEPARATOR = "\n\n"
+EXTRACTION_MODE: Literal["plain"] = "plain"
+
+
+def pdf_extractor_id() -> str:
+    import pypdf
+
+    return f"pypdf@{pypdf.__version__}+mode={EXTRACTION_MODE},sep=lf2"
+
+
+def extract_pdf(path: Path) -> Extraction:
+    from pypdf import PasswordType, PdfReader
+    from pypdf.errors import DependencyError, PyPdfError
+
+    extractor = pdf_extractor_id()
+    try:
+        reader = PdfReader(path)
+        if reader.is_encrypted and reader.decrypt("") == PasswordType.NOT_DECRYPTED:
+            return without_text(PDF, extractor, FLAG_NO_EXTRACTABLE_TEXT,
+                                "the PDF is encrypted and needs a password to open")
+        page_texts = [page.extract_text(extraction_mode=EXTRACTION_MODE) for page in reader.pages]
+        labels = list(reader.page_labels)
+    except DependencyError as error:
+        return without_text(PDF, extractor, FLAG_NO_EXTRACTABLE_TEXT,
+                            f"the PDF cannot be opened here: {error}")
+    except (PyPdfError, ValueError, KeyError, IndexError, TypeError, AttributeError) as error:
+        # Hostile or broken files make pypdf fail in many ways; the raw bytes are still kept.
+        return without_text(PDF, extractor, FLAG_NO_EXTRACTABLE_TEXT,
+                            f"the PDF cannot be parsed ({type(error).__name__})")
+    if not any(text.strip() for text in page_texts):
+        return without_text(PDF, extractor, FLAG_NO_EXTRACTABLE_TEXT,
+                            "the PDF has no text layer (scanned or image-only pages)")
+    text, pages = _join_pages(page_texts, labels)
+    return with_text(PDF, text, extractor, pages)
+
+
+def _join_pages(page_texts: list[str], labels: list[str]) -> tuple[str, tuple[Page, ...]]:
+    pages: list[Page] = []
+    position = 0
+    for index, page_text in enumerate(page_texts):
+        if index:
+            position += len(PAGE_SEPARATOR)
+        label = labels[index] if index < len(labels) else str(index + 1)
+        pages.append(Page(index=index, label=label, start=position, end=position + len(page_text)))
+        position += len(page_text)
+    return PAGE_SEPARATOR.join(page_texts), tuple(pages)

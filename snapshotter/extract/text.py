@@ -1,0 +1,47 @@
+"""Plain text: decoded faithfully or not at all.
+
+The order is byte-order mark, then the declared charset, then strict UTF-8.  Nothing is ever
+decoded with replacement characters: a quote checked against a text with U+FFFD in it could
+pass or fail for reasons that have nothing to do with the source.  Line endings are kept as
+they are (offsets into the text must match the bytes a reader sees).
+"""
+
+from __future__ import annotations
+
+from snap.errors import ExtractionError
+from snapshotter.extract.result import Extraction, with_text
+from snapshotter.extract.sniff import bom_encoding, declared_charset
+
+TEXT_EXTRACTOR_VERSION = 1
+
+
+def decode_text(data: bytes, declared: str | None) -> tuple[str, str]:
+    """The decoded text and the codec that decoded it; ExtractionError when none does.
+
+    A declared charset that does not fit the bytes falls through to UTF-8, because servers
+    often declare ``us-ascii`` or ``iso-8859-1`` for files that are really UTF-8.
+    """
+    bom = bom_encoding(data)
+    if bom is not None:
+        try:
+            return data.decode(bom), bom
+        except UnicodeDecodeError as error:
+            raise ExtractionError(
+                f"the text starts with a {bom} byte-order mark but is not valid {bom}"
+                f" at byte {error.start}"
+            ) from None
+    candidates = [declared_charset(declared), "utf-8"]
+    for encoding in dict.fromkeys(name for name in candidates if name):
+        try:
+            return data.decode(encoding), encoding
+        except UnicodeDecodeError:
+            continue
+    charset = declared_charset(declared)
+    if charset and charset != "utf-8":
+        raise ExtractionError(f"the text is neither valid {charset} (as declared) nor valid UTF-8")
+    raise ExtractionError("the text is not valid UTF-8 and declares no charset that fits")
+
+
+def extract_text(data: bytes, declared: str | None, content_type: str) -> Extraction:
+    text, encoding = decode_text(data, declared)
+    return with_text(content_type, text, f"text@{TEXT_EXTRACTOR_VERSION}+charset={encoding}")

@@ -1,0 +1,556 @@
+"""Download a source (or copy a local file) into a temporary file, with its provenance.
+
+The body is streamed to disk while it is hashed, so no body is ever held whole in memory, and
+the size cap is enforced on the decoded bytes as they are produced, so a gzip bomb is refused
+after at most ``max_bytes`` of output.  Every hop of a redirect chain passes the
+request-forgery guard, and the connection goes to the exact address the guard checked while
+the request still carries the real host name (Host header, TLS SNI, certificate check).
+
+Ownership: ``fetch`` returns a ``Fetched`` whose ``path`` is a temporary file that belongs to
+the caller; call ``Fetched.cleanup()`` when done, or use ``with fetching(...) as fetched:``.
+On failure nothing is left behind.
+
+What is stored: the *decoded* body (after gzip/deflate Content-Encoding), because that is the
+representation of the resource; the transfer encoding a server picked is not part of it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import os
+import socket
+import ssl
+import tempfile
+import time
+import zlib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import BinaryIO
+from urllib.parse import quote, unquote, urljoin, urlsplit
+
+import snap
+from snap.config import Settings
+from snap.errors import FetchError, InputError, TooLarge
+from snapshotter.guard import check_url_scheme, resolve_checked
+
+CHUNK_SIZE = 64 * 1024
+INFLATE_STEP = 1024 * 1024  # most decoded bytes produced (and held in memory) at once
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+DEFAULT_USER_AGENT = f"snap/{snap.__version__} (+citation snapshot)"
+TOTAL_TIMEOUT_FACTOR = 10  # the whole download may take this many read timeouts
+_PATH_SAFE = "/%:@!$&'()*+,;=-._~"
+
+
+@dataclass(frozen=True)
+class FetchOptions:
+    """How one fetch behaves.
+
+    ``timeout`` bounds connecting and each read; ``total_timeout`` (default
+    ``TOTAL_TIMEOUT_FACTOR * timeout``) bounds the whole download so a server that trickles
+    one byte at a time cannot hold snap forever.  ``ca_file`` replaces the system trust store
+    (for tests and private CAs).
+    """
+
+    max_bytes: int
+    timeout: float
+    max_redirects: int
+    allow_private: bool = False
+    user_agent: str = DEFAULT_USER_AGENT
+    ca_file: Path | None = None
+    total_timeout: float | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> FetchOptions:
+        return cls(
+            max_bytes=settings.max_bytes,
+            timeout=settings.timeout,
+            max_redirects=settings.max_redirects,
+            allow_private=settings.allow_private,
+        )
+
+    @property
+    def deadline_seconds(self) -> float:
+        return self.total_timeout or self.timeout * TOTAL_TIMEOUT_FACTOR
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """A captured body in a temporary file that the caller owns, and how it was captured."""
+
+    path: Path
+    raw_digest: str  # "sha256:<hex>" of the bytes in ``path``
+    size: int
+    url: str
+    final_url: str
+    status: int | None  # None for a local file
+    declared_content_type: str | None
+    provenance: dict[str, object] = field(default_factory=dict)
+
+    def cleanup(self) -> None:
+        """Delete the temporary file (safe to call twice)."""
+        _discard(self.path)
+
+
+@contextmanager
+def fetching(
+    target: str, options: FetchOptions, *, workdir: Path | None = None
+) -> Iterator[Fetched]:
+    """``fetch`` as a context manager that deletes the temporary file on exit."""
+    fetched = fetch(target, options, workdir=workdir)
+    try:
+        yield fetched
+    finally:
+        fetched.cleanup()
+
+
+def fetch(target: str, options: FetchOptions, *, workdir: Path | None = None) -> Fetched:
+    """Fetch an http(s) URL, or copy a local path / ``file://`` URL, into a temporary file.
+
+    Raises FetchError (AddressRefused, TooLarge) for a failed capture, with ``url``,
+    ``final_url``, ``status`` and ``provenance`` filled as far as known; InputError for a
+    local file that does not exist.
+    """
+    local = _local_path(target)
+    if local is not None:
+        return _copy_local(local, options, workdir)
+    check_url_scheme(target)
+    return _HttpCapture(target, options, workdir).run()
+
+
+# --- local files -------------------------------------------------------------------------
+
+
+def _local_path(target: str) -> Path | None:
+    """The local file ``target`` names, or None when it is to be fetched over the network."""
+    parts = urlsplit(target)
+    if parts.scheme.lower() == "file":
+        if parts.netloc not in ("", "localhost"):
+            raise InputError(f"file URLs must name a local file, got host {parts.netloc!r}")
+        return Path(unquote(parts.path))
+    looks_like_url = len(parts.scheme) > 1 and not Path(target).exists()
+    return None if looks_like_url else Path(target)
+
+
+def _copy_local(source: Path, options: FetchOptions, workdir: Path | None) -> Fetched:
+    """Copy the file so the snapshot is of the bytes as they were now, even if it changes."""
+    try:
+        stat = source.stat()
+        handle = source.open("rb")
+    except FileNotFoundError:
+        raise InputError(f"no such file: {source}") from None
+    except OSError as error:
+        raise InputError(f"cannot read {source}: {error.strerror}") from None
+    absolute = source.resolve()
+    provenance: dict[str, object] = {
+        "fetchedAt": _now(),
+        "source": "file",
+        "path": str(absolute),
+        "mtime": _rfc3339(datetime.fromtimestamp(stat.st_mtime, UTC)),
+        "snapVersion": snap.__version__,
+    }
+    uri = absolute.as_uri()
+    sink = _BodySink(options.max_bytes, workdir)
+    try:
+        with handle:
+            while chunk := handle.read(CHUNK_SIZE):
+                sink.write(chunk)
+    except TooLarge as error:
+        sink.discard()
+        raise TooLarge(str(error), url=uri, final_url=uri, provenance=provenance) from None
+    except OSError as error:
+        sink.discard()
+        raise InputError(f"cannot read {source}: {error.strerror}") from None
+    return sink.finish(
+        url=uri, final_url=uri, status=None, content_type=None, provenance=provenance
+    )
+
+
+# --- the body sink -----------------------------------------------------------------------
+
+
+class _BodySink:
+    """A temporary file that hashes what is written and refuses to grow past the cap."""
+
+    def __init__(self, max_bytes: int, workdir: Path | None) -> None:
+        self.max_bytes = max_bytes
+        self.size = 0
+        self._hash = hashlib.sha256()
+        descriptor, name = tempfile.mkstemp(prefix="snap-fetch-", dir=workdir)
+        self.path = Path(name)
+        self._file: BinaryIO = os.fdopen(descriptor, "wb")
+
+    @property
+    def room(self) -> int:
+        return self.max_bytes - self.size
+
+    def write(self, data: bytes) -> None:
+        if len(data) > self.room:
+            raise TooLarge(f"the body is larger than the {self.max_bytes}-byte cap")
+        self._file.write(data)
+        self._hash.update(data)
+        self.size += len(data)
+
+    def discard(self) -> None:
+        self._file.close()
+        _discard(self.path)
+
+    def finish(
+        self,
+        *,
+        url: str,
+        final_url: str,
+        status: int | None,
+        content_type: str | None,
+        provenance: dict[str, object],
+    ) -> Fetched:
+        self._file.close()
+        return Fetched(
+            path=self.path,
+            raw_digest=f"sha256:{self._hash.hexdigest()}",
+            size=self.size,
+            url=url,
+            final_url=final_url,
+            status=status,
+            declared_content_type=content_type,
+            provenance=provenance,
+        )
+
+
+def _discard(path: Path) -> None:
+    """Delete a temporary body; a separate function so tests can observe what is discarded."""
+    path.unlink(missing_ok=True)
+
+
+# --- content decoding --------------------------------------------------------------------
+
+
+class _Decoder:
+    """Undo gzip/deflate Content-Encoding incrementally, never producing more than asked for.
+
+    ``zlib``'s ``max_length`` bounds each output, so a bomb costs at most the cap in output
+    before it is refused; the unconsumed input waits in ``unconsumed_tail``.
+    """
+
+    def __init__(self, encoding: str) -> None:
+        self.encoding = encoding
+        self._stream = self._new_stream()
+        self._started = False
+
+    def _new_stream(self, wbits: int | None = None) -> zlib._Decompress | None:
+        if self.encoding in ("gzip", "x-gzip"):
+            return zlib.decompressobj(16 + zlib.MAX_WBITS)
+        if self.encoding == "deflate":
+            return zlib.decompressobj(zlib.MAX_WBITS if wbits is None else wbits)
+        return None
+
+    def feed(self, chunk: bytes, write: Callable[[bytes], None], room: Callable[[], int]) -> None:
+        if self._stream is None:
+            write(chunk)
+            return
+        pending, more = chunk, True
+        while pending or more:
+            pending, more = self._inflate(pending, write, room)
+
+    def _inflate(
+        self, data: bytes, write: Callable[[bytes], None], room: Callable[[], int]
+    ) -> tuple[bytes, bool]:
+        """Inflate part of ``data``: return the input still to inflate, and whether the
+        stream may hold more output even without more input."""
+        assert self._stream is not None
+        limit = min(room() + 1, INFLATE_STEP)
+        try:
+            output = self._stream.decompress(data, limit)
+        except zlib.error:
+            if self.encoding == "deflate" and not self._started:
+                # Some servers send raw deflate without the zlib header the RFC asks for.
+                self._stream = self._new_stream(-zlib.MAX_WBITS)
+                self._started = True
+                return data, False
+            raise
+        self._started = True
+        write(output)
+        stream = self._stream
+        if stream.eof and stream.unused_data.strip(b"\0"):
+            self._stream = self._new_stream()  # a further gzip member
+            return stream.unused_data, False
+        return stream.unconsumed_tail, len(output) == limit and not stream.eof
+
+    def close(self) -> None:
+        if self._stream is not None and self._started and not self._stream.eof:
+            raise zlib.error("the compressed body ends before its end marker")
+
+
+# --- HTTP --------------------------------------------------------------------------------
+
+
+class _PinnedHTTPConnection(http.client.HTTPConnection):
+    """Connects to the address the guard checked; Host still names the real host."""
+
+    def __init__(self, host: str, port: int, address: str, timeout: float) -> None:
+        super().__init__(host, port, timeout=timeout)
+        self.address = address
+        self.peer: tuple[str, int] | None = None
+        self.cert_sha256: str | None = None
+
+    def _open_socket(self) -> socket.socket:
+        sock = socket.create_connection((self.address, self.port), self.timeout)
+        name = sock.getpeername()
+        self.peer = (str(name[0]), int(name[1]))
+        return sock
+
+    def connect(self) -> None:
+        self.sock = self._open_socket()
+
+
+class _PinnedHTTPSConnection(_PinnedHTTPConnection):
+    """TLS to the checked address, with SNI and certificate checks against the real host."""
+
+    default_port = http.client.HTTPS_PORT
+
+    def __init__(
+        self, host: str, port: int, address: str, timeout: float, context: ssl.SSLContext
+    ) -> None:
+        super().__init__(host, port, address, timeout)
+        self.tls_context = context
+
+    def connect(self) -> None:
+        raw = self._open_socket()
+        try:
+            sock = self.tls_context.wrap_socket(raw, server_hostname=self.host)
+        except BaseException:
+            raw.close()
+            raise
+        certificate = sock.getpeercert(binary_form=True)
+        if certificate:
+            self.cert_sha256 = hashlib.sha256(certificate).hexdigest()
+        self.sock = sock
+
+
+class _HttpCapture:
+    """One fetch over http(s): the redirect loop, the body, and what is known so far."""
+
+    def __init__(self, url: str, options: FetchOptions, workdir: Path | None) -> None:
+        self.url = url
+        self.current = url
+        self.options = options
+        self.workdir = workdir
+        self.status: int | None = None
+        self.redirects: list[dict[str, object]] = []
+        self.provenance: dict[str, object] = {
+            "fetchedAt": _now(),
+            "userAgent": options.user_agent,
+            "redirects": self.redirects,
+            "snapVersion": snap.__version__,
+        }
+        self.deadline = time.monotonic() + options.deadline_seconds
+        self._socket: socket.socket | None = None  # kept: http.client drops it from the
+        # connection once the response owns the stream, and reads need a shrinking timeout
+
+    def run(self) -> Fetched:
+        try:
+            return self._follow()
+        except FetchError as error:
+            raise type(error)(
+                str(error),
+                url=self.url,
+                final_url=self.current,
+                status=self.status,
+                provenance=self.provenance,
+            ) from None
+        except ssl.SSLCertVerificationError as error:
+            raise self._failure(f"TLS certificate check failed: {error.verify_message}") from None
+        except TimeoutError:
+            raise self._failure(f"timed out after {self.options.timeout:g} s") from None
+        except (OSError, http.client.HTTPException, zlib.error) as error:
+            reason = str(error) or type(error).__name__
+            raise self._failure(f"network error: {reason}") from None
+
+    def _failure(self, reason: str) -> FetchError:
+        return FetchError(
+            f"could not fetch {self.current}: {reason}",
+            url=self.url,
+            final_url=self.current,
+            status=self.status,
+            provenance=self.provenance,
+        )
+
+    def _follow(self) -> Fetched:
+        while True:
+            connection, response = self._request(self.current)
+            try:
+                location = self._redirect_target(response)
+                if location is None:
+                    return self._receive(response)
+            finally:
+                response.close()
+                connection.close()
+            if len(self.redirects) > self.options.max_redirects:
+                raise FetchError(f"too many redirects (more than {self.options.max_redirects})")
+            self.current = location
+            check_url_scheme(location)
+
+    def _request(
+        self, url: str
+    ) -> tuple[_PinnedHTTPConnection, http.client.HTTPResponse]:
+        connection = self._connect(url)
+        parts = urlsplit(url)
+        target = quote(parts.path or "/", safe=_PATH_SAFE)
+        if parts.query:
+            target += "?" + quote(parts.query, safe=_PATH_SAFE + "?")
+        headers = {
+            "User-Agent": self.options.user_agent,
+            "Accept": "text/html,application/xhtml+xml,application/pdf,text/plain;q=0.9,*/*;q=0.8",
+            "Accept-Encoding": "gzip, deflate",
+            "Connection": "close",
+        }
+        try:
+            connection.request("GET", target, headers=headers)
+            response = connection.getresponse()
+        except BaseException:
+            connection.close()
+            raise
+        self.status = response.status
+        return connection, response
+
+    def _connect(self, url: str) -> _PinnedHTTPConnection:
+        parts = urlsplit(url)
+        scheme = parts.scheme.lower()
+        try:
+            port = parts.port or (443 if scheme == "https" else 80)
+            host = (parts.hostname or "").encode("idna").decode("ascii")
+        except (ValueError, UnicodeError) as error:
+            raise FetchError(f"malformed URL {url}: {error}") from None
+        self.provenance.pop("ip", None)
+        self.provenance.pop("tlsCertSha256", None)
+        address = resolve_checked(host, port, allow_private=self.options.allow_private)
+        timeout = self._remaining(self.options.timeout)
+        connection: _PinnedHTTPConnection
+        if scheme == "https":
+            connection = _PinnedHTTPSConnection(host, port, address, timeout, self._tls_context())
+        else:
+            connection = _PinnedHTTPConnection(host, port, address, timeout)
+        try:
+            connection.connect()
+        finally:
+            self._record_peer(connection)
+        self._socket = connection.sock
+        return connection
+
+    def _record_peer(self, connection: _PinnedHTTPConnection) -> None:
+        if connection.peer is not None:
+            self.provenance["ip"], self.provenance["port"] = connection.peer
+        if connection.cert_sha256 is not None:
+            self.provenance["tlsCertSha256"] = connection.cert_sha256
+
+    def _tls_context(self) -> ssl.SSLContext:
+        ca_file = self.options.ca_file
+        return ssl.create_default_context(cafile=str(ca_file) if ca_file else None)
+
+    def _remaining(self, limit: float) -> float:
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError
+        return min(limit, remaining)
+
+    def _redirect_target(self, response: http.client.HTTPResponse) -> str | None:
+        location = response.getheader("Location")
+        if response.status not in REDIRECT_STATUSES or not location:
+            return None
+        absolute = urljoin(self.current, location.strip())
+        hop: dict[str, object] = {
+            "url": self.current,
+            "status": response.status,
+            "location": absolute,
+        }
+        self.redirects.append(hop)
+        return absolute
+
+    def _receive(self, response: http.client.HTTPResponse) -> Fetched:
+        self.provenance["fetchedAt"] = _now()
+        self.provenance["headers"] = _recorded_headers(response)
+        if not 200 <= response.status < 300:
+            raise FetchError(f"HTTP {response.status} {response.reason} from {self.current}")
+        self._refuse_declared_oversize(response)
+        decoder = _Decoder(_content_encoding(response))
+        sink = _BodySink(self.options.max_bytes, self.workdir)
+        try:
+            self._stream_body(response, decoder, sink)
+        except BaseException:
+            sink.discard()
+            raise
+        return sink.finish(
+            url=self.url,
+            final_url=self.current,
+            status=response.status,
+            content_type=response.getheader("Content-Type"),
+            provenance=self.provenance,
+        )
+
+    def _refuse_declared_oversize(self, response: http.client.HTTPResponse) -> None:
+        declared = (response.getheader("Content-Length") or "").strip()
+        cap = self.options.max_bytes
+        if declared.isdigit() and int(declared) > cap:
+            raise TooLarge(f"the body is {int(declared)} bytes, more than the {cap}-byte cap")
+
+    def _stream_body(
+        self, response: http.client.HTTPResponse, decoder: _Decoder, sink: _BodySink
+    ) -> None:
+        received = 0
+        while True:
+            self._set_read_timeout()
+            chunk = response.read(CHUNK_SIZE)
+            if not chunk:
+                break
+            received += len(chunk)
+            if received > self.options.max_bytes:
+                raise TooLarge(f"the body is larger than the {self.options.max_bytes}-byte cap")
+            decoder.feed(chunk, sink.write, lambda: sink.room)
+        decoder.close()
+
+    def _set_read_timeout(self) -> None:
+        """Shrink the socket timeout so that the whole download respects the deadline."""
+        timeout = self._remaining(self.options.timeout)
+        if self._socket is not None:
+            self._socket.settimeout(timeout)
+
+
+def _content_encoding(response: http.client.HTTPResponse) -> str:
+    encoding = (response.getheader("Content-Encoding") or "identity").strip().lower()
+    if encoding not in ("identity", "gzip", "x-gzip", "deflate"):
+        raise FetchError(f"unsupported Content-Encoding {encoding!r}")
+    return encoding
+
+
+def _recorded_headers(response: http.client.HTTPResponse) -> dict[str, str]:
+    names = {
+        "contentType": "Content-Type",
+        "etag": "ETag",
+        "lastModified": "Last-Modified",
+        "date": "Date",
+    }
+    found = {key: response.getheader(header) for key, header in names.items()}
+    return {key: value for key, value in found.items() if value is not None}
+
+
+# --- time --------------------------------------------------------------------------------
+
+
+def _rfc3339(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _now() -> str:
+    return _rfc3339(datetime.now(UTC))
+
+
+__all__ = [
+    "DEFAULT_USER_AGENT",
+    "FetchOptions",
+    "Fetched",
+    "fetch",
+    "fetching",
+]

@@ -1,0 +1,44 @@
+"""Blob stores: the interface, its two backends, and ``open_store`` to pick one from a URL."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from snap.errors import ConfigError
+from snapshotter.store.base import KINDS, BlobStore, StoredBlob, blob_key
+from snapshotter.store.local import FolderStore
+from snapshotter.store.s3 import BucketStatus, S3Store
+
+__all__ = [
+    "KINDS",
+    "BlobStore",
+    "BucketStatus",
+    "FolderStore",
+    "S3Store",
+    "StoredBlob",
+    "blob_key",
+    "open_store",
+]
+
+
+def open_store(url: str, *, lock_mode: str = "GOVERNANCE", lock_days: int = 365) -> BlobStore:
+    """``s3://bucket/prefix`` → S3Store; a folder path or ``file://`` URL → FolderStore.
+
+    The lock settings only apply to S3; the folder store makes files read-only instead.
+    """
+    text = url.strip()
+    parts = urlsplit(text)
+    if parts.scheme == "s3":
+        if not parts.netloc:
+            raise ConfigError(f"store URL {url!r} names no bucket; expected s3://bucket/prefix")
+        return S3Store(parts.netloc, parts.path, lock_mode=lock_mode, lock_days=lock_days)
+    if parts.scheme == "file":
+        if parts.netloc not in ("", "localhost"):
+            raise ConfigError(f"store URL {url!r} names a remote host; use a local folder")
+        return FolderStore(Path(unquote(parts.path)))
+    if parts.scheme == "" and text:
+        return FolderStore(Path(text))
+    raise ConfigError(
+        f"store {url!r} is neither a folder path, a file:// URL nor s3://bucket/prefix"
+    )

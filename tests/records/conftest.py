@@ -1,0 +1,94 @@
+"""Every records test runs twice: on the embedded default (SQLite + folder store) and on the
+production pair (PostgreSQL + S3 over HTTP)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from records.db import Database
+from records.workspace import Workspace
+from snap.config import Settings
+from tests.db_support import empty_tables, throwaway_postgres
+from tests.http_fixtures import http_server  # noqa: F401  (fixture)
+from tests.s3_support import new_s3_store, s3_endpoint  # noqa: F401  (fixture)
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+@dataclass
+class Backend:
+    name: str
+    env: dict[str, str]
+
+    def settings(self) -> Settings:
+        return Settings.from_env(self.env)
+
+    def workspace(self) -> Workspace:
+        return Workspace.open(self.settings())
+
+    def snap(self, *args: str, check: bool = False) -> subprocess.CompletedProcess[str]:
+        """Run the real CLI in a subprocess, as a user would."""
+        return subprocess.run(
+            [sys.executable, "-m", "snap", *args], env=self.env, capture_output=True,
+            text=True, timeout=120, check=check,
+        )
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    with throwaway_postgres() as url:
+        Database(url, auto_migrate=True).dispose()
+        yield url
+
+
+@pytest.fixture(scope="session")
+def s3_env(s3_endpoint: str) -> dict[str, str]:  # noqa: F811
+    """boto3's standard configuration, pointed at the test S3 on loopback."""
+    return {"AWS_ENDPOINT_URL": s3_endpoint, "AWS_ACCESS_KEY_ID": "test",
+            "AWS_SECRET_ACCESS_KEY": "test", "AWS_DEFAULT_REGION": "us-east-1"}
+
+
+@pytest.fixture(scope="session")
+def s3_bucket(s3_endpoint: str) -> str:  # noqa: F811
+    """One Object-Locked bucket per run; each test gets a prefix of its own inside it."""
+    return new_s3_store(s3_endpoint).bucket
+
+
+@pytest.fixture(params=["embedded", "production"])
+def backend(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Backend]:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("SNAP_")}
+    env |= {"SNAP_HOME": str(tmp_path / "home"), "SNAP_ALLOW_PRIVATE": "1"}
+    if request.param == "production":
+        url = request.getfixturevalue("postgres_url")
+        bucket = request.getfixturevalue("s3_bucket")
+        s3_env = request.getfixturevalue("s3_env")
+        for key, value in s3_env.items():
+            monkeypatch.setenv(key, value)  # the in-process workspace's boto3 reads them too
+        env |= s3_env | {"SNAP_DATABASE_URL": url,
+                         "SNAP_STORE": f"s3://{bucket}/{uuid.uuid4().hex}"}
+        database = Database(url)
+        empty_tables(database.engine)
+        database.dispose()
+    yield Backend(request.param, env)
+
+
+@pytest.fixture
+def workspace(backend: Backend) -> Iterator[Workspace]:
+    opened = backend.workspace()
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def example_page() -> Path:
+    return EXAMPLES / "cdn-caching.html"
