@@ -28,15 +28,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from verifier import check_quote, prepare, tokenize  # noqa: E402
-from verifier.tokenizer import scan  # noqa: E402
+from verifier import COULD_NOT_CHECK, QUOTE_FOUND, check_quote, prepare, tokenize
+from verifier.tokenizer import scan
 
 SEED = 20240501
-FUNCTION_WORDS = (
+# Whitespace-separated word lists, split once: easier to read than long list literals.
+_FUNCTION_WORDS_TEXT = (
     "the of and to in a is that for it as was with be by on not he this are or his from at "
     "which but have an they you were her she there been one all we their has would when if"
-).split()
-SYLLABLES = "ka ri to me sa lu ne po di fa ven tor al gen mi cro lat ure ment ion est ly".split()
+)
+_SYLLABLES_TEXT = "ka ri to me sa lu ne po di fa ven tor al gen mi cro lat ure ment ion est ly"
+FUNCTION_WORDS = _FUNCTION_WORDS_TEXT.split()
+SYLLABLES = _SYLLABLES_TEXT.split()
 PUNCTUATION = [", ", "; ", ": ", " — ", " (", ") "]
 
 
@@ -69,7 +72,7 @@ def make_sentence(rng: random.Random, vocabulary: list[str]) -> str:
         else:
             parts.append(make_number(rng))
         parts.append(rng.choice(PUNCTUATION) if rng.random() < 0.08 else " ")
-    text = "".join(parts).strip()
+    text = "".join(parts).strip().rstrip(",;:—(")
     text = text.replace("t", "t’", 1) if rng.random() < 0.1 else text
     return text[0].upper() + text[1:] + rng.choice([".", ".", ".", "?", "!"])
 
@@ -143,7 +146,9 @@ def run(size: int, count: int, sample: int) -> dict[str, float | int]:
 
     texts = [quote for quote, _ in quotes]
     results = [prepared.check(quote) for quote in texts]
-    wrong = sum(result.found != present for result, (_, present) in zip(results, quotes, strict=True))
+    outcomes = [
+        (present, result.status) for result, (_, present) in zip(results, quotes, strict=True)
+    ]
     prepared_s = timed(lambda: [prepared.check(quote) for quote in texts])
 
     normalized_source = " " + " ".join(prepared.keys) + " "
@@ -156,7 +161,9 @@ def run(size: int, count: int, sample: int) -> dict[str, float | int]:
         "source_mb": round(megabytes, 3),
         "tokens": len(prepared.keys),
         "quotes": count,
-        "wrong_results": wrong,
+        "present_found": outcomes.count((True, QUOTE_FOUND)),
+        "present_refused_by_context_guard": outcomes.count((True, COULD_NOT_CHECK)),
+        "changed_found": sum(present is False and found for present, found in _found(outcomes)),
         "prepared_us_per_quote": prepared_s / count * 1e6,
         "check_quote_us_per_quote": unprepared_s / sample * 1e6,
         "find_us_per_quote": find_s / count * 1e6,
@@ -169,16 +176,26 @@ def run(size: int, count: int, sample: int) -> dict[str, float | int]:
     }
 
 
+def _found(outcomes: list[tuple[bool, str]]) -> list[tuple[bool, bool]]:
+    return [(present, status == QUOTE_FOUND) for present, status in outcomes]
+
+
 def print_table(report: dict[str, float | int]) -> None:
     goal = "met" if report["ratio_b_prepared_over_find"] <= 2 else "MISSED"
     rows = [
         ("source", f"{report['source_mb']} MB, {report['tokens']:,} tokens"),
-        ("quotes (half changed)", f"{report['quotes']:,}, wrong results: {report['wrong_results']}"),
+        ("quotes (half changed)", f"{report['quotes']:,}"),
+        ("present: found", f"{report['present_found']}"),
+        ("present: numeric context", f"{report['present_refused_by_context_guard']}"),
+        ("changed: found (must be 0)", f"{report['changed_found']}"),
         ("prepared check", f"{report['prepared_us_per_quote']:.1f} µs/quote"),
         ("check_quote (re-tokenizes)", f"{report['check_quote_us_per_quote']:.0f} µs/quote"),
         ("str.find floor", f"{report['find_us_per_quote']:.1f} µs/quote"),
         ("(a) check_quote / prepared", f"{report['ratio_a_check_quote_over_prepared']:.0f}×"),
-        ("(b) prepared / str.find", f"{report['ratio_b_prepared_over_find']:.2f}× (goal ≤ 2×: {goal})"),
+        (
+            "(b) prepared / str.find",
+            f"{report['ratio_b_prepared_over_find']:.2f}× (goal ≤ 2×: {goal})",
+        ),
         ("(c) tokenize", f"{report['tokenize_mb_per_s']:.2f} MB/s"),
         ("(c) prepare (tokenize+index)", f"{report['prepare_mb_per_s']:.2f} MB/s"),
         ("(d) peak memory, prepare", f"{report['peak_prepare_mb']:.1f} MB"),

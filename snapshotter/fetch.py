@@ -501,14 +501,18 @@ class _HttpCapture:
     ) -> None:
         received = 0
         while True:
+            if response.isclosed():  # http.client closes it once the body is complete
+                break
             self._set_read_timeout()
-            chunk = response.read(CHUNK_SIZE)
+            chunk = response.read1(CHUNK_SIZE)
             if not chunk:
                 break
             received += len(chunk)
             if received > self.options.max_bytes:
                 raise TooLarge(f"the body is larger than the {self.options.max_bytes}-byte cap")
             decoder.feed(chunk, sink.write, lambda: sink.room)
+        if response.length:  # read1 does not complain when the server hangs up early
+            raise http.client.IncompleteRead(b"", response.length)
         decoder.close()
 
     def _set_read_timeout(self) -> None:

@@ -64,7 +64,9 @@ class LoopbackServer:
             tls.sni_callback = self._record_sni
         self._httpd = _Server(("127.0.0.1", 0), _Handler, self)
         self.host, self.port = self._httpd.server_address[:2]
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
         self._thread.start()
 
     @property

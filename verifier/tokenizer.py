@@ -25,6 +25,7 @@ All other punctuation and all whitespace only separate tokens.
 
 from __future__ import annotations
 
+import functools
 import sys
 import unicodedata
 from collections.abc import Iterator
@@ -48,15 +49,19 @@ _OP_CHARS = r"!+\-−±/×÷*^=<>≤≥≠~≈"
 _UNSIGNED = r"(?:\d+(?:[.,]\d+)*|\.\d+)"
 _RANGE_PART = r"\d[\d.,]*"
 
+# Branch order is the rule order of the module docstring; the first branch is a fast path
+# for letters-only words (most tokens), which no numeric branch could match anyway, and the
+# look-aheads on the numeric branches only let them start where a number can.
 _SCANNER: Final = regex.compile(
     rf"""
-    (?P<numform>
-        (?<![{_WORD_CHARS}]) (?:(?<![{_WORD_CHARS}.,)\]]){_SIGN})?
+    (?P<word>\p{{L}}[\p{{L}}\p{{M}}\u200c\u200d]*+(?![\p{{Nd}}{_SCRIPT_DIGITS}]))
+    | (?P<numform>
+        (?=[\d+\-−]) (?<![{_WORD_CHARS}]) (?:(?<![{_WORD_CHARS}.,)\]]){_SIGN})?
         {_RANGE_PART} (?:[/:\-−‐‑–—]{_RANGE_PART})+ [{_WORD_CHARS}%‰]*
       | [\p{{No}}--[{_SCRIPT_DIGITS}]]
     )
     | (?P<number>
-        (?<![{_WORD_CHARS}]) (?:(?<![{_WORD_CHARS}.,)\]]){_SIGN})?
+        (?=[\d.+\-−]) (?<![{_WORD_CHARS}]) (?:(?<![{_WORD_CHARS}.,)\]]){_SIGN})?
         (?>{_UNSIGNED} (?:[eE]{_SIGN}?\d+)? [⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻]* [%‰]?)
         (?![{_WORD_CHARS}])
     )
@@ -98,30 +103,37 @@ def token_keys(text: str) -> list[str]:
 
 def scan(text: str) -> Iterator[tuple[int, int, str, str]]:
     """Yield ``(start, end, kind, key)`` for every token; the tuple form avoids an object each."""
+    intern = sys.intern
     for match in _SCANNER.finditer(text):
-        classified = _classify(match, text)
-        if classified is not None:
-            start, end = match.span()
-            yield start, end, classified[0], sys.intern(classified[1])
+        start, end = match.span()
+        group = match.lastgroup
+        raw = text[start:end]
+        if group == WORD:
+            yield start, end, WORD, intern(raw.lower() if raw.isascii() else _fold(raw))
+        elif group == "wordrun":
+            kind, key = _classify_word(raw)
+            yield start, end, kind, intern(key)
+        elif group == NUMBER or group == OP:
+            kind = NUMBER if group == NUMBER else _classify_op(text, start, end)
+            if kind is not None:
+                yield start, end, kind, intern(raw.replace("−", "-"))
+        else:
+            yield start, end, str(group), intern(raw)
 
 
-def _classify(match: regex.Match[str], text: str) -> tuple[str, str] | None:
-    """``(kind, key)`` of a scanner match, or None for operator characters used as prose."""
-    group, raw = match.lastgroup, match.group()
-    if group == "wordrun":
-        return _classify_word(raw)
-    if group == "number":
-        return NUMBER, raw.replace("−", "-")
-    if group == "op":
-        kind = _classify_op(text, *match.span())
-        return None if kind is None else (kind, raw.replace("−", "-"))
-    return str(group), raw
+@functools.lru_cache(maxsize=1 << 16)
+def _fold(raw: str) -> str:
+    """NFKC, then lowercase: ligatures, full-width letters and capitals compare equal.
+
+    Cached because prose repeats its words; the cache is bounded so it cannot grow without end.
+    """
+    return unicodedata.normalize("NFKC", raw).lower()
 
 
 def _classify_word(raw: str) -> tuple[str, str]:
     """Letters-only runs fold case and compatibility forms; runs with digits stay exact."""
     if not _HAS_DIGIT.search(raw):
-        return WORD, unicodedata.normalize("NFKC", raw).lower()
+        return WORD, _fold(raw)
     if _HAS_LETTER.search(raw):
         return IDENT, raw
     return NUMBER, raw

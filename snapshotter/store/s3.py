@@ -97,7 +97,11 @@ def _http_status(error: Any) -> int | None:
 
 
 def _is_not_found(error: Any) -> bool:
-    return _error_code(error) in ("NoSuchKey", "NotFound", "404") or _http_status(error) == 404
+    """A missing key (or bucket, for HEAD requests, whose 404 carries no code)."""
+    code = _error_code(error)
+    if code:
+        return code in ("NoSuchKey", "NotFound", "404")
+    return _http_status(error) == 404
 
 
 def _full_object_sha256(response: Mapping[str, Any]) -> str | None:
@@ -356,7 +360,7 @@ class S3Store:
             return StoreError(f"{where} does not exist (create it with 'snap store init')")
         if code in _DENIED_CODES:
             return StoreError(f"access denied to {where} ({action} {key}: {code})")
-        if code == "InvalidRequest" and "Object Lock" in str(error):
+        if code == "InvalidRequest" and "objectlock" in str(error).lower().replace(" ", ""):
             return StoreError(f"{where} does not have Object Lock enabled; snap needs it")
         message = error.response.get("Error", {}).get("Message", "")
         return StoreError(f"{action} {key} in {where} failed: {code} {message}".strip())

@@ -18,7 +18,8 @@ from records.workspace import Workspace
 from snap.config import Settings
 from tests.db_support import empty_tables, throwaway_postgres
 from tests.http_fixtures import http_server  # noqa: F401  (fixture)
-from tests.s3_support import new_s3_store, s3_endpoint  # noqa: F401  (fixture)
+from snapshotter.store import blob_key
+from tests.s3_support import make_client, new_s3_store, s3_endpoint  # noqa: F401  (fixture)
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -33,6 +34,24 @@ class Backend:
 
     def workspace(self) -> Workspace:
         return Workspace.open(self.settings())
+
+    def corrupt(self, kind: str, digest: str) -> None:
+        """Flip one byte of a stored blob behind snap's back (a disk fault, or tampering)."""
+        settings = self.settings()
+        key = blob_key(kind, digest)
+        if self.name == "embedded":
+            path = Path(settings.store_url) / key
+            path.chmod(0o644)
+            data = bytearray(path.read_bytes())
+            data[len(data) // 2] ^= 0x01
+            path.write_bytes(bytes(data))
+            return
+        bucket, _, prefix = settings.store_url.removeprefix("s3://").partition("/")
+        client = make_client(self.env["AWS_ENDPOINT_URL"])
+        full_key = f"{prefix}/{key}"
+        data = bytearray(client.get_object(Bucket=bucket, Key=full_key)["Body"].read())
+        data[len(data) // 2] ^= 0x01
+        client.put_object(Bucket=bucket, Key=full_key, Body=bytes(data))  # a new latest version
 
     def snap(self, *args: str, check: bool = False) -> subprocess.CompletedProcess[str]:
         """Run the real CLI in a subprocess, as a user would."""
