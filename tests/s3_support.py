@@ -16,7 +16,6 @@ import os
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -86,7 +85,8 @@ def new_s3_store(
         client=make_client(endpoint),
     )
     status = store.init_bucket()
-    assert status.created and status.object_lock_enabled, status
+    assert status.created, status
+    assert status.object_lock_enabled, status
     return store
 
 
@@ -101,6 +101,6 @@ def s3_endpoint() -> str:
 
 
 @pytest.fixture
-def s3_store(s3_endpoint: str) -> Iterator[S3Store]:
+def s3_store(s3_endpoint: str) -> S3Store:
     """A fresh Object-Locked bucket (GOVERNANCE, 1 day) behind an S3Store."""
-    yield new_s3_store(s3_endpoint)
+    return new_s3_store(s3_endpoint)

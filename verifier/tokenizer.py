@@ -113,10 +113,10 @@ def scan(text: str) -> Iterator[tuple[int, int, str, str]]:
         elif group == "wordrun":
             kind, key = _classify_word(raw)
             yield start, end, kind, intern(key)
-        elif group == NUMBER or group == OP:
-            kind = NUMBER if group == NUMBER else _classify_op(text, start, end)
-            if kind is not None:
-                yield start, end, kind, intern(raw.replace("−", "-"))
+        elif group in (NUMBER, OP):
+            op_kind = NUMBER if group == NUMBER else _classify_op(text, start, end)
+            if op_kind is not None:
+                yield start, end, op_kind, intern(raw.replace("−", "-"))
         else:
             yield start, end, str(group), intern(raw)
 

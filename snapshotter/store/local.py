@@ -134,7 +134,11 @@ def _copy_source(source: Path | bytes, out: BinaryIO, *, key: str, digest: str) 
     """Copy the caller's bytes while hashing them: a wrong digest never reaches the store."""
     if isinstance(source, bytes):
         return copy_verified([source], out, key=key, digest=digest)
-    with source.open("rb", buffering=0) as stream:
+    try:
+        stream = source.open("rb", buffering=0)
+    except OSError as error:
+        raise StoreError(f"cannot read {source}: {error.strerror or error}") from None
+    with stream:
         return copy_verified(read_chunks(stream), out, key=key, digest=digest)
 
 

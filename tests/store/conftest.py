@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from snapshotter.store import BlobStore
-from tests.s3_support import s3_endpoint, s3_store  # noqa: F401  (fixtures re-exported)
 from tests.s3_support import new_s3_store
+from tests.s3_support import s3_endpoint as s3_endpoint  # a fixture, re-exported for pytest
 from tests.store.backends import Backend
 
 
@@ -25,4 +25,3 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
 @pytest.fixture
 def store(backend: Backend) -> BlobStore:
     return backend.open()
-

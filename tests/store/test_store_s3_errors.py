@@ -151,7 +151,7 @@ def test_put_sends_one_conditional_locked_checksummed_request(
     }
     stubber.add_response("put_object", {"VersionId": "v9"}, expected)
     blob = store.put("raw", DIGEST, CONTENT, tags={"normalizer": "tok-nfkc-lower@1"})
-    assert blob.created and blob.version_id == "v9" and blob.lock_mode == "GOVERNANCE"
+    assert (blob.created, blob.version_id, blob.lock_mode) == (True, "v9", "GOVERNANCE")
 
 
 def test_an_unreachable_endpoint_is_a_store_error() -> None:

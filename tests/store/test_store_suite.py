@@ -6,6 +6,7 @@ replaced object is an IntegrityError with both digests), and protection against 
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import multiprocessing
 import stat
@@ -169,9 +170,7 @@ def test_s3_tags_and_retention_are_set(s3_endpoint: str, lock_mode: str) -> None
     retention = client.get_object_retention(Bucket=store.bucket, Key=blob.key)["Retention"]
     assert retention["Mode"] == lock_mode
     assert retention["RetainUntilDate"] == blob.retain_until
-    assert store.head("raw", digest) == blob.__class__(
-        **{**blob.__dict__, "created": False}
-    )
+    assert store.head("raw", digest) == dataclasses.replace(blob, created=False)
 
 
 @pytest.mark.s3
