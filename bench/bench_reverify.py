@@ -63,9 +63,16 @@ def build(workspace: Workspace, folder: Path, snapshots: int, citations: int) ->
         tokens = tokenize(text)
         for k in range(per_snapshot):
             first = rng.randrange(0, len(tokens) - 12)
-            exact = text[tokens[first].start:tokens[first + rng.randint(5, 11)].end]
-            rows.append(Citation(id=f"c-{n}-{k}", fingerprint="sha256:" + "0" * 64,
-                                 url=record.url, snapshot_id=record.snapshot_id, exact=exact))
+            exact = text[tokens[first].start : tokens[first + rng.randint(5, 11)].end]
+            rows.append(
+                Citation(
+                    id=f"c-{n}-{k}",
+                    fingerprint="sha256:" + "0" * 64,
+                    url=record.url,
+                    snapshot_id=record.snapshot_id,
+                    exact=exact,
+                )
+            )
     with workspace.db.session() as session:
         session.add_all(rows)
     return [row.id for row in rows]
@@ -138,9 +145,19 @@ def main() -> None:
     databases = ["sqlite", "postgresql"] if args.database == "both" else [args.database]
     results = {}
     for database in databases:
-        command = [sys.executable, __file__, "--child", "--database", database,
-                   "--citations", str(args.citations), "--snapshots", str(args.snapshots),
-                   "--sample", str(args.sample)]
+        command = [
+            sys.executable,
+            __file__,
+            "--child",
+            "--database",
+            database,
+            "--citations",
+            str(args.citations),
+            "--snapshots",
+            str(args.snapshots),
+            "--sample",
+            str(args.sample),
+        ]
         output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
         results[database] = json.loads(output)
     if args.json:

@@ -21,7 +21,8 @@ if [[ "$(health_status)" == ok ]]; then
     exit 0
 fi
 if port_in_use; then
-    fail "something else is listening on $listen but it is not a healthy LocalStack; stop it or set SNAP_LOCALSTACK_LISTEN"
+    fail "something else is listening on $listen but it is not a healthy LocalStack;" \
+        "stop it or set SNAP_LOCALSTACK_LISTEN"
 fi
 
 ensure_venv
@@ -29,7 +30,7 @@ ensure_venv
 mkdir -p "$state/data"
 : >"$log"
 echo "localstack: starting on $endpoint (log: $log)"
-started=$(date +%s)
+started_ms=$(date +%s%3N)
 # Host mode, S3 only, nothing that reaches outside this machine: no DNS server, no analytics
 # events, no certificate download, and LocalStack's platform API (consulted for its
 # service catalogue) pointed at a closed loopback port.  Data lives in memory (PERSISTENCE=0);
@@ -49,11 +50,13 @@ env -u PYTHONPATH -u VIRTUAL_ENV \
     setsid "$venv/bin/python" -m localstack.runtime.main >>"$log" 2>&1 </dev/null &
 echo $! >"$pidfile"
 
-deadline=$((started + timeout))
+deadline=$((started_ms / 1000 + timeout))
 while :; do
     status="$(health_status)"
     if [[ "$status" == ok ]]; then
-        echo "localstack: S3 ready at $endpoint after $(($(date +%s) - started)) s (pid $(cat "$pidfile"))"
+        elapsed_ms=$(($(date +%s%3N) - started_ms))
+        printf 'localstack: S3 ready at %s after %d.%01d s (pid %s)\n' \
+            "$endpoint" $((elapsed_ms / 1000)) $((elapsed_ms % 1000 / 100)) "$(cat "$pidfile")"
         exit 0
     fi
     if ! kill -0 "$(cat "$pidfile")" 2>/dev/null; then

@@ -35,8 +35,7 @@ def audit_citation(workspace: Workspace, citation_id: str) -> dict[str, Any]:
             "citation": citation_json(citation),
             "snapshot": snapshot_json(snapshot, workspace.store) if snapshot else None,
             "captures": [capture_json(c) for c in captures_of(session, citation.url or "")],
-            "verifications": [verification_json(v)
-                              for v in verifications_of(session, citation.id)],
+            "verifications": [verification_json(v) for v in verifications_of(session, citation.id)],
         }
 
 
@@ -49,8 +48,9 @@ def audit_url(workspace: Workspace, url: str) -> dict[str, Any]:
         return {
             "url": url,
             "captures": [capture_json(c) for c in captures],
-            "snapshots": snapshots_json(session, workspace.store,
-                                        {c.snapshot_id for c in captures if c.snapshot_id}),
+            "snapshots": snapshots_json(
+                session, workspace.store, {c.snapshot_id for c in captures if c.snapshot_id}
+            ),
             "citations": [citation_with_checks(session, c) for c in citations],
         }
 
@@ -63,8 +63,10 @@ def audit_snapshot(workspace: Workspace, snapshot_id: str) -> dict[str, Any]:
         return {
             "snapshot": snapshot_json(snapshot, workspace.store),
             "captures": [capture_json(c) for c in captures_of_snapshot(session, snapshot_id)],
-            "citations": [citation_with_checks(session, c)
-                          for c in citations_matching(session, snapshot_id=snapshot_id)],
+            "citations": [
+                citation_with_checks(session, c)
+                for c in citations_matching(session, snapshot_id=snapshot_id)
+            ],
         }
 
 
@@ -87,8 +89,10 @@ def snapshots_json(session: Session, store: BlobStore, ids: set[str]) -> list[di
 
 
 def citation_with_checks(session: Session, citation: Citation) -> dict[str, Any]:
-    return {**citation_json(citation),
-            "verifications": [verification_json(v) for v in verifications_of(session, citation.id)]}
+    return {
+        **citation_json(citation),
+        "verifications": [verification_json(v) for v in verifications_of(session, citation.id)],
+    }
 
 
 def blob_check(store: BlobStore, kind: str, digest: str | None) -> dict[str, Any] | None:
@@ -106,8 +110,11 @@ def blob_check(store: BlobStore, kind: str, digest: str | None) -> dict[str, Any
 def snapshot_json(snapshot: Snapshot, store: BlobStore) -> dict[str, Any]:
     return {
         "snapshotId": snapshot.id,
-        "hashes": {"raw": snapshot.raw_hash, "text": snapshot.text_hash,
-                   "norm": snapshot.norm_hash},
+        "hashes": {
+            "raw": snapshot.raw_hash,
+            "text": snapshot.text_hash,
+            "norm": snapshot.norm_hash,
+        },
         "sizes": {"raw": snapshot.raw_size, "text": snapshot.text_size},
         "contentType": snapshot.content_type,
         "extractor": snapshot.extractor,
@@ -118,8 +125,14 @@ def snapshot_json(snapshot: Snapshot, store: BlobStore) -> dict[str, Any]:
         "pages": snapshot.pages,
         "flags": snapshot.flags,
         "recordedAt": rfc3339(snapshot.created_at),
-        "blobs": [check for check in (blob_check(store, "raw", snapshot.raw_hash),
-                                      blob_check(store, "text", snapshot.text_hash)) if check],
+        "blobs": [
+            check
+            for check in (
+                blob_check(store, "raw", snapshot.raw_hash),
+                blob_check(store, "text", snapshot.text_hash),
+            )
+            if check
+        ],
     }
 
 
@@ -140,15 +153,24 @@ def capture_json(capture: Capture) -> dict[str, Any]:
 def citation_json(citation: Citation) -> dict[str, Any]:
     position = None
     if citation.position_start is not None:
-        position = {"start": citation.position_start, "end": citation.position_end,
-                    "unit": citation.position_unit}
+        position = {
+            "start": citation.position_start,
+            "end": citation.position_end,
+            "unit": citation.position_unit,
+        }
     return {
         "citationId": citation.id,
         "url": citation.url,
         "snapshotId": citation.snapshot_id,
         "claimedSnapshotId": citation.claimed_snapshot,
-        "selector": {"quote": {"exact": citation.exact, "prefix": citation.prefix,
-                               "suffix": citation.suffix}, "position": position},
+        "selector": {
+            "quote": {
+                "exact": citation.exact,
+                "prefix": citation.prefix,
+                "suffix": citation.suffix,
+            },
+            "position": position,
+        },
         "page": citation.page,
         "claim": citation.claim_text,
         "answerId": citation.answer_id,
@@ -167,8 +189,11 @@ def verification_json(verification: Verification) -> dict[str, Any]:
         "snapshotId": verification.snapshot_id,
         "span": span,
         "matches": verification.matches,
-        "closest": (None if verification.closest_text is None else
-                    {"text": verification.closest_text, "score": verification.closest_score}),
+        "closest": (
+            None
+            if verification.closest_text is None
+            else {"text": verification.closest_text, "score": verification.closest_score}
+        ),
         "reason": verification.reason,
         "details": verification.details,
         "verifier": verification.verifier,

@@ -73,8 +73,9 @@ def parse_document(document: Any) -> VerifyInput:
     if isinstance(document, list):
         if not document:
             raise InputError("the list of citations is empty")
-        return VerifyInput(tuple(parse_item(item, f"item {n}") for n, item in
-                                 enumerate(document, 1)))
+        return VerifyInput(
+            tuple(parse_item(item, f"item {n}") for n, item in enumerate(document, 1))
+        )
     if isinstance(document, dict) and "claims" in document:
         return parse_answer(document)
     if isinstance(document, dict):
@@ -93,8 +94,9 @@ def parse_answer(document: dict[str, Any]) -> VerifyInput:
         request = parse_item(claim, label)
         claim_text = optional_str(claim, "text", label)
         requests.append(
-            CitationRequest(**{**request.__dict__, "claim_text": claim_text,
-                               "answer_id": answer_id})
+            CitationRequest(
+                **{**request.__dict__, "claim_text": claim_text, "answer_id": answer_id}
+            )
         )
     return VerifyInput(tuple(requests), is_answer=True, answer_id=answer_id)
 
@@ -155,7 +157,8 @@ def parse_position(position: Any, label: str, default_unit: str = "codepoint") -
             raise InputError(f"{label}.{name} must be a whole number")
         if value < 0:
             raise InputError(f"{label}.{name} must not be negative")
-    assert isinstance(start, int) and isinstance(end, int)
+    assert isinstance(start, int)
+    assert isinstance(end, int)
     if start > end:
         raise InputError(f"{label}: start ({start}) is after end ({end})")
     unit = position.get("unit", default_unit)

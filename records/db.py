@@ -103,7 +103,9 @@ class Database:
             with self.engine.connect() as connection:
                 return MigrationContext.configure(connection).get_current_revision()
         except OperationalError as exc:
-            raise DatabaseError(f"cannot open the database at {self.safe_url}: {exc.orig}") from None
+            raise DatabaseError(
+                f"cannot open the database at {self.safe_url}: {exc.orig}"
+            ) from None
 
     def upgrade(self, revision: str = "head") -> None:
         with self.engine.begin() as connection:

@@ -51,8 +51,11 @@ def citation_record(
         "fetchedAt": fetched_at,
         "extractor": snapshot.extractor,
         "normalizer": snapshot.normalizer,
-        "hashes": {"raw": snapshot.raw_hash, "text": snapshot.text_hash,
-                   "norm": snapshot.norm_hash},
+        "hashes": {
+            "raw": snapshot.raw_hash,
+            "text": snapshot.text_hash,
+            "norm": snapshot.norm_hash,
+        },
         "selector": {
             "position": {"unit": "utf16", "start": start16, "end": end16},
             "quote": {"exact": quote.exact, "prefix": quote.prefix, "suffix": quote.suffix},
@@ -60,7 +63,9 @@ def citation_record(
     }
 
 
-def annotation(result: CitationResult, snapshot: Snapshot, fetched_at: str | None) -> dict[str, Any]:
+def annotation(
+    result: CitationResult, snapshot: Snapshot, fetched_at: str | None
+) -> dict[str, Any]:
     quote, position = selectors(result)
     target: dict[str, Any] = {
         "source": result.url,
@@ -75,6 +80,9 @@ def annotation(result: CitationResult, snapshot: Snapshot, fetched_at: str | Non
         "target": target,
     }
     if result.claim_text:
-        document["body"] = {"type": "TextualBody", "value": result.claim_text,
-                            "purpose": "describing"}
+        document["body"] = {
+            "type": "TextualBody",
+            "value": result.claim_text,
+            "purpose": "describing",
+        }
     return document

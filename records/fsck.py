@@ -31,9 +31,13 @@ class FsckReport:
         return not self.problems
 
     def to_json(self) -> dict[str, Any]:
-        return {"ok": self.ok, "blobsChecked": self.blobs_checked,
-                "snapshotsChecked": self.snapshots_checked,
-                "problems": self.problems, "orphans": self.orphans}
+        return {
+            "ok": self.ok,
+            "blobsChecked": self.blobs_checked,
+            "snapshotsChecked": self.snapshots_checked,
+            "problems": self.problems,
+            "orphans": self.orphans,
+        }
 
 
 @dataclass(frozen=True)
@@ -73,10 +77,12 @@ def fsck(
         report.snapshots_checked += 1
         for kind, digest in sorted(needed_by(snapshot)):
             if (kind, digest) not in present:
-                report.problems.append({
-                    "key": blob_key(kind, digest),
-                    "problem": f"snapshot {snapshot.id} names a {kind} blob that is missing",
-                })
+                report.problems.append(
+                    {
+                        "key": blob_key(kind, digest),
+                        "problem": f"snapshot {snapshot.id} names a {kind} blob that is missing",
+                    }
+                )
     return report
 
 

@@ -9,8 +9,14 @@ from verifier import Closest, PreparedSource, codepoint_to_utf16, describe_span
 
 PASSING = "quote_found"
 STATUSES = (
-    "quote_found", "not_found", "could_not_check", "position_mismatch",
-    "stale_fingerprint", "integrity_failure", "unknown_snapshot", "source_changed",
+    "quote_found",
+    "not_found",
+    "could_not_check",
+    "position_mismatch",
+    "stale_fingerprint",
+    "integrity_failure",
+    "unknown_snapshot",
+    "source_changed",
 )
 
 
@@ -62,8 +68,10 @@ class CitationResult:
             span = {"start": outcome.start, "end": outcome.end}
             if self.source is not None:
                 text = self.source.source
-                span_utf16 = {"start": codepoint_to_utf16(text, outcome.start),
-                              "end": codepoint_to_utf16(text, outcome.end)}
+                span_utf16 = {
+                    "start": codepoint_to_utf16(text, outcome.start),
+                    "end": codepoint_to_utf16(text, outcome.end),
+                }
         result: dict[str, Any] = {
             "citationId": self.citation_id,
             "status": outcome.status,

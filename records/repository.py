@@ -137,8 +137,9 @@ def record_citation(session: Session, values: dict[str, Any]) -> Citation:
     fingerprint = citation_fingerprint(values)
     citation_id = values.get("id") or "c-" + fingerprint.removeprefix("sha256:")[:16]
     insert_if_absent(
-        session, Citation, {**values, "id": citation_id, "fingerprint": fingerprint,
-                            "created_at": utcnow()}
+        session,
+        Citation,
+        {**values, "id": citation_id, "fingerprint": fingerprint, "created_at": utcnow()},
     )
     citation = session.get(Citation, citation_id, populate_existing=True)
     assert citation is not None
@@ -166,7 +167,10 @@ def verifications_of(session: Session, citation_id: str) -> Sequence[Verificatio
 
 
 def citations_matching(
-    session: Session, *, url: str | None = None, since: datetime | None = None,
+    session: Session,
+    *,
+    url: str | None = None,
+    since: datetime | None = None,
     snapshot_id: str | None = None,
 ) -> Sequence[Citation]:
     query = select(Citation).order_by(Citation.created_at, Citation.id)

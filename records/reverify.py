@@ -44,8 +44,11 @@ class ReverifyReport:
         return all(result.passed for result in self.results)
 
     def summary(self) -> dict[str, Any]:
-        return {"total": len(self.results), "byStatus": count_by_status(self.results),
-                "refetchErrors": self.refetch_errors}
+        return {
+            "total": len(self.results),
+            "byStatus": count_by_status(self.results),
+            "refetchErrors": self.refetch_errors,
+        }
 
     def to_json(self) -> dict[str, Any]:
         return {"results": [r.to_json() for r in self.results], "summary": self.summary()}
@@ -71,7 +74,10 @@ def refetch_sources(workspace: Workspace, citations: Sequence[Citation]) -> dict
 
 
 def reverify(
-    workspace: Workspace, citations: Sequence[Citation], *, progress: Progress | None = None,
+    workspace: Workspace,
+    citations: Sequence[Citation],
+    *,
+    progress: Progress | None = None,
     refetch_errors: dict[str, str] | None = None,
 ) -> ReverifyReport:
     texts = SnapshotTexts(workspace.store)
@@ -83,8 +89,16 @@ def reverify(
                 verification = record_verification(
                     session, verification_values(citation.id, outcome)
                 )
-                results.append(CitationResult(citation.id, citation.url, outcome, source,
-                                              citation.claim_text, verification.id))
+                results.append(
+                    CitationResult(
+                        citation.id,
+                        citation.url,
+                        outcome,
+                        source,
+                        citation.claim_text,
+                        verification.id,
+                    )
+                )
                 if progress is not None:
                     progress(1)
     return ReverifyReport(results, refetch_errors or {})
@@ -114,9 +128,12 @@ def recheck(
     if outcome.status != "not_found" or citation.snapshot_id in (None, latest.id):
         return outcome, source
     if still_in_pinned(session, texts, citation, request):
-        changed = replace(outcome, status="source_changed",
-                          reason="the quote is in the cited snapshot but not in the latest one",
-                          details={"pinnedSnapshotId": citation.snapshot_id})
+        changed = replace(
+            outcome,
+            status="source_changed",
+            reason="the quote is in the cited snapshot but not in the latest one",
+            details={"pinnedSnapshotId": citation.snapshot_id},
+        )
         return changed, source
     return outcome, source
 
@@ -137,8 +154,9 @@ def request_of(citation: Citation, *, keep_position: bool) -> CitationRequest:
     """A stored citation as a request; its position only holds in the snapshot it was made on."""
     position = None
     if keep_position and citation.position_start is not None and citation.position_end is not None:
-        position = Position(citation.position_start, citation.position_end,
-                            citation.position_unit or "codepoint")
+        position = Position(
+            citation.position_start, citation.position_end, citation.position_unit or "codepoint"
+        )
     return CitationRequest(
         label=f"citation {citation.id}",
         quote=TextQuoteSelector(citation.exact, citation.prefix, citation.suffix),

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from snap.errors import IntegrityError
 from records.models import Snapshot
+from snap.errors import IntegrityError
 from snapshotter.store import BlobStore
 from verifier import PreparedSource, prepare
 
@@ -52,5 +52,6 @@ class SnapshotTexts:
 
     def loaded(self) -> dict[str, PreparedSource]:
         """Snapshots whose text was read successfully in this run, by id."""
-        return {key: value for key, value in self._prepared.items()
-                if isinstance(value, PreparedSource)}
+        return {
+            key: value for key, value in self._prepared.items() if isinstance(value, PreparedSource)
+        }

@@ -43,9 +43,7 @@ NO_TEXT_REASONS = {
     "no_extractable_text": "the snapshot has no extractable text (encrypted or image-only PDF?)",
     "no_text_extractor": "no text extractor for this content type",
 }
-TOO_SHORT = (
-    "the stored text is too short to hold the page (a login wall or a script-only page?)"
-)
+TOO_SHORT = "the stored text is too short to hold the page (a login wall or a script-only page?)"
 
 
 @dataclass(frozen=True)
@@ -98,8 +96,11 @@ def verify_citations(
 def capture_missing_sources(workspace: Workspace, given: VerifyInput) -> None:
     """``--fetch``: capture each URL that has no snapshot yet; a failed fetch is recorded."""
     with workspace.db.session() as session:
-        missing = {r.url for r in given.requests
-                   if r.snapshot_id is None and r.url and latest_capture(session, r.url) is None}
+        missing = {
+            r.url
+            for r in given.requests
+            if r.snapshot_id is None and r.url and latest_capture(session, r.url) is None
+        }
     for url in sorted(u for u in missing if u):
         try:
             capture_source(workspace, url)
@@ -141,8 +142,10 @@ def check_against(
 ) -> tuple[Outcome, PreparedSource | None]:
     """Integrity, then fingerprints, then the quote, its position and its page."""
     if snapshot.text_hash is None:
-        reason = next((NO_TEXT_REASONS[f] for f in snapshot.flags if f in NO_TEXT_REASONS),
-                      "the snapshot has no text")
+        reason = next(
+            (NO_TEXT_REASONS[f] for f in snapshot.flags if f in NO_TEXT_REASONS),
+            "the snapshot has no text",
+        )
         return Outcome("could_not_check", snapshot.id, reason=reason), None
     try:
         source = texts.prepared(snapshot)
@@ -177,13 +180,20 @@ def to_codepoints(position: Position | None, text: str, label: str) -> TextPosit
 
 
 def match_quote(
-    source: PreparedSource, snapshot: Snapshot, request: CitationRequest,
+    source: PreparedSource,
+    snapshot: Snapshot,
+    request: CitationRequest,
     position: TextPositionSelector | None,
 ) -> Outcome:
     resolution = resolve(source, request.quote, position)
     outcome = Outcome(
-        resolution.status, snapshot.id, resolution.start, resolution.end, resolution.matches,
-        resolution.closest, resolution.reason,
+        resolution.status,
+        snapshot.id,
+        resolution.start,
+        resolution.end,
+        resolution.matches,
+        resolution.closest,
+        resolution.reason,
     )
     if resolution.status == "position_mismatch":
         outcome = replace(outcome, details={"foundAt": [list(s) for s in resolution.spans]})
@@ -205,10 +215,17 @@ def check_page(outcome: Outcome, snapshot: Snapshot, page: str) -> Outcome:
         return replace(outcome, details={"page": page})
     actual = next((p for p in pages if p["start"] <= start < p["end"]), None)
     where = f"page {actual['label']}" if actual else "no page"
-    reason = (f"the quote is on {where}, not on page {page}" if named
-              else f"the snapshot has no page {page}; the quote is on {where}")
-    return replace(outcome, status="position_mismatch", reason=reason,
-                   details={"page": page, "foundOnPage": actual["label"] if actual else None})
+    reason = (
+        f"the quote is on {where}, not on page {page}"
+        if named
+        else f"the snapshot has no page {page}; the quote is on {where}"
+    )
+    return replace(
+        outcome,
+        status="position_mismatch",
+        reason=reason,
+        details={"page": page, "foundOnPage": actual["label"] if actual else None},
+    )
 
 
 def mark_found_elsewhere(item: _Checked, everything: list[_Checked]) -> _Checked:
@@ -224,8 +241,14 @@ def mark_found_elsewhere(item: _Checked, everything: list[_Checked]) -> _Checked
         seen.add(other.snapshot.id)
         found = other.source.check(item.request.quote.exact)
         if found.found:
-            elsewhere.append({"snapshotId": other.snapshot.id, "url": other.request.url,
-                              "start": found.start, "end": found.end})
+            elsewhere.append(
+                {
+                    "snapshotId": other.snapshot.id,
+                    "url": other.request.url,
+                    "start": found.start,
+                    "end": found.end,
+                }
+            )
     if not elsewhere:
         return item
     details = {**item.outcome.details, "foundElsewhere": elsewhere}
@@ -237,8 +260,9 @@ def record_check(session: Session, item: _Checked) -> CitationResult:
     url = request.url or (url_of_snapshot(session, item.snapshot.id) if item.snapshot else None)
     citation = record_citation(session, citation_values(request, item.snapshot, url))
     verification = record_verification(session, verification_values(citation.id, outcome))
-    return CitationResult(citation.id, url, outcome, item.source, request.claim_text,
-                          verification.id)
+    return CitationResult(
+        citation.id, url, outcome, item.source, request.claim_text, verification.id
+    )
 
 
 def citation_values(

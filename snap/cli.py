@@ -42,14 +42,16 @@ class SnapGroup(click.Group):
             if os.environ.get("SNAP_DEBUG"):
                 raise
             summary = " ".join(f"{type(error).__name__}: {error}".split())[:300]
-            click.echo(f"snap: internal error: {summary} (SNAP_DEBUG=1 shows the traceback)",
-                       err=True)
+            click.echo(
+                f"snap: internal error: {summary} (SNAP_DEBUG=1 shows the traceback)", err=True
+            )
             ctx.exit(INTERNAL_ERROR_EXIT)
 
 
 def json_option(function: F) -> F:
-    return click.option("--json", "as_json", is_flag=True,
-                        help="Print the result as JSON.")(function)
+    return click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")(
+        function
+    )
 
 
 def emit_json(document: Any) -> None:
@@ -71,16 +73,25 @@ def workspace(ctx: click.Context, **overrides: Any) -> Iterator[Any]:
 
 def progress_counter(total: int, label: str) -> Any:
     """A progress bar on a terminal; silent in pipes, CI and tests."""
-    return click.progressbar(length=total, label=label, file=sys.stderr,
-                             hidden=not sys.stderr.isatty())
+    return click.progressbar(
+        length=total, label=label, file=sys.stderr, hidden=not sys.stderr.isatty()
+    )
 
 
 @click.group(cls=SnapGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="snap")
-@click.option("--store", "store_url", metavar="URL",
-              help="Blob store: a folder, or s3://bucket/prefix (default: $SNAP_STORE).")
-@click.option("--database", "database_url", metavar="URL",
-              help="SQLAlchemy database URL (default: $SNAP_DATABASE_URL, else SQLite).")
+@click.option(
+    "--store",
+    "store_url",
+    metavar="URL",
+    help="Blob store: a folder, or s3://bucket/prefix (default: $SNAP_STORE).",
+)
+@click.option(
+    "--database",
+    "database_url",
+    metavar="URL",
+    help="SQLAlchemy database URL (default: $SNAP_DATABASE_URL, else SQLite).",
+)
 @click.pass_context
 def cli(ctx: click.Context, store_url: str | None, database_url: str | None) -> None:
     """Snapshot sources and check that quotes are really in them.
@@ -95,19 +106,28 @@ def cli(ctx: click.Context, store_url: str | None, database_url: str | None) -> 
 
 @cli.command()
 @click.argument("target")
-@click.option("--allow-private", is_flag=True, default=None,
-              help="Allow loopback and private addresses (also SNAP_ALLOW_PRIVATE=1).")
+@click.option(
+    "--allow-private",
+    is_flag=True,
+    default=None,
+    help="Allow loopback and private addresses (also SNAP_ALLOW_PRIVATE=1).",
+)
 @click.option("--max-bytes", type=click.IntRange(min=1), help="Size cap (default 50 MiB).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), help="Seconds.")
 @json_option
 @click.pass_context
-def fetch(ctx: click.Context, target: str, allow_private: bool | None, max_bytes: int | None,
-          timeout: float | None, as_json: bool) -> None:
+def fetch(
+    ctx: click.Context,
+    target: str,
+    allow_private: bool | None,
+    max_bytes: int | None,
+    timeout: float | None,
+    as_json: bool,
+) -> None:
     """Capture TARGET (an http(s) URL or a local file) and store it write-once."""
     from records.capture import capture_source
 
-    with workspace(ctx, allow_private=allow_private, max_bytes=max_bytes,
-                   timeout=timeout) as ws:
+    with workspace(ctx, allow_private=allow_private, max_bytes=max_bytes, timeout=timeout) as ws:
         record = capture_source(ws, target)
     if as_json:
         emit_json(record.to_json())
@@ -117,16 +137,34 @@ def fetch(ctx: click.Context, target: str, allow_private: bool | None, max_bytes
 
 @cli.command()
 @click.argument("file", type=click.Path(path_type=Path))
-@click.option("--fetch", "fetch_missing", is_flag=True,
-              help="Capture a cited URL first when it has no snapshot yet.")
-@click.option("--allow-private", is_flag=True, default=None,
-              help="With --fetch: allow loopback and private addresses.")
-@click.option("--emit", "emit_path", type=click.Path(path_type=Path),
-              help="Write verified citations here as citation records and W3C annotations.")
+@click.option(
+    "--fetch",
+    "fetch_missing",
+    is_flag=True,
+    help="Capture a cited URL first when it has no snapshot yet.",
+)
+@click.option(
+    "--allow-private",
+    is_flag=True,
+    default=None,
+    help="With --fetch: allow loopback and private addresses.",
+)
+@click.option(
+    "--emit",
+    "emit_path",
+    type=click.Path(path_type=Path),
+    help="Write verified citations here as citation records and W3C annotations.",
+)
 @json_option
 @click.pass_context
-def verify(ctx: click.Context, file: Path, fetch_missing: bool, allow_private: bool | None,
-           emit_path: Path | None, as_json: bool) -> None:
+def verify(
+    ctx: click.Context,
+    file: Path,
+    fetch_missing: bool,
+    allow_private: bool | None,
+    emit_path: Path | None,
+    as_json: bool,
+) -> None:
     """Check the citations in FILE against their stored snapshots.
 
     Exit 0 when every quote is found, 1 when any is not, 2 when FILE cannot be used.
@@ -149,8 +187,7 @@ def verify(ctx: click.Context, file: Path, fetch_missing: bool, allow_private: b
 
 def write_json_file(path: Path, document: Any) -> None:
     try:
-        path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n",
-                        encoding="utf-8")
+        path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     except OSError as error:
         raise InputError(f"{path}: cannot write: {error.strerror}") from None
 
@@ -161,8 +198,13 @@ def write_json_file(path: Path, document: Any) -> None:
 @click.option("--snapshot", "snapshot_id", help="Everything recorded about this snapshot.")
 @json_option
 @click.pass_context
-def audit(ctx: click.Context, citation_id: str | None, url: str | None,
-          snapshot_id: str | None, as_json: bool) -> None:
+def audit(
+    ctx: click.Context,
+    citation_id: str | None,
+    url: str | None,
+    snapshot_id: str | None,
+    as_json: bool,
+) -> None:
     """Show what was stored, when, its hashes, and every verification."""
     from records.audit import audit as run_audit
 
@@ -188,14 +230,25 @@ def parse_since(_ctx: click.Context, _param: click.Parameter, value: str | None)
 @click.option("--url", help="Only citations of this URL.")
 @click.option("--since", callback=parse_since, help="Only citations recorded since this date.")
 @click.option("--refetch", is_flag=True, help="Capture every cited source again first.")
-@click.option("--allow-private", is_flag=True, default=None,
-              help="With --refetch: allow loopback and private addresses.")
+@click.option(
+    "--allow-private",
+    is_flag=True,
+    default=None,
+    help="With --refetch: allow loopback and private addresses.",
+)
 @json_option
 @click.pass_context
-def reverify(ctx: click.Context, url: str | None, since: datetime | None, refetch: bool,
-             allow_private: bool | None, as_json: bool) -> None:
+def reverify(
+    ctx: click.Context,
+    url: str | None,
+    since: datetime | None,
+    refetch: bool,
+    allow_private: bool | None,
+    as_json: bool,
+) -> None:
     """Re-check recorded citations against the latest snapshot of each source."""
-    from records.reverify import refetch_sources, reverify as run_reverify, select_citations
+    from records.reverify import refetch_sources, select_citations
+    from records.reverify import reverify as run_reverify
 
     with workspace(ctx, allow_private=allow_private) as ws:
         citations = select_citations(ws, url=url, since=since)
@@ -214,7 +267,8 @@ def reverify(ctx: click.Context, url: str | None, since: datetime | None, refetc
 @click.pass_context
 def fsck(ctx: click.Context, as_json: bool) -> None:
     """Re-hash every stored blob and check every snapshot's blobs; exit 1 on any problem."""
-    from records.fsck import fsck as run_fsck, plan_fsck
+    from records.fsck import fsck as run_fsck
+    from records.fsck import plan_fsck
 
     with workspace(ctx) as ws:
         plan = plan_fsck(ws)
@@ -240,8 +294,9 @@ def store_init(ctx: click.Context, as_json: bool) -> None:
     from snapshotter.store import init_store
 
     settings: Settings = ctx.obj
-    result = init_store(settings.store_url, lock_mode=settings.lock_mode,
-                        lock_days=settings.lock_days)
+    result = init_store(
+        settings.store_url, lock_mode=settings.lock_mode, lock_days=settings.lock_days
+    )
     if as_json:
         emit_json(result)
     else:

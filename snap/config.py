@@ -73,7 +73,9 @@ class Settings:
         home = Path(env.get("SNAP_HOME") or default_home(env)).expanduser()
         lock_mode = env.get("SNAP_S3_LOCK_MODE", "GOVERNANCE").strip().upper()
         if lock_mode not in LOCK_MODES:
-            raise ConfigError(f"SNAP_S3_LOCK_MODE must be GOVERNANCE or COMPLIANCE, got {lock_mode!r}")
+            raise ConfigError(
+                f"SNAP_S3_LOCK_MODE must be GOVERNANCE or COMPLIANCE, got {lock_mode!r}"
+            )
         return cls(
             home=home,
             store_url=env.get("SNAP_STORE") or str(home / "store"),

@@ -56,8 +56,9 @@ def result_lines(result: CitationResult) -> list[str]:
         lines.append(f"    claim: {one_line(data['claim'])}")
     if data["quote"] and status in ("quote_found", "position_mismatch"):
         quote = data["quote"]
-        lines.append(f"    “…{one_line(quote['prefix'])} ⟦{one_line(quote['exact'])}⟧ "
-                     f"{one_line(quote['suffix'])}…”")
+        lines.append(
+            f"    “…{one_line(quote['prefix'] + '⟦' + quote['exact'] + '⟧' + quote['suffix'])}…”"
+        )
     lines += explanation(status, data)
     return lines
 
@@ -71,11 +72,14 @@ def explanation(status: str, data: dict[str, Any]) -> list[str]:
         closest = data.get("closest")
         if closest:
             lines.append(f"    Closest passage in the source (score {closest['score']:.2f}):")
-            lines.append("    " + marked_passage(closest["text"], closest["start"],
-                                                  closest["differences"]))
+            lines.append(
+                "    " + marked_passage(closest["text"], closest["start"], closest["differences"])
+            )
         for other in data.get("foundElsewhere", []):
-            lines.append(f"    The quote is in another source of this answer: "
-                         f"{other.get('url') or short_id(other['snapshotId'])}")
+            lines.append(
+                f"    The quote is in another source of this answer: "
+                f"{other.get('url') or short_id(other['snapshotId'])}"
+            )
         return lines
     if status in ("could_not_check", "unknown_snapshot", "integrity_failure"):
         return [f"    Could not check the source: {reason}"]
@@ -94,8 +98,9 @@ def verify_report(report: VerifyReport) -> str:
 
 
 def reverify_report(report: ReverifyReport) -> str:
-    lines = [line for result in report.results if not result.passed
-             for line in result_lines(result)]
+    lines = [
+        line for result in report.results if not result.passed for line in result_lines(result)
+    ]
     for url, error in report.refetch_errors.items():
         lines.append(f"{FAIL} could not capture {url} again: {error}")
     counts = ", ".join(f"{n} {HEADLINES[s]}" for s, n in report.summary()["byStatus"].items())
@@ -127,10 +132,12 @@ def audit_report(report: dict[str, Any]) -> str:
     lines: list[str] = []
     if "citation" in report:
         citation = report["citation"]
-        lines += [f"citation {citation['citationId']}",
-                  f"  url     {citation['url']}",
-                  f"  quote   “{one_line(citation['selector']['quote']['exact'])}”",
-                  f"  created {citation['createdAt']}"]
+        lines += [
+            f"citation {citation['citationId']}",
+            f"  url     {citation['url']}",
+            f"  quote   “{one_line(citation['selector']['quote']['exact'])}”",
+            f"  created {citation['createdAt']}",
+        ]
     if report.get("url"):
         lines.append(f"url {report['url']}")
     snapshots = report.get("snapshots") or ([report["snapshot"]] if report.get("snapshot") else [])
@@ -139,26 +146,30 @@ def audit_report(report: dict[str, Any]) -> str:
     lines.append("captures")
     for capture in report.get("captures", []):
         outcome = capture["snapshotId"] if capture["outcome"] == "stored" else capture["error"]
-        lines.append(f"  {capture['fetchedAt']}  {capture['outcome']:6}  "
-                     f"HTTP {capture['httpStatus']}  {outcome}")
+        status = f"HTTP {capture['httpStatus']}" if capture["httpStatus"] else "file"
+        lines.append(f"  {capture['fetchedAt']}  {capture['outcome']:6}  {status:8}  {outcome}")
     checks = report.get("verifications")
     if checks is not None:
         lines.append("verifications")
         lines += [verification_line(v) for v in checks]
     for citation in report.get("citations", []):
-        lines.append(f"citation {citation['citationId']}  “{one_line(citation['selector']['quote']['exact'])[:60]}”")
+        exact = one_line(citation["selector"]["quote"]["exact"])
+        lines.append(f"citation {citation['citationId']}  “{exact[:60]}”")
         lines += [verification_line(v) for v in citation["verifications"]]
     return "\n".join(lines)
 
 
 def snapshot_lines(snapshot: dict[str, Any]) -> list[str]:
-    lines = [f"snapshot {snapshot['snapshotId']}",
-             f"  text hash {snapshot['hashes']['text']}",
-             f"  norm hash {snapshot['hashes']['norm']}",
-             f"  store     {snapshot['store']}",
-             f"  versions  raw={snapshot['versionIds']['raw']} text={snapshot['versionIds']['text']}",
-             f"  retention {snapshot['retention']['mode'] or 'none'} "
-             f"until {snapshot['retention']['until'] or '-'}"]
+    lines = [
+        f"snapshot {snapshot['snapshotId']}",
+        f"  text hash {snapshot['hashes']['text']}",
+        f"  norm hash {snapshot['hashes']['norm']}",
+        f"  store     {snapshot['store']}",
+        f"  versions  raw={snapshot['versionIds']['raw'] or '-'} "
+        f"text={snapshot['versionIds']['text'] or '-'}",
+        f"  retention {snapshot['retention']['mode'] or 'none'} "
+        f"until {snapshot['retention']['until'] or '-'}",
+    ]
     for blob in snapshot["blobs"]:
         state = "digest verified now" if blob["intact"] else f"DAMAGED: {blob['error']}"
         lines.append(f"  {blob['kind']:4} blob {blob['key']}  {state}")
@@ -170,16 +181,20 @@ def verification_line(verification: dict[str, Any]) -> str:
     span = verification["span"]
     where = f" at {span['start']}–{span['end']}" if span else ""
     reason = f"  {verification['reason']}" if verification["reason"] else ""
-    return (f"  {mark} {verification['checkedAt']}  {HEADLINES[verification['status']]}"
-            f"{where}  in {short_id(verification['snapshotId'])}{reason}")
+    return (
+        f"  {mark} {verification['checkedAt']}  {HEADLINES[verification['status']]}"
+        f"{where}  in {short_id(verification['snapshotId'])}{reason}"
+    )
 
 
 def fsck_report(report: dict[str, Any]) -> str:
     lines = [f"{FAIL} {problem['key']}: {problem['problem']}" for problem in report["problems"]]
     lines += [f"  orphan (no snapshot names it): {key}" for key in report["orphans"]]
     verdict = "ok" if report["ok"] else f"{len(report['problems'])} problem(s)"
-    lines.append(f"checked {report['blobsChecked']} blobs and {report['snapshotsChecked']} "
-                 f"snapshots: {verdict}")
+    lines.append(
+        f"checked {report['blobsChecked']} blobs and {report['snapshotsChecked']} "
+        f"snapshots: {verdict}"
+    )
     return "\n".join(lines)
 
 

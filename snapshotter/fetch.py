@@ -364,10 +364,15 @@ class _HttpCapture:
         except ssl.SSLCertVerificationError as error:
             raise self._failure(f"TLS certificate check failed: {error.verify_message}") from None
         except TimeoutError:
-            raise self._failure(f"timed out after {self.options.timeout:g} s") from None
+            raise self._failure(self._timeout_reason()) from None
         except (OSError, http.client.HTTPException, zlib.error) as error:
             reason = str(error) or type(error).__name__
             raise self._failure(f"network error: {reason}") from None
+
+    def _timeout_reason(self) -> str:
+        if time.monotonic() >= self.deadline - 0.01:
+            return f"timed out: the whole download took over {self.options.deadline_seconds:g} s"
+        return f"timed out after {self.options.timeout:g} s"
 
     def _failure(self, reason: str) -> FetchError:
         return FetchError(
@@ -391,11 +396,10 @@ class _HttpCapture:
             if len(self.redirects) > self.options.max_redirects:
                 raise FetchError(f"too many redirects (more than {self.options.max_redirects})")
             self.current = location
+            self.status = None  # the status of the URL now being fetched is not known yet
             check_url_scheme(location)
 
-    def _request(
-        self, url: str
-    ) -> tuple[_PinnedHTTPConnection, http.client.HTTPResponse]:
+    def _request(self, url: str) -> tuple[_PinnedHTTPConnection, http.client.HTTPResponse]:
         connection = self._connect(url)
         parts = urlsplit(url)
         target = quote(parts.path or "/", safe=_PATH_SAFE)
@@ -544,7 +548,8 @@ def _recorded_headers(response: http.client.HTTPResponse) -> dict[str, str]:
 
 
 def _rfc3339(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """RFC 3339 UTC with microseconds: two captures of one URL never share a timestamp."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def _now() -> str:

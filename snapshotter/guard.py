@@ -54,8 +54,10 @@ def refusal_reason(address: IPAddress) -> str | None:
         (address.is_loopback, "loopback"),
         (address.is_link_local, "link-local"),
         (address.is_multicast, "multicast"),
-        (isinstance(address, ipaddress.IPv4Address) and address in _SHARED_ADDRESS_SPACE,
-         "shared (carrier-grade NAT)"),
+        (
+            isinstance(address, ipaddress.IPv4Address) and address in _SHARED_ADDRESS_SPACE,
+            "shared (carrier-grade NAT)",
+        ),
         (isinstance(address, ipaddress.IPv6Address) and address.is_site_local, "site-local"),
         (address.is_reserved, "reserved"),
         (address.is_private, "private"),

@@ -63,7 +63,8 @@ class LoopbackServer:
         if tls is not None:
             tls.sni_callback = self._record_sni
         self._httpd = _Server(("127.0.0.1", 0), _Handler, self)
-        self.host, self.port = self._httpd.server_address[:2]
+        self.host = str(self._httpd.server_address[0])
+        self.port = int(self._httpd.server_address[1])
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
         )
@@ -127,9 +128,7 @@ class _Server(ThreadingHTTPServer):
         if self.owner.tls is not None:
             # The handshake happens in the handler thread, so a client that fails it
             # (the point of some tests) never blocks the accept loop.
-            sock = self.owner.tls.wrap_socket(
-                sock, server_side=True, do_handshake_on_connect=False
-            )
+            sock = self.owner.tls.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
         return sock, address
 
     def handle_error(self, request: Any, client_address: Any) -> None:
@@ -228,7 +227,7 @@ def make_certificates(folder: Path, names: Iterable[str]) -> TestCertificates:
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
     now = dt.datetime.now(dt.UTC)
 
@@ -269,7 +268,7 @@ def make_certificates(folder: Path, names: Iterable[str]) -> TestCertificates:
             x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()),
             critical=False,
         )
-        .add_extension(x509.ExtendedKeyUsage([x509.ExtendedKeyUsageOID.SERVER_AUTH]), False)
+        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), False)
         .sign(ca_key, hashes.SHA256())
     )
     pem = serialization.Encoding.PEM
@@ -277,9 +276,7 @@ def make_certificates(folder: Path, names: Iterable[str]) -> TestCertificates:
     ca_file.write_bytes(ca_cert.public_bytes(pem))
     cert_file.write_bytes(leaf_cert.public_bytes(pem) + ca_cert.public_bytes(pem))
     key_file.write_bytes(
-        leaf_key.private_bytes(
-            pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-        )
+        leaf_key.private_bytes(pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
     )
     return TestCertificates(
         ca_file, cert_file, key_file, leaf_cert.public_bytes(serialization.Encoding.DER)

@@ -61,7 +61,9 @@ def _extract_plain(data: bytes, declared: str | None, content_type: str) -> Extr
 
 def _no_extractor(content_type: str) -> Extraction:
     return without_text(
-        content_type, NO_EXTRACTOR, FLAG_NO_TEXT_EXTRACTOR,
+        content_type,
+        NO_EXTRACTOR,
+        FLAG_NO_TEXT_EXTRACTOR,
         f"no text extractor for {content_type}; only the raw bytes are kept",
     )
 

@@ -36,20 +36,33 @@ def extract_pdf(path: Path) -> Extraction:
     try:
         reader = PdfReader(path)
         if reader.is_encrypted and reader.decrypt("") == PasswordType.NOT_DECRYPTED:
-            return without_text(PDF, extractor, FLAG_NO_EXTRACTABLE_TEXT,
-                                "the PDF is encrypted and needs a password to open")
+            return without_text(
+                PDF,
+                extractor,
+                FLAG_NO_EXTRACTABLE_TEXT,
+                "the PDF is encrypted and needs a password to open",
+            )
         page_texts = [page.extract_text(extraction_mode=EXTRACTION_MODE) for page in reader.pages]
         labels = list(reader.page_labels)
     except DependencyError as error:
-        return without_text(PDF, extractor, FLAG_NO_EXTRACTABLE_TEXT,
-                            f"the PDF cannot be opened here: {error}")
+        return without_text(
+            PDF, extractor, FLAG_NO_EXTRACTABLE_TEXT, f"the PDF cannot be opened here: {error}"
+        )
     except (PyPdfError, ValueError, KeyError, IndexError, TypeError, AttributeError) as error:
         # Hostile or broken files make pypdf fail in many ways; the raw bytes are still kept.
-        return without_text(PDF, extractor, FLAG_NO_EXTRACTABLE_TEXT,
-                            f"the PDF cannot be parsed ({type(error).__name__})")
+        return without_text(
+            PDF,
+            extractor,
+            FLAG_NO_EXTRACTABLE_TEXT,
+            f"the PDF cannot be parsed ({type(error).__name__})",
+        )
     if not any(text.strip() for text in page_texts):
-        return without_text(PDF, extractor, FLAG_NO_EXTRACTABLE_TEXT,
-                            "the PDF has no text layer (scanned or image-only pages)")
+        return without_text(
+            PDF,
+            extractor,
+            FLAG_NO_EXTRACTABLE_TEXT,
+            "the PDF has no text layer (scanned or image-only pages)",
+        )
     text, pages = _join_pages(page_texts, labels)
     return with_text(PDF, text, extractor, pages)
 

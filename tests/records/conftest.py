@@ -16,9 +16,9 @@ import pytest
 from records.db import Database
 from records.workspace import Workspace
 from snap.config import Settings
+from snapshotter.store import blob_key
 from tests.db_support import empty_tables, throwaway_postgres
 from tests.http_fixtures import http_server  # noqa: F401  (fixture)
-from snapshotter.store import blob_key
 from tests.s3_support import make_client, new_s3_store, s3_endpoint  # noqa: F401  (fixture)
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -56,8 +56,12 @@ class Backend:
     def snap(self, *args: str, check: bool = False) -> subprocess.CompletedProcess[str]:
         """Run the real CLI in a subprocess, as a user would."""
         return subprocess.run(
-            [sys.executable, "-m", "snap", *args], env=self.env, capture_output=True,
-            text=True, timeout=120, check=check,
+            [sys.executable, "-m", "snap", *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=check,
         )
 
 
@@ -71,8 +75,12 @@ def postgres_url() -> Iterator[str]:
 @pytest.fixture(scope="session")
 def s3_env(s3_endpoint: str) -> dict[str, str]:  # noqa: F811
     """boto3's standard configuration, pointed at the test S3 on loopback."""
-    return {"AWS_ENDPOINT_URL": s3_endpoint, "AWS_ACCESS_KEY_ID": "test",
-            "AWS_SECRET_ACCESS_KEY": "test", "AWS_DEFAULT_REGION": "us-east-1"}
+    return {
+        "AWS_ENDPOINT_URL": s3_endpoint,
+        "AWS_ACCESS_KEY_ID": "test",
+        "AWS_SECRET_ACCESS_KEY": "test",
+        "AWS_DEFAULT_REGION": "us-east-1",
+    }
 
 
 @pytest.fixture(scope="session")
@@ -93,12 +101,14 @@ def backend(
         s3_env = request.getfixturevalue("s3_env")
         for key, value in s3_env.items():
             monkeypatch.setenv(key, value)  # the in-process workspace's boto3 reads them too
-        env |= s3_env | {"SNAP_DATABASE_URL": url,
-                         "SNAP_STORE": f"s3://{bucket}/{uuid.uuid4().hex}"}
+        env |= s3_env | {
+            "SNAP_DATABASE_URL": url,
+            "SNAP_STORE": f"s3://{bucket}/{uuid.uuid4().hex}",
+        }
         database = Database(url)
         empty_tables(database.engine)
         database.dispose()
-    yield Backend(request.param, env)
+    return Backend(request.param, env)
 
 
 @pytest.fixture

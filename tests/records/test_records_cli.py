@@ -49,11 +49,19 @@ def test_fetch_cite_verify_then_source_changes(
     record = fetch_page(backend, http_server)
     assert record["snapshotId"] == record["hashes"]["raw"]
     assert record["provenance"]["ip"] == "127.0.0.1"
-    citation = write_json(tmp_path, {"citationId": "c-edge", "url": http_server.url("/cdn"),
-                                     "snapshotId": record["snapshotId"], "quote": QUOTE})
+    citation = write_json(
+        tmp_path,
+        {
+            "citationId": "c-edge",
+            "url": http_server.url("/cdn"),
+            "snapshotId": record["snapshotId"],
+            "quote": QUOTE,
+        },
+    )
     done = backend.snap("verify", str(citation))
     assert done.returncode == 0, done.stderr
-    assert "quote found" in done.stdout and "source verified" not in done.stdout
+    assert "quote found" in done.stdout
+    assert "source verified" not in done.stdout
 
     fetch_page(backend, http_server, ARTICLE.replace("1 request in 10", "1 request in 20"))
     code, report = run_json(backend, "reverify")
@@ -96,7 +104,8 @@ def test_flipped_byte_is_an_integrity_failure_and_fsck_fails(
     assert code == 1
     assert len(fsck["problems"]) == 1
     human = backend.snap("fsck")
-    assert human.returncode == 1 and "1 problem" in human.stdout
+    assert human.returncode == 1
+    assert "1 problem" in human.stdout
 
 
 def test_fabricated_snapshot_is_unknown(backend: Backend, tmp_path: Path) -> None:
@@ -108,15 +117,21 @@ def test_fabricated_snapshot_is_unknown(backend: Backend, tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize(
-    "content, problem",
+    ("content", "problem"),
     [
         ("{not json", "not valid JSON"),
         ('{"snapshotId": 5, "quote": "x"}', "'snapshotId' must be a non-empty string"),
-        ('{"snapshotId": "sha256:aa", "selector": {"quote": {"exact": "x"},'
-         ' "position": {"start": 9, "end": 3}}}', "start (9) is after end (3)"),
-        ('{"snapshotId": "sha256:aa", "selector": {"quote": {"exact": "x"},'
-         ' "position": {"start": "1", "end": 3}}}', "start must be a whole number"),
-        ('[]', "empty"),
+        (
+            '{"snapshotId": "sha256:aa", "selector": {"quote": {"exact": "x"},'
+            ' "position": {"start": 9, "end": 3}}}',
+            "start (9) is after end (3)",
+        ),
+        (
+            '{"snapshotId": "sha256:aa", "selector": {"quote": {"exact": "x"},'
+            ' "position": {"start": "1", "end": 3}}}',
+            "start must be a whole number",
+        ),
+        ("[]", "empty"),
         ('"just a string"', "expected a JSON object"),
     ],
 )
@@ -129,18 +144,28 @@ def test_unusable_input_exits_2_with_one_line(
     assert done.returncode == 2
     assert done.stdout == ""
     assert done.stderr.count("\n") == 1, done.stderr
-    assert str(path) in done.stderr and problem in done.stderr
+    assert str(path) in done.stderr
+    assert problem in done.stderr
 
 
 def test_out_of_range_offset_exits_2(
     backend: Backend, http_server: LoopbackServer, tmp_path: Path
 ) -> None:
     record = fetch_page(backend, http_server)
-    citation = write_json(tmp_path, {"snapshotId": record["snapshotId"], "selector": {
-        "quote": {"exact": QUOTE}, "position": {"unit": "utf16", "start": 0, "end": 99999}}})
+    citation = write_json(
+        tmp_path,
+        {
+            "snapshotId": record["snapshotId"],
+            "selector": {
+                "quote": {"exact": QUOTE},
+                "position": {"unit": "utf16", "start": 0, "end": 99999},
+            },
+        },
+    )
     done = backend.snap("verify", str(citation))
     assert done.returncode == 2
-    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1
+    assert "Traceback" not in done.stderr
 
 
 def test_missing_file_and_failed_fetch_are_one_line_errors(
@@ -151,7 +176,8 @@ def test_missing_file_and_failed_fetch_are_one_line_errors(
     http_server.route("/gone", body=b"missing", status=404)
     done = backend.snap("fetch", http_server.url("/gone"))
     assert done.returncode == 1
-    assert done.stderr.count("\n") == 1 and "404" in done.stderr
+    assert done.stderr.count("\n") == 1
+    assert "404" in done.stderr
     code, audit = run_json(backend, "audit", "--url", http_server.url("/gone"))
     assert code == 0
     assert [c["outcome"] for c in audit["captures"]] == ["failed"]
@@ -171,12 +197,18 @@ def test_two_processes_verifying_at_once_leave_consistent_rows(
     backend: Backend, http_server: LoopbackServer, tmp_path: Path
 ) -> None:
     record = fetch_page(backend, http_server)
-    citations = [{"citationId": f"c-{n}", "snapshotId": record["snapshotId"], "quote": QUOTE}
-                 for n in range(20)]
+    citations = [
+        {"citationId": f"c-{n}", "snapshotId": record["snapshotId"], "quote": QUOTE}
+        for n in range(20)
+    ]
     path = write_json(tmp_path, citations)
     command = [sys.executable, "-m", "snap", "verify", "--json", str(path)]
-    runs = [subprocess.Popen(command, env=backend.env, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    runs = [
+        subprocess.Popen(
+            command, env=backend.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(2)
+    ]
     outputs = [run.communicate(timeout=120) for run in runs]
     assert [run.returncode for run in runs] == [0, 0], outputs
     for n in (0, 19):

@@ -33,8 +33,15 @@ def test_migrations_match_models_and_run_both_ways(workspace: Workspace) -> None
 
 def snapshot_row(snapshot_id: str) -> Snapshot:
     return Snapshot(
-        id=snapshot_id, raw_hash=snapshot_id, raw_size=1, content_type="text/plain",
-        extractor="x", normalizer="y", store_location="file:///tmp", pages=[], flags=[],
+        id=snapshot_id,
+        raw_hash=snapshot_id,
+        raw_size=1,
+        content_type="text/plain",
+        extractor="x",
+        normalizer="y",
+        store_location="file:///tmp",
+        pages=[],
+        flags=[],
     )
 
 
@@ -53,10 +60,17 @@ def test_verifications_are_append_only_in_the_database(workspace: Workspace) -> 
         session.flush()
         session.add(Citation(id="c-1", fingerprint=GOOD, snapshot_id=GOOD, exact="q"))
         session.flush()
-        session.add(Verification(citation_id="c-1", snapshot_id=GOOD, status="quote_found",
-                                 verifier="v", normalizer="n", checked_at=datetime.now(UTC)))
-    for statement in ("UPDATE verifications SET status = 'not_found'",
-                      "DELETE FROM verifications"):
+        session.add(
+            Verification(
+                citation_id="c-1",
+                snapshot_id=GOOD,
+                status="quote_found",
+                verifier="v",
+                normalizer="n",
+                checked_at=datetime.now(UTC),
+            )
+        )
+    for statement in ("UPDATE verifications SET status = 'not_found'", "DELETE FROM verifications"):
         with pytest.raises(DBAPIError, match="append-only"), workspace.db.engine.begin() as c:
             c.execute(sa.text(statement))
     with workspace.db.session() as session:

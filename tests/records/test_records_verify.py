@@ -74,10 +74,11 @@ def test_utf16_position_from_a_page_with_emoji(workspace: Workspace, tmp_path: P
     start = EMOJI_TEXT.index(quote)
     start16 = len(EMOJI_TEXT[:start].encode("utf-16-le")) // 2
     assert start16 > start  # the emoji and 𝑥 before it are two UTF-16 units each
-    selector = {"position": {"unit": "utf16", "start": start16, "end": start16 + len(quote)},
-                "quote": {"exact": quote}}
-    [result] = verify_document(workspace, {"snapshotId": record.snapshot_id,
-                                           "selector": selector})
+    selector = {
+        "position": {"unit": "utf16", "start": start16, "end": start16 + len(quote)},
+        "quote": {"exact": quote},
+    }
+    [result] = verify_document(workspace, {"snapshotId": record.snapshot_id, "selector": selector})
     assert result["status"] == "quote_found"
     assert result["span"] == {"start": start, "end": start + len(quote)}
     assert result["spanUtf16"] == {"start": start16, "end": start16 + len(quote)}
@@ -87,31 +88,36 @@ def test_quote_found_only_elsewhere_is_a_position_mismatch(
     workspace: Workspace, tmp_path: Path
 ) -> None:
     record = capture_source(workspace, str(write_text_source(tmp_path, EMOJI_TEXT)))
-    selector = {"position": {"unit": "codepoint", "start": 0, "end": 13},
-                "quote": {"exact": "halves the tail latency"}}
-    [result] = verify_document(workspace, {"snapshotId": record.snapshot_id,
-                                           "selector": selector})
+    selector = {
+        "position": {"unit": "codepoint", "start": 0, "end": 13},
+        "quote": {"exact": "halves the tail latency"},
+    }
+    [result] = verify_document(workspace, {"snapshotId": record.snapshot_id, "selector": selector})
     assert result["status"] == "position_mismatch"
-    assert result["foundAt"] == [[EMOJI_TEXT.index("halves"),
-                                  EMOJI_TEXT.index("halves") + len("halves the tail latency")]]
+    assert result["foundAt"] == [
+        [EMOJI_TEXT.index("halves"), EMOJI_TEXT.index("halves") + len("halves the tail latency")]
+    ]
 
 
-@pytest.mark.parametrize("start,end", [(0, 10_000), (10_000, 10_001)])
+@pytest.mark.parametrize(("start", "end"), [(0, 10_000), (10_000, 10_001)])
 def test_offsets_past_the_end_are_input_errors(
     workspace: Workspace, tmp_path: Path, start: int, end: int
 ) -> None:
     record = capture_source(workspace, str(write_text_source(tmp_path, EMOJI_TEXT)))
-    selector = {"position": {"unit": "utf16", "start": start, "end": end},
-                "quote": {"exact": "halves"}}
-    with pytest.raises(OffsetError, match="past the end|out of range|beyond"):
+    selector = {
+        "position": {"unit": "utf16", "start": start, "end": end},
+        "quote": {"exact": "halves"},
+    }
+    with pytest.raises(OffsetError, match=r"past the end|out of range|beyond"):
         verify_document(workspace, {"snapshotId": record.snapshot_id, "selector": selector})
 
 
 def test_stale_fingerprint(workspace: Workspace, example_page: Path) -> None:
     record = capture_source(workspace, str(example_page))
     hashes = {"raw": record.raw_hash, "text": "sha256:" + "1" * 64}
-    [result] = verify_document(workspace, {"snapshotId": record.snapshot_id, "quote": QUOTE,
-                                           "hashes": hashes})
+    [result] = verify_document(
+        workspace, {"snapshotId": record.snapshot_id, "quote": QUOTE, "hashes": hashes}
+    )
     assert result["status"] == "stale_fingerprint"
     assert "text hash" in result["reason"]
 
@@ -121,13 +127,22 @@ def test_answer_reports_share_and_where_a_misattributed_quote_is(
 ) -> None:
     page = capture_source(workspace, str(example_page))
     notes = capture_source(workspace, str(write_text_source(tmp_path, EMOJI_TEXT)))
-    answer = {"answerId": "a-1", "claims": [
-        {"text": "CDNs cut origin load.", "snapshotId": page.snapshot_id, "quote": QUOTE},
-        {"text": "Latency halved.", "snapshotId": page.snapshot_id,
-         "quote": "halves the tail latency"},
-        {"text": "The default is 42 ms.", "snapshotId": notes.snapshot_id,
-         "quote": "now defaults to 42 milliseconds"},
-    ]}
+    answer = {
+        "answerId": "a-1",
+        "claims": [
+            {"text": "CDNs cut origin load.", "snapshotId": page.snapshot_id, "quote": QUOTE},
+            {
+                "text": "Latency halved.",
+                "snapshotId": page.snapshot_id,
+                "quote": "halves the tail latency",
+            },
+            {
+                "text": "The default is 42 ms.",
+                "snapshotId": notes.snapshot_id,
+                "quote": "now defaults to 42 milliseconds",
+            },
+        ],
+    }
     report = verify_citations(workspace, parse_document(answer))
     summary = report.summary()
     assert summary["shareVerified"] == pytest.approx(2 / 3, abs=1e-4)
@@ -147,8 +162,10 @@ def test_emitted_records_and_annotations_verify_again(
     workspace: Workspace, example_page: Path, tmp_path: Path
 ) -> None:
     record = capture_source(workspace, str(example_page))
-    report = verify_citations(workspace, parse_document(
-        {"citationId": "c-emit", "snapshotId": record.snapshot_id, "quote": QUOTE}))
+    report = verify_citations(
+        workspace,
+        parse_document({"citationId": "c-emit", "snapshotId": record.snapshot_id, "quote": QUOTE}),
+    )
     emitted = emit_verified(workspace, report.results)
     [citation] = emitted["citations"]
     [annotation] = emitted["annotations"]
@@ -166,11 +183,14 @@ def test_reusing_a_citation_id_for_another_quote_is_refused(
     workspace: Workspace, example_page: Path
 ) -> None:
     record = capture_source(workspace, str(example_page))
-    verify_document(workspace, {"citationId": "c-1", "snapshotId": record.snapshot_id,
-                                "quote": QUOTE})
+    verify_document(
+        workspace, {"citationId": "c-1", "snapshotId": record.snapshot_id, "quote": QUOTE}
+    )
     with pytest.raises(InputError, match="already recorded"):
-        verify_document(workspace, {"citationId": "c-1", "snapshotId": record.snapshot_id,
-                                    "quote": "a tenfold cut"})
+        verify_document(
+            workspace,
+            {"citationId": "c-1", "snapshotId": record.snapshot_id, "quote": "a tenfold cut"},
+        )
 
 
 def test_audit_shows_captures_hashes_and_every_verification(
@@ -178,8 +198,9 @@ def test_audit_shows_captures_hashes_and_every_verification(
 ) -> None:
     record = capture_source(workspace, str(example_page))
     for _ in range(2):
-        verify_document(workspace, {"citationId": "c-a", "snapshotId": record.snapshot_id,
-                                    "quote": QUOTE})
+        verify_document(
+            workspace, {"citationId": "c-a", "snapshotId": record.snapshot_id, "quote": QUOTE}
+        )
     report = audit(workspace, citation_id="c-a", url=None, snapshot_id=None)
     assert report["snapshot"]["hashes"]["text"] == record.text_hash
     assert all(blob["intact"] for blob in report["snapshot"]["blobs"])

@@ -12,8 +12,7 @@ from pathlib import Path
 
 from snapshotter.extract import extract
 from tests.pdf_fixtures import LabelRange, build_pdf
-from tests.snapshotter.test_extract_html import PAGE
-from tests.snapshotter.test_extract_pdf import PAGES
+from tests.snapshotter.samples import PAGE, PAGES
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -48,7 +47,12 @@ def _run(listed: list[tuple[str, str | None]], seed: str) -> dict[str, object]:
     env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(REPO)}
     completed = subprocess.run(
         [sys.executable, "-c", PROGRAM, json.dumps(listed)],
-        capture_output=True, text=True, check=True, env=env, cwd=REPO, timeout=120,
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+        cwd=REPO,
+        timeout=120,
     )
     result: dict[str, object] = json.loads(completed.stdout)
     return result

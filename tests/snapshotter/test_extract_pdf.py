@@ -19,16 +19,8 @@ from snapshotter.extract import (
 from snapshotter.fetch import FetchOptions, fetching
 from tests.http_fixtures import LoopbackServer
 from tests.pdf_fixtures import LabelRange, build_pdf
+from tests.snapshotter.samples import PAGES
 
-FILLER = "The committee met on the same day and approved the budget without amendments."
-PAGES = [
-    ["Preface", "This report summarises the survey results for the period under review.",
-     FILLER],
-    ["Contents", "1 Method", "2 Results", FILLER],
-    ["1 Method", "Twelve sites were sampled every month (2021-2024).", FILLER],
-    ["2 Results", "Plastic waste fell by 42 percent; 10,672 items were counted in 2024.",
-     FILLER],
-]
 LABELS = [LabelRange(0, "r"), LabelRange(2, "D")]
 
 
@@ -41,8 +33,9 @@ def _extract_bytes(tmp_path: Path, data: bytes, declared: str | None = None) -> 
 def test_served_pdf_has_a_page_map_with_labels(
     http_server: LoopbackServer, options: Callable[..., FetchOptions]
 ) -> None:
-    http_server.route("/report.pdf", body=build_pdf(PAGES, labels=LABELS),
-                      content_type="application/pdf")
+    http_server.route(
+        "/report.pdf", body=build_pdf(PAGES, labels=LABELS), content_type="application/pdf"
+    )
     with fetching(http_server.url("/report.pdf"), options()) as fetched:
         result = extract(fetched.path, fetched.declared_content_type)
     assert result.content_type == "application/pdf"
@@ -73,14 +66,16 @@ def test_prefixed_labels(tmp_path: Path) -> None:
 def test_pdf_is_sniffed_despite_the_header(tmp_path: Path) -> None:
     result = _extract_bytes(tmp_path, build_pdf(PAGES), "text/html")
     assert result.content_type == "application/pdf"
-    assert result.text is not None and "42 percent" in result.text
+    assert result.text is not None
+    assert "42 percent" in result.text
 
 
 def test_image_only_pdf_has_no_extractable_text(tmp_path: Path) -> None:
     result = _extract_bytes(tmp_path, build_pdf([[], []], image_pages=[0, 1]))
     assert result.text is None
     assert result.flags == (FLAG_NO_EXTRACTABLE_TEXT,)
-    assert result.reason is not None and "no text layer" in result.reason
+    assert result.reason is not None
+    assert "no text layer" in result.reason
 
 
 def _encrypted(user_password: str) -> bytes:
@@ -95,20 +90,23 @@ def test_password_protected_pdf_has_no_extractable_text(tmp_path: Path) -> None:
     result = _extract_bytes(tmp_path, _encrypted("secret"))
     assert result.text is None
     assert result.flags == (FLAG_NO_EXTRACTABLE_TEXT,)
-    assert result.reason is not None and "encrypted" in result.reason
+    assert result.reason is not None
+    assert "encrypted" in result.reason
 
 
 def test_pdf_encrypted_with_empty_user_password_is_read(tmp_path: Path) -> None:
     result = _extract_bytes(tmp_path, _encrypted(""))
     assert result.flags == ()
-    assert result.text is not None and "42 percent" in result.text
+    assert result.text is not None
+    assert "42 percent" in result.text
 
 
 def test_broken_pdf_has_no_extractable_text(tmp_path: Path) -> None:
     result = _extract_bytes(tmp_path, b"%PDF-1.4\n1 0 obj << /Type /Catalog >> garbage")
     assert result.text is None
     assert result.flags == (FLAG_NO_EXTRACTABLE_TEXT,)
-    assert result.reason is not None and "cannot be parsed" in result.reason
+    assert result.reason is not None
+    assert "cannot be parsed" in result.reason
 
 
 def test_short_pdf_is_flagged(tmp_path: Path) -> None:

@@ -62,8 +62,7 @@ def test_name_mismatch_fails(
     with LoopbackServer(tls=only_localhost.server_context()) as server:
         server.route("/page", body=BODY)
         with pytest.raises(FetchError, match="TLS certificate check failed"):
-            fetch(server.url("/page"), options(ca_file=only_localhost.ca_file),
-                  workdir=workdir)
+            fetch(server.url("/page"), options(ca_file=only_localhost.ca_file), workdir=workdir)
         assert server.paths() == []
 
 
@@ -102,7 +101,7 @@ def test_https_redirect_chain_records_final_certificate(
     http_server.redirect("/go", https_server.url("/page", host="localhost"), status=308)
     with fetching(http_server.url("/go"), options(ca_file=certificates.ca_file)) as fetched:
         assert fetched.path.read_bytes() == BODY
-        assert fetched.provenance["tlsCertSha256"] == hashlib.sha256(
-            certificates.leaf_der
-        ).hexdigest()
+        assert (
+            fetched.provenance["tlsCertSha256"] == hashlib.sha256(certificates.leaf_der).hexdigest()
+        )
         assert fetched.provenance["port"] == https_server.port

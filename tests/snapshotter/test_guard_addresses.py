@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from snap.errors import AddressRefused, FetchError
-from snapshotter import guard
 from snapshotter.fetch import fetch
 from snapshotter.guard import check_url_scheme, refusal_reason, resolve_checked
 
@@ -56,8 +55,18 @@ def test_public_addresses_pass(address: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "host", ["127.0.0.1", "127.1", "0x7f.0.0.1", "[::1]", "::1", "localhost", "0.0.0.0",
-             "::ffff:127.0.0.1", "2130706433"],
+    "host",
+    [
+        "127.0.0.1",
+        "127.1",
+        "0x7f.0.0.1",
+        "[::1]",
+        "::1",
+        "localhost",
+        "0.0.0.0",
+        "::ffff:127.0.0.1",
+        "2130706433",
+    ],
 )
 def test_loopback_spellings_are_refused(host: str) -> None:
     with pytest.raises(AddressRefused) as caught:
@@ -118,8 +127,9 @@ def test_names_resolving_to_refused_addresses_are_never_connected(
 ) -> None:
     monkeypatch.setattr(socket, "getaddrinfo", _fake_resolver({"metadata.test": addresses}))
     with pytest.raises(AddressRefused) as caught:
-        fetch("http://metadata.test/latest/meta-data/", options(allow_private=False),
-              workdir=workdir)
+        fetch(
+            "http://metadata.test/latest/meta-data/", options(allow_private=False), workdir=workdir
+        )
     assert "metadata.test" in str(caught.value)
     assert shown in str(caught.value)
     assert caught.value.url == "http://metadata.test/latest/meta-data/"
@@ -145,7 +155,7 @@ def test_unresolvable_name_is_a_fetch_error(monkeypatch: pytest.MonkeyPatch) -> 
     def fail(*args: Any, **kwargs: Any) -> list[Any]:
         raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
 
-    monkeypatch.setattr(guard.socket, "getaddrinfo", fail)
+    monkeypatch.setattr(socket, "getaddrinfo", fail)
     with pytest.raises(FetchError, match=r"could not resolve host nowhere\.test"):
         resolve_checked("nowhere.test", 80, allow_private=False)
 

@@ -231,3 +231,20 @@ def test_init_bucket_creates_a_locked_bucket_once(moto_endpoint: str) -> None:
     first, second = store.init_bucket(), store.init_bucket()
     assert (first.created, first.object_lock_enabled) == (True, True)
     assert (second.created, second.object_lock_enabled) == (False, True)
+
+
+def test_a_stored_checksum_that_disagrees_with_the_bytes_is_an_integrity_error(
+    stubbed: tuple[S3Store, Stubber],
+) -> None:
+    from botocore.response import StreamingBody
+
+    store, stubber = stubbed
+    body = StreamingBody(io.BytesIO(CONTENT), len(CONTENT))
+    stubber.add_response(
+        "get_object",
+        {"Body": body, "ContentLength": len(CONTENT), **head_response(b"other bytes!")},
+    )
+    with pytest.raises(IntegrityError) as caught:
+        store.get("raw", DIGEST)
+    assert caught.value.expected == DIGEST
+    assert caught.value.actual == "sha256:" + hashlib.sha256(b"other bytes!").hexdigest()
