@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import io
+import os
 import re
 import time
 from collections.abc import Iterator, Mapping
@@ -60,9 +61,9 @@ class BucketStatus:
 def make_s3_client() -> Any:
     """An S3 client from boto3's standard configuration chain.
 
-    ``AWS_ENDPOINT_URL`` / ``AWS_ENDPOINT_URL_S3``, ``AWS_PROFILE``, ``AWS_REGION`` /
-    ``AWS_DEFAULT_REGION``, the shared config and credential files all apply; the region falls
-    back to us-east-1 so a bare endpoint (LocalStack) works without a config file.
+    ``AWS_ENDPOINT_URL`` / ``AWS_ENDPOINT_URL_S3``, ``AWS_PROFILE``, ``AWS_DEFAULT_REGION`` /
+    ``AWS_REGION``, the shared config and credential files all apply; the region falls back to
+    us-east-1 so a bare endpoint (LocalStack) works without a config file.
     """
     import boto3
     from botocore.config import Config
@@ -70,7 +71,9 @@ def make_s3_client() -> Any:
 
     try:
         session = boto3.session.Session()
-        region = session.region_name or DEFAULT_REGION
+        # botocore reads AWS_DEFAULT_REGION and profiles but not AWS_REGION, which the other
+        # AWS SDKs and most CI systems set; honour it too before falling back.
+        region = session.region_name or os.environ.get("AWS_REGION") or DEFAULT_REGION
         config = Config(retries={"mode": "standard"}, connect_timeout=10, read_timeout=60)
         return session.client("s3", region_name=region, config=config)
     except BotoCoreError as error:

@@ -45,6 +45,13 @@ def test_the_configured_region_is_respected(aws_env: pytest.MonkeyPatch) -> None
     assert store.location == "s3://audit"
 
 
+def test_aws_region_is_respected_too(aws_env: pytest.MonkeyPatch) -> None:
+    aws_env.setenv("AWS_REGION", "ap-south-1")
+    store = open_store("s3://audit")
+    assert isinstance(store, S3Store)
+    assert store.client.meta.region_name == "ap-south-1"
+
+
 def test_folder_paths_and_file_urls_give_a_folder_store(tmp_path: Path) -> None:
     for url in (str(tmp_path), tmp_path.as_uri(), f"file://localhost{tmp_path}"):
         store = open_store(url)

@@ -1,0 +1,69 @@
+"""The command line stays honest: every command has help, is in the README, and answers --json."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from snap import __version__
+from snap.cli import cli
+
+README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+
+
+def all_commands(group: click.Group, prefix: str = "") -> list[tuple[str, click.Command]]:
+    found = []
+    for name, command in sorted(group.commands.items()):
+        full = f"{prefix}{name}"
+        if isinstance(command, click.Group):
+            found += all_commands(command, f"{full} ")
+        else:
+            found.append((full, command))
+    return found
+
+
+COMMANDS = all_commands(cli)
+
+
+def test_version() -> None:
+    result = CliRunner().invoke(cli, ["--version"])
+    assert result.exit_code == 0
+    assert __version__ in result.output
+
+
+@pytest.mark.parametrize(("name", "command"), COMMANDS, ids=[name for name, _ in COMMANDS])
+def test_every_command_has_help_and_is_documented(name: str, command: click.Command) -> None:
+    assert command.help, f"snap {name} has no help text"
+    assert f"snap {name}" in README, f"snap {name} is missing from the README"
+    result = CliRunner().invoke(cli, [*name.split(), "--help"])
+    assert result.exit_code == 0
+    assert "Usage:" in result.output
+
+
+@pytest.mark.parametrize(
+    "name", ["fetch", "verify", "audit", "reverify", "fsck", "store init", "db upgrade"]
+)
+def test_every_command_that_prints_results_has_json(name: str) -> None:
+    command = dict(COMMANDS)[name]
+    assert any(
+        "--json" in param.opts for param in command.params if isinstance(param, click.Option)
+    )
+
+
+def test_a_snap_error_is_one_line_and_its_exit_code(tmp_path: Path) -> None:
+    runner = CliRunner()
+    env = {"SNAP_HOME": str(tmp_path)}
+    result = runner.invoke(cli, ["verify", str(tmp_path / "missing.json")], env=env)
+    assert result.exit_code == 2
+    assert result.output.strip() == f"snap: error: {tmp_path / 'missing.json'}: no such file"
+
+
+def test_a_bad_setting_is_a_configuration_error(tmp_path: Path) -> None:
+    env = {"SNAP_HOME": str(tmp_path), "SNAP_MAX_BYTES": "lots"}
+    result = CliRunner().invoke(cli, ["fsck"], env=env)
+    assert result.exit_code == 2
+    assert "SNAP_MAX_BYTES must be a whole number" in result.output
+    assert "Traceback" not in result.output
