@@ -34,10 +34,27 @@ from snapshotter.store import BlobStore, FolderStore  # noqa: E402
 from tests.http_fixtures import LoopbackServer  # noqa: E402
 from tests.s3_support import new_s3_store  # noqa: E402
 
-WORDS = (
-    "cache origin request ratio latency edge purge header cookie path deploy"
-    " percent key value entry reader response network copy"
-).split()
+WORDS = [
+    "cache",
+    "origin",
+    "request",
+    "ratio",
+    "latency",
+    "edge",
+    "purge",
+    "header",
+    "cookie",
+    "path",
+    "deploy",
+    "percent",
+    "key",
+    "value",
+    "entry",
+    "reader",
+    "response",
+    "network",
+    "copy",
+]
 
 
 def page(n: int, rng: random.Random) -> bytes:
