@@ -53,7 +53,6 @@ WORDS = [
     "reader",
     "response",
     "network",
-    "copy",
 ]
 
 

@@ -290,7 +290,10 @@ def store() -> None:
 @json_option
 @click.pass_context
 def store_init(ctx: click.Context, as_json: bool) -> None:
-    """Create the store (an S3 bucket with Object Lock) or report how an existing one is set."""
+    """Create the store (an S3 bucket with Object Lock) or report how an existing one is set.
+
+    Exit 1 when an existing bucket has no Object Lock: evidence stored there could be deleted.
+    """
     from snapshotter.store import init_store
 
     settings: Settings = ctx.obj
@@ -301,6 +304,7 @@ def store_init(ctx: click.Context, as_json: bool) -> None:
         emit_json(result)
     else:
         click.echo(render.store_init(result))
+    ctx.exit(0 if result["objectLock"] or "bucket" not in result else 1)
 
 
 @cli.group()

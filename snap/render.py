@@ -199,4 +199,15 @@ def fsck_report(report: dict[str, Any]) -> str:
 
 
 def store_init(result: dict[str, Any]) -> str:
-    return " ".join(f"{key}={value}" for key, value in result.items())
+    verb = "created" if result["created"] else "already exists"
+    if "bucket" not in result:
+        return f"folder store {result['store']} {verb} (write-once files, no retention lock)"
+    if result["objectLock"]:
+        return (
+            f"{PASS} bucket {result['bucket']} {verb} with Object Lock; new objects are "
+            f"retained {result['lockDays']} days in {result['lockMode']} mode"
+        )
+    return (
+        f"{FAIL} bucket {result['bucket']} exists WITHOUT Object Lock: stored evidence could "
+        "be deleted; use a new bucket created by `snap store init`"
+    )

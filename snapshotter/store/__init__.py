@@ -18,6 +18,7 @@ __all__ = [
     "S3Store",
     "StoredBlob",
     "blob_key",
+    "init_store",
     "open_store",
 ]
 
@@ -42,3 +43,29 @@ def open_store(url: str, *, lock_mode: str = "GOVERNANCE", lock_days: int = 365)
     raise ConfigError(
         f"store {url!r} is neither a folder path, a file:// URL nor s3://bucket/prefix"
     )
+
+
+def init_store(
+    url: str, *, lock_mode: str = "GOVERNANCE", lock_days: int = 365
+) -> dict[str, object]:
+    """``snap store init``: create the store, or report how an existing one is protected.
+
+    An S3 bucket is created with Object Lock (it cannot be turned on for a bucket created without
+    it); for an existing bucket the report says whether it has Object Lock.  A folder store is
+    created; its protection is write-once hard links and read-only files, not retention.
+    """
+    store = open_store(url, lock_mode=lock_mode, lock_days=lock_days)
+    if isinstance(store, S3Store):
+        status = store.init_bucket()
+        return {
+            "store": store.location,
+            "bucket": status.bucket,
+            "created": status.created,
+            "objectLock": status.object_lock_enabled,
+            "lockMode": lock_mode,
+            "lockDays": lock_days,
+        }
+    assert isinstance(store, FolderStore)
+    existed = store.root.exists()
+    store.root.mkdir(parents=True, exist_ok=True)
+    return {"store": store.location, "created": not existed, "objectLock": False}

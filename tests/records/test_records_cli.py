@@ -12,6 +12,7 @@ import pytest
 
 from tests.http_fixtures import LoopbackServer
 from tests.records.conftest import Backend
+from tests.s3_support import make_client
 
 ARTICLE = """<!DOCTYPE html><html><head><title>Caching</title></head><body>
 <nav><a href="/">Home</a> <a href="/blog">Blog</a></nav>
@@ -217,3 +218,33 @@ def test_two_processes_verifying_at_once_leave_consistent_rows(
         assert [v["status"] for v in audit["verifications"]] == ["quote_found"] * 2
     code, snapshot = run_json(backend, "audit", "--snapshot", record["snapshotId"])
     assert len(snapshot["citations"]) == 20
+
+
+def test_store_init_creates_or_reports_the_store(backend: Backend) -> None:
+    code, first = run_json(backend, "store", "init")
+    assert code == 0
+    assert first["created"] is (backend.name == "embedded")  # the test bucket exists already
+    code, again = run_json(backend, "store", "init")
+    assert code == 0
+    assert again["created"] is False
+    if backend.name == "production":
+        assert again["objectLock"] is True
+        assert again["bucket"] in backend.env["SNAP_STORE"]
+
+
+def test_store_init_reports_a_bucket_without_object_lock(backend: Backend) -> None:
+    if backend.name == "embedded":
+        pytest.skip("a folder store has no Object Lock to report")
+    client = make_client(backend.env["AWS_ENDPOINT_URL"])
+    bucket = "snap-unlocked-" + backend.env["SNAP_STORE"].rsplit("/", 1)[-1][:20]
+    client.create_bucket(Bucket=bucket)
+    env = {**backend.env, "SNAP_STORE": f"s3://{bucket}/x"}
+    done = subprocess.run(
+        [sys.executable, "-m", "snap", "store", "init"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert "WITHOUT Object Lock" in done.stdout
