@@ -13,16 +13,36 @@ fi
     | grep -v -e 'is ignored: it is neither' -e "does not provide the extra" || true
 
 started_localstack=0
+moto_pid=
 cleanup() {
     if [ "$started_localstack" = 1 ]; then bash localstack/stop.sh || true; fi
+    if [ -n "$moto_pid" ]; then kill "$moto_pid" 2>/dev/null || true; fi
 }
 trap cleanup EXIT
 
+# The S3 tests need a real S3 API over HTTP. LocalStack is the one we test against; if it cannot
+# start, moto's server (also over HTTP) stands in, loudly, rather than the S3 tests being skipped.
+start_moto_instead() {
+    echo "tests/run.sh: WARNING: LocalStack did not start; running the S3 tests against moto's server" >&2
+    .venv/bin/moto_server -H 127.0.0.1 -p 4567 >"${TMPDIR:-/tmp}/snap-moto.log" 2>&1 &
+    moto_pid=$!
+    for _ in $(seq 50); do
+        .venv/bin/python -c 'import urllib.request as u; u.urlopen("http://127.0.0.1:4567/", timeout=1)' \
+            2>/dev/null && break
+        sleep 0.2
+    done
+    export SNAP_TEST_S3_ENDPOINT=http://127.0.0.1:4567
+}
+
 if [ -z "${SNAP_TEST_S3_ENDPOINT:-}" ]; then
-    bash localstack/start.sh
-    started_localstack=1
-    export SNAP_TEST_S3_ENDPOINT=http://127.0.0.1:4566
+    if bash localstack/start.sh; then
+        started_localstack=1
+        export SNAP_TEST_S3_ENDPOINT=http://127.0.0.1:4566
+    else
+        start_moto_instead
+    fi
 fi
+echo "tests/run.sh: S3 tests use $SNAP_TEST_S3_ENDPOINT"
 export SNAP_TEST_DATABASE_URL=${SNAP_TEST_DATABASE_URL:-postgresql+psycopg://root@127.0.0.1:5432/postgres}
 
 echo "== ruff"; .venv/bin/ruff check .
