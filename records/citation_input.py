@@ -9,8 +9,9 @@ naming the item and the field.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -49,27 +50,44 @@ class VerifyInput:
     requests: tuple[CitationRequest, ...]
     is_answer: bool = False
     answer_id: str | None = None
+    origin: str | None = None  # the file it came from, named in every later input error
+
+
+def read_input_text(path: Path) -> str:
+    """The file's text (``-`` is standard input); UTF-8, with or without a byte-order mark."""
+    try:
+        if str(path) == "-":
+            return sys.stdin.buffer.read().decode("utf-8-sig")
+        return path.read_bytes().decode("utf-8-sig")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, not a JSON file") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
 
 
 def load_verify_input(path: Path) -> VerifyInput:
     """Parse ``path``; any problem raises InputError naming the file."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read: {exc}") from None
+    text = read_input_text(path)
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: not valid JSON: {exc.msg} at line {exc.lineno}") from None
     try:
-        return parse_document(document)
+        parsed = parse_document(document)
     except InputError as exc:
         raise InputError(f"{path}: {exc.message}") from None
+    return replace(parsed, origin=str(path))
 
 
 def parse_document(document: Any) -> VerifyInput:
+    if isinstance(document, dict) and "claims" not in document:
+        emitted = document.get("citations", document.get("annotations"))
+        if isinstance(emitted, list):  # what `snap verify --emit` writes
+            document = emitted
     if isinstance(document, list):
         if not document:
             raise InputError("the list of citations is empty")
@@ -93,11 +111,7 @@ def parse_answer(document: dict[str, Any]) -> VerifyInput:
         label = f"claim {n}"
         request = parse_item(claim, label)
         claim_text = optional_str(claim, "text", label)
-        requests.append(
-            CitationRequest(
-                **{**request.__dict__, "claim_text": claim_text, "answer_id": answer_id}
-            )
-        )
+        requests.append(replace(request, claim_text=claim_text, answer_id=answer_id))
     return VerifyInput(tuple(requests), is_answer=True, answer_id=answer_id)
 
 
@@ -125,6 +139,8 @@ def parse_selector(item: dict[str, Any], label: str) -> tuple[TextQuoteSelector,
     selector = item.get("selector")
     if selector is None:
         quote = item.get("quote")
+        if quote is None:
+            raise InputError(f"{label}: needs a 'quote' (the quoted text) or a 'selector'")
         if isinstance(quote, dict):
             return quote_selector(quote, f"{label}: quote"), None
         return quote_selector({"exact": quote}, f"{label}: quote"), None

@@ -55,7 +55,7 @@ def create_db_engine(url: str) -> Engine:
     try:
         engine = sa.create_engine(url)
     except (ArgumentError, ImportError) as exc:
-        raise ConfigError(f"SNAP_DATABASE_URL is not a usable database URL: {exc}") from None
+        raise ConfigError(f"the database URL {url!r} is not usable: {exc}") from None
     if engine.dialect.name == "sqlite":
         database = engine.url.database
         if database and database != ":memory:":
@@ -77,6 +77,19 @@ class Database:
         except BaseException:
             self.engine.dispose()  # no pooled connection may outlive a refused open
             raise
+
+    @staticmethod
+    def revision_of(url: str) -> str | None:
+        """The revision a database is at, without migrating it (None: empty or not yet created)."""
+        engine = create_db_engine(url)
+        try:
+            with engine.connect() as connection:
+                return MigrationContext.configure(connection).get_current_revision()
+        except OperationalError as exc:
+            safe = engine.url.render_as_string(hide_password=True)
+            raise DatabaseError(f"cannot open the database at {safe}: {exc.orig}") from None
+        finally:
+            engine.dispose()
 
     @property
     def dialect(self) -> str:

@@ -26,7 +26,8 @@ def emit_verified(workspace: Workspace, results: list[CitationResult]) -> dict[s
             if not result.passed or snapshot is None or result.source is None:
                 continue
             captures = captures_of_snapshot(session, snapshot.id)
-            fetched_at = rfc3339(captures[0].fetched_at) if captures else None
+            of_url = [c for c in captures if result.url in (c.url, c.final_url)] or captures
+            fetched_at = rfc3339(of_url[0].fetched_at) if of_url else None
             citations.append(citation_record(result, snapshot, fetched_at))
             annotations.append(annotation(result, snapshot, fetched_at))
     return {"citations": citations, "annotations": annotations}

@@ -80,7 +80,8 @@ def fsck(
                 report.problems.append(
                     {
                         "key": blob_key(kind, digest),
-                        "problem": f"snapshot {snapshot.id} names a {kind} blob that is missing",
+                        "problem": f"{blob_key(kind, digest)} is missing: snapshot {snapshot.id}"
+                        f" names it as its {kind} blob",
                     }
                 )
     return report

@@ -122,12 +122,13 @@ def url_of_snapshot(session: Session, snapshot_id: str) -> str | None:
 
 
 def citation_fingerprint(values: dict[str, Any]) -> str:
-    """A digest of what a citation asserts: these words, in this source, on this page.
+    """A digest of what a citation asserts: these words, at this URL, in this snapshot, on
+    this page.
 
     Selectors that only help locate the words (prefix, suffix, position) are left out, so a
     citation written back out by ``--emit`` with fuller selectors is still the same citation.
     """
-    keys = ("snapshot_id", "claimed_snapshot", "exact", "page")
+    keys = ("url", "snapshot_id", "claimed_snapshot", "exact", "page")
     canonical = json.dumps([values.get(key) for key in keys], ensure_ascii=False)
     return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
@@ -145,7 +146,8 @@ def record_citation(session: Session, values: dict[str, Any]) -> Citation:
     assert citation is not None
     if citation.fingerprint != fingerprint:
         raise InputError(
-            f"citation id {citation_id!r} is already recorded for a different quote or source"
+            f"citation id {citation_id!r} is already recorded for a different quote or source;"
+            " give this citation a new citationId"
         )
     return citation
 

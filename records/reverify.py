@@ -28,7 +28,7 @@ from records.repository import (
 from records.texts import SnapshotTexts
 from records.verify import check_against, verification_values
 from records.workspace import Workspace
-from snap.errors import FetchError, IntegrityError
+from snap.errors import FetchError
 from verifier import TextQuoteSelector
 
 Progress = Callable[[int], None]
@@ -121,33 +121,25 @@ def group_by_latest_snapshot(
 def recheck(
     session: Session, texts: SnapshotTexts, citation: Citation, latest: Snapshot | None
 ) -> tuple[Outcome, Any]:
+    """First the citation in its own snapshot (with its position): a citation that was never
+    right there stays broken, whatever newer captures say. Then the latest snapshot."""
+    pinned = get_snapshot(session, citation.snapshot_id) if citation.snapshot_id else None
+    if pinned is not None:
+        own = check_against(texts, pinned, request_of(citation, keep_position=True))
+        if own[0].status != "quote_found" or latest is None or latest.id == pinned.id:
+            return own
     if latest is None:
         return Outcome("unknown_snapshot", reason="no snapshot of this citation's source"), None
-    request = request_of(citation, keep_position=latest.id == citation.snapshot_id)
-    outcome, source = check_against(texts, latest, request)
-    if outcome.status != "not_found" or citation.snapshot_id in (None, latest.id):
-        return outcome, source
-    if still_in_pinned(session, texts, citation, request):
+    outcome, source = check_against(texts, latest, request_of(citation, keep_position=False))
+    if outcome.status == "not_found" and pinned is not None:
         changed = replace(
             outcome,
             status="source_changed",
-            reason="the quote is in the cited snapshot but not in the latest one",
-            details={"pinnedSnapshotId": citation.snapshot_id},
+            reason="the quote is in the cited snapshot but not in the latest capture",
+            details={"pinnedSnapshotId": pinned.id},
         )
         return changed, source
     return outcome, source
-
-
-def still_in_pinned(
-    session: Session, texts: SnapshotTexts, citation: Citation, request: CitationRequest
-) -> bool:
-    pinned = get_snapshot(session, citation.snapshot_id or "")
-    if pinned is None or pinned.text_hash is None:
-        return False
-    try:
-        return texts.prepared(pinned).check(request.quote.exact).found
-    except IntegrityError:
-        return False
 
 
 def request_of(citation: Citation, *, keep_position: bool) -> CitationRequest:

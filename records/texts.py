@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from records.models import Snapshot
-from snap.errors import IntegrityError
+from snap.errors import BlobNotFound, IntegrityError, StoreError
 from snapshotter.store import BlobStore
 from verifier import PreparedSource, prepare
 
@@ -21,15 +21,17 @@ def rehash_blob(store: BlobStore, kind: str, digest: str) -> None:
 
 
 class SnapshotTexts:
-    """A per-run cache: each snapshot's text is read, verified and prepared at most once.
+    """A per-run cache: each snapshot's evidence is read, verified and prepared at most once.
 
-    A digest mismatch is remembered too, so every citation of a corrupted snapshot reports
-    ``integrity_failure`` without reading it again.
+    Both blobs are re-hashed: the text is what quotes are matched against, and the raw bytes
+    are the evidence that text was extracted from; a quote is never passed against a snapshot
+    whose raw bytes are damaged or gone.  A failure is remembered too, so every citation of a
+    damaged snapshot reports ``integrity_failure`` without reading it again.
     """
 
     def __init__(self, store: BlobStore) -> None:
         self._store = store
-        self._prepared: dict[str, PreparedSource | IntegrityError] = {}
+        self._prepared: dict[str, PreparedSource | StoreError] = {}
 
     def prepared(self, snapshot: Snapshot) -> PreparedSource:
         """The tokenized text; raises IntegrityError if the stored bytes do not match."""
@@ -37,16 +39,17 @@ class SnapshotTexts:
             raise ValueError(f"snapshot {snapshot.id} has no text")
         cached = self._prepared.get(snapshot.id)
         if cached is None:
-            cached = self._load(snapshot.text_hash)
+            cached = self._load(snapshot.raw_hash, snapshot.text_hash)
             self._prepared[snapshot.id] = cached
-        if isinstance(cached, IntegrityError):
+        if isinstance(cached, StoreError):
             raise cached
         return cached
 
-    def _load(self, text_hash: str) -> PreparedSource | IntegrityError:
+    def _load(self, raw_hash: str, text_hash: str) -> PreparedSource | StoreError:
         try:
+            rehash_blob(self._store, "raw", raw_hash)
             data = self._store.get("text", text_hash)
-        except IntegrityError as error:
+        except (IntegrityError, BlobNotFound) as error:
             return error
         return prepare(data.decode("utf-8"))
 

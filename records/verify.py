@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from typing import Any
+from urllib.parse import urlsplit
 
 from sqlalchemy.orm import Session
 
@@ -20,6 +21,7 @@ from records.citation_input import CitationRequest, Position, VerifyInput
 from records.models import Snapshot
 from records.outcome import CitationResult, Outcome, count_by_status
 from records.repository import (
+    captures_of_snapshot,
     get_snapshot,
     latest_capture,
     record_citation,
@@ -28,7 +30,7 @@ from records.repository import (
 )
 from records.texts import SnapshotTexts
 from records.workspace import Workspace
-from snap.errors import FetchError, IntegrityError, OffsetError
+from snap.errors import BlobNotFound, FetchError, InputError, IntegrityError, OffsetError
 from verifier import (
     NORMALIZER_ID,
     VERIFIER_ID,
@@ -82,30 +84,46 @@ def verify_citations(
     workspace: Workspace, given: VerifyInput, *, fetch_missing: bool = False
 ) -> VerifyReport:
     """Check every citation in ``given``; every check is recorded, whatever its status."""
-    if fetch_missing:
-        capture_missing_sources(workspace, given)
+    fetch_errors = capture_missing_sources(workspace, given) if fetch_missing else {}
     texts = SnapshotTexts(workspace.store)
-    with workspace.db.session() as session:
-        checked = [check_request(session, texts, request) for request in given.requests]
-        if given.is_answer:
-            checked = [mark_found_elsewhere(item, checked) for item in checked]
-        results = [record_check(session, item) for item in checked]
+    try:
+        with workspace.db.session() as session:
+            checked = [
+                check_request(session, texts, request, fetch_errors) for request in given.requests
+            ]
+            if given.is_answer:
+                checked = [mark_found_elsewhere(item, checked) for item in checked]
+            results = [record_check(session, item) for item in checked]
+    except InputError as error:
+        if given.origin is None:
+            raise
+        raise InputError(f"{given.origin}: {error.message}") from None
     return VerifyReport(results, is_answer=given.is_answer)
 
 
-def capture_missing_sources(workspace: Workspace, given: VerifyInput) -> None:
-    """``--fetch``: capture each URL that has no snapshot yet; a failed fetch is recorded."""
+def capture_missing_sources(workspace: Workspace, given: VerifyInput) -> dict[str, str]:
+    """``--fetch``: capture each cited web URL that has no snapshot yet.
+
+    Only http and https: citations come from model output, and a model naming a local path
+    must never make snap read a file from this machine. Returns why each failed capture failed
+    (it is also recorded as a failed capture).
+    """
     with workspace.db.session() as session:
         missing = {
             r.url
             for r in given.requests
             if r.snapshot_id is None and r.url and latest_capture(session, r.url) is None
         }
+    errors = {}
     for url in sorted(u for u in missing if u):
+        if urlsplit(url).scheme not in ("http", "https"):
+            errors[url] = "--fetch captures only http and https URLs"
+            continue
         try:
             capture_source(workspace, url)
-        except FetchError:
-            continue  # recorded as a failed capture; the citation fails closed below
+        except FetchError as error:
+            errors[url] = error.message
+    return errors
 
 
 def resolve_snapshot(session: Session, request: CitationRequest) -> Snapshot | None:
@@ -119,16 +137,31 @@ def resolve_snapshot(session: Session, request: CitationRequest) -> Snapshot | N
     return get_snapshot(session, capture.snapshot_id)
 
 
-def check_request(session: Session, texts: SnapshotTexts, request: CitationRequest) -> _Checked:
+def check_request(
+    session: Session,
+    texts: SnapshotTexts,
+    request: CitationRequest,
+    fetch_errors: dict[str, str] | None = None,
+) -> _Checked:
     snapshot = resolve_snapshot(session, request)
     if snapshot is None:
-        return _Checked(request, None, unknown_snapshot(request), None)
+        return _Checked(request, None, unknown_snapshot(request, fetch_errors or {}), None)
+    if request.url and request.snapshot_id and not captured_from(session, snapshot, request.url):
+        reason = f"snapshot {snapshot.id} was never captured from {request.url}"
+        return _Checked(request, None, Outcome("unknown_snapshot", reason=reason), None)
     outcome, source = check_against(texts, snapshot, request)
     return _Checked(request, snapshot, outcome, source)
 
 
-def unknown_snapshot(request: CitationRequest) -> Outcome:
-    if request.snapshot_id is None:
+def captured_from(session: Session, snapshot: Snapshot, url: str) -> bool:
+    """A citation naming both a URL and a snapshot is only as good as a capture linking them."""
+    return any(url in (c.url, c.final_url) for c in captures_of_snapshot(session, snapshot.id))
+
+
+def unknown_snapshot(request: CitationRequest, fetch_errors: dict[str, str]) -> Outcome:
+    if request.snapshot_id is None and request.url in fetch_errors:
+        reason = f"could not capture {request.url}: {fetch_errors[request.url]}"
+    elif request.snapshot_id is None:
         reason = f"no snapshot of {request.url} has been captured (use --fetch to capture it)"
     elif not SNAPSHOT_ID.match(request.snapshot_id):
         reason = "the snapshot id is not of the form sha256:<64 lowercase hex>"
@@ -149,7 +182,7 @@ def check_against(
         return Outcome("could_not_check", snapshot.id, reason=reason), None
     try:
         source = texts.prepared(snapshot)
-    except IntegrityError as error:
+    except (IntegrityError, BlobNotFound) as error:
         return Outcome("integrity_failure", snapshot.id, reason=error.message), None
     stale = stale_fingerprint(request, snapshot)
     if stale is not None:
@@ -199,6 +232,11 @@ def match_quote(
         outcome = replace(outcome, details={"foundAt": [list(s) for s in resolution.spans]})
     if resolution.status == "not_found" and "too_short" in snapshot.flags:
         return replace(outcome, status="could_not_check", reason=TOO_SHORT)
+    if resolution.status == "position_mismatch":
+        return replace(
+            outcome,
+            reason=outcome.reason or "the quote is in the source, but not at the cited position",
+        )
     if resolution.status == "quote_found" and request.page is not None:
         return check_page(outcome, snapshot, request.page)
     return outcome
@@ -207,6 +245,9 @@ def match_quote(
 def check_page(outcome: Outcome, snapshot: Snapshot, page: str) -> Outcome:
     """A PDF citation naming a page must find its quote on that page."""
     pages = snapshot.pages or []
+    if not pages:
+        reason = f"the cited page {page} cannot be checked: the source has no pages"
+        return replace(outcome, status="position_mismatch", reason=reason)
     named = [p for p in pages if str(p["label"]) == page] or [
         p for p in pages if page.isdigit() and p["index"] == int(page) - 1
     ]

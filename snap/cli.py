@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import click
 
@@ -24,12 +24,31 @@ F = TypeVar("F", bound=Callable[..., Any])
 INTERNAL_ERROR_EXIT = 70
 
 
+def usage_error(error: click.UsageError) -> NoReturn:
+    """A usage mistake is one line too, with where to look, and exit code 2."""
+    where = error.ctx.command_path if error.ctx else "snap"
+    click.echo(f"snap: error: {error.format_message()} (see: {where} --help)", err=True)
+    sys.exit(2)
+
+
 class SnapGroup(click.Group):
     """Maps every SnapError to ``snap: error: <one line>`` and its exit code; never a traceback."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as error:
+            usage_error(error)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as error:
+            usage_error(error)
         except SnapError as error:
             click.echo(f"snap: error: {error.message}", err=True)
             ctx.exit(error.exit_code)
@@ -205,15 +224,33 @@ def audit(
     snapshot_id: str | None,
     as_json: bool,
 ) -> None:
-    """Show what was stored, when, its hashes, and every verification."""
+    """Show what was stored, when, its hashes, and every verification.
+
+    Every blob shown is re-hashed now; exit 1 when any of that evidence is damaged or missing.
+    """
     from records.audit import audit as run_audit
 
     with workspace(ctx) as ws:
-        report = run_audit(ws, citation_id=citation_id, url=url, snapshot_id=snapshot_id)
+        report = run_audit(
+            ws, citation_id=citation_id, url=url and as_url(url), snapshot_id=snapshot_id
+        )
     if as_json:
         emit_json(report)
     else:
         click.echo(render.audit_report(report))
+    ctx.exit(0 if evidence_intact(report) else 1)
+
+
+def evidence_intact(report: dict[str, Any]) -> bool:
+    snapshots = report.get("snapshots") or [report.get("snapshot")]
+    return all(blob["intact"] for s in snapshots if s for blob in s["blobs"])
+
+
+def as_url(target: str) -> str:
+    """A local path, as typed to ``snap fetch``, names its capture by its ``file://`` URL."""
+    if "://" not in target and Path(target).exists():
+        return Path(target).resolve().as_uri()
+    return target
 
 
 def parse_since(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Any:
@@ -320,13 +357,22 @@ def db_upgrade(ctx: click.Context, as_json: bool) -> None:
     from records.db import Database
 
     settings: Settings = ctx.obj
+    before = Database.revision_of(settings.database_url)
     database = Database(settings.database_url, auto_migrate=True)
-    result = {"database": database.safe_url, "revision": database.current_revision()}
+    after = database.current_revision()
+    result = {
+        "database": database.safe_url,
+        "from": before,
+        "revision": after,
+        "upgraded": before != after,
+    }
     database.dispose()
     if as_json:
         emit_json(result)
+    elif result["upgraded"]:
+        click.echo(f"database {result['database']} upgraded from {before or 'empty'} to {after}")
     else:
-        click.echo(f"database {result['database']} is at revision {result['revision']}")
+        click.echo(f"database {result['database']} is already at the latest revision, {after}")
 
 
 main = cli

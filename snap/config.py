@@ -50,7 +50,12 @@ def _float_setting(environ: Mapping[str, str], name: str, default: float) -> flo
 
 
 def _flag(environ: Mapping[str, str], name: str) -> bool:
-    return environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+    value = environ.get(name, "").strip().lower()
+    if value in ("", "0", "false", "no", "off"):
+        return False
+    if value in ("1", "true", "yes", "on"):
+        return True
+    raise ConfigError(f"{name} must be 1 or 0 (or true/false), got {value!r}")
 
 
 @dataclass(frozen=True)

@@ -63,27 +63,48 @@ def result_lines(result: CitationResult) -> list[str]:
     return lines
 
 
+QUOTE_REASONS = {
+    "ellipsis": "the quote contains an ellipsis; a shortened quote can reverse its meaning, so "
+    "it cannot be checked word for word",
+    "numeric form": "the quote contains a numeric form snap cannot compare exactly "
+    "(a fraction, a range, a time, a factorial…)",
+    "numeric context": "a number at the edge of the quote runs on into a sign, unit or number "
+    "in the source, so the match could change its value",
+    "empty quote": "the quote has no words to check",
+}
+
+
 def explanation(status: str, data: dict[str, Any]) -> list[str]:
     reason = data.get("reason")
     if status == "quote_found":
         return [f"    ({data['matches']} occurrences)"] if data["matches"] > 1 else []
     if status == "not_found":
-        lines = ["    The cited source does not contain this quote."]
-        closest = data.get("closest")
-        if closest:
-            lines.append(f"    Closest passage in the source (score {closest['score']:.2f}):")
-            lines.append(
-                "    " + marked_passage(closest["text"], closest["start"], closest["differences"])
-            )
+        lines = ["    The cited source does not contain this quote.", *closest_lines(data)]
         for other in data.get("foundElsewhere", []):
-            lines.append(
-                f"    The quote is in another source of this answer: "
-                f"{other.get('url') or short_id(other['snapshotId'])}"
-            )
+            where = other.get("url") or short_id(other["snapshotId"])
+            lines.append(f"    The quote is in another source of this answer: {where}")
         return lines
+    if status == "could_not_check" and reason in QUOTE_REASONS:
+        return [f"    Could not check this quote: {QUOTE_REASONS[reason]}."]
     if status in ("could_not_check", "unknown_snapshot", "integrity_failure"):
-        return [f"    Could not check the source: {reason}"]
-    return [f"    {reason}"] if reason else []
+        return [f"    Could not check the source: {reason}", *closest_lines(data)]
+    lines = [f"    {reason}"] if reason else []
+    if status == "position_mismatch" and data.get("foundAt"):
+        spans = ", ".join(f"{start}–{end}" for start, end in data["foundAt"])
+        lines.append(f"    The quote is at code points {spans}.")
+    if status == "source_changed":
+        lines += closest_lines(data)
+    return lines
+
+
+def closest_lines(data: dict[str, Any]) -> list[str]:
+    closest = data.get("closest")
+    if not closest:
+        return []
+    return [
+        f"    Closest passage in the source (score {closest['score']:.2f}):",
+        "    " + marked_passage(closest["text"], closest["start"], closest["differences"]),
+    ]
 
 
 def verify_report(report: VerifyReport) -> str:
@@ -102,7 +123,7 @@ def reverify_report(report: ReverifyReport) -> str:
         line for result in report.results if not result.passed for line in result_lines(result)
     ]
     for url, error in report.refetch_errors.items():
-        lines.append(f"{FAIL} could not capture {url} again: {error}")
+        lines.append(f"{FAIL} could not capture {url}: {error}")
     counts = ", ".join(f"{n} {HEADLINES[s]}" for s, n in report.summary()["byStatus"].items())
     lines.append(f"{len(report.results)} citations re-checked: {counts or 'none'}")
     return "\n".join(lines)
@@ -113,7 +134,10 @@ def snapshot_summary(record: dict[str, Any]) -> str:
     lines = [
         f"stored {record['snapshotId']}",
         f"  url       {record['url']}",
-        f"  fetched   {record['fetchedAt']}  status {record['status']}  {record['contentType']}",
+        *([f"  final url {record['finalUrl']}"] if record["finalUrl"] != record["url"] else []),
+        f"  fetched   {record['fetchedAt']}  "
+        f"{'HTTP ' + str(record['status']) if record['status'] else 'local file'}  "
+        f"{record['contentType']}",
         f"  text      {hashes['text'] or 'none'}  ({record['sizes']['text'] or 0} bytes)",
         f"  extractor {record['extractor']}  normalizer {record['normalizer']}",
         f"  store     {record['store']}",
@@ -146,7 +170,7 @@ def audit_report(report: dict[str, Any]) -> str:
     lines.append("captures")
     for capture in report.get("captures", []):
         outcome = capture["snapshotId"] if capture["outcome"] == "stored" else capture["error"]
-        status = f"HTTP {capture['httpStatus']}" if capture["httpStatus"] else "file"
+        status = capture_source_label(capture)
         lines.append(f"  {capture['fetchedAt']}  {capture['outcome']:6}  {status:8}  {outcome}")
     checks = report.get("verifications")
     if checks is not None:
@@ -157,6 +181,12 @@ def audit_report(report: dict[str, Any]) -> str:
         lines.append(f"citation {citation['citationId']}  “{exact[:60]}”")
         lines += [verification_line(v) for v in citation["verifications"]]
     return "\n".join(lines)
+
+
+def capture_source_label(capture: dict[str, Any]) -> str:
+    if capture.get("httpStatus"):
+        return f"HTTP {capture['httpStatus']}"
+    return "file" if (capture.get("provenance") or {}).get("source") == "file" else "-"
 
 
 def snapshot_lines(snapshot: dict[str, Any]) -> list[str]:
@@ -188,7 +218,7 @@ def verification_line(verification: dict[str, Any]) -> str:
 
 
 def fsck_report(report: dict[str, Any]) -> str:
-    lines = [f"{FAIL} {problem['key']}: {problem['problem']}" for problem in report["problems"]]
+    lines = [f"{FAIL} {problem['problem']}" for problem in report["problems"]]
     lines += [f"  orphan (no snapshot names it): {key}" for key in report["orphans"]]
     verdict = "ok" if report["ok"] else f"{len(report['problems'])} problem(s)"
     lines.append(

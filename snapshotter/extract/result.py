@@ -52,8 +52,12 @@ def short_text_check(text: str) -> tuple[tuple[str, ...], str | None]:
 def with_text(
     content_type: str, text: str, extractor: str, pages: tuple[Page, ...] = ()
 ) -> Extraction:
-    """An extraction that has text, flagged too_short when it is too small to be a page."""
-    flags, reason = short_text_check(text)
+    """An extraction that has text; an HTML page too small to be a page is flagged too_short.
+
+    Only HTML: a login wall or a script-only shell is an HTML phenomenon, while a short text
+    file or PDF is simply short, and a quote missing from it is plainly not found.
+    """
+    flags, reason = short_text_check(text) if content_type == "text/html" else ((), None)
     return Extraction(content_type, text, extractor, pages, flags, reason)
 
 

@@ -55,12 +55,13 @@ def test_annotation_and_emit_through_the_cli(
     backend: Backend, example_page: Path, tmp_path: Path
 ) -> None:
     done = backend.snap("fetch", "--json", str(example_page))
-    snapshot_id = json.loads(done.stdout)["snapshotId"]
+    fetched = json.loads(done.stdout)
+    snapshot_id = fetched["snapshotId"]
     annotation = {
         "@context": "http://www.w3.org/ns/anno.jsonld",
         "type": "Annotation",
         "target": {
-            "source": "https://blog.example/cdn",
+            "source": fetched["url"],
             "state": {"type": "TimeState", "cached": snapshot_id},
             "selector": [{"type": "TextQuoteSelector", "exact": "a tenfold cut in origin load"}],
         },
@@ -74,9 +75,16 @@ def test_annotation_and_emit_through_the_cli(
     [record] = written["citations"]
     assert record["selector"]["quote"]["exact"] == "a tenfold cut in origin load"
     assert record["selector"]["quote"]["prefix"]  # context comes from the stored text
+    assert backend.snap("verify", str(emitted)).returncode == 0  # the whole --emit file
     again = tmp_path / "again.json"
     again.write_text(json.dumps(written["annotations"]))
     assert backend.snap("verify", str(again)).returncode == 0
+
+    annotation["target"]["source"] = "https://blog.example/cdn"  # type: ignore[index]
+    given.write_text(json.dumps(annotation))
+    done = backend.snap("verify", str(given))
+    assert done.returncode == 1
+    assert "never captured from https://blog.example/cdn" in done.stdout
 
 
 def test_reverify_since_selects_recent_citations(workspace: Workspace, example_page: Path) -> None:

@@ -151,11 +151,24 @@ def test_answer_reports_share_and_where_a_misattributed_quote_is(
     assert [e["snapshotId"] for e in wrong["foundElsewhere"]] == [notes.snapshot_id]
 
 
-def test_too_short_text_cannot_be_checked(workspace: Workspace, tmp_path: Path) -> None:
-    record = capture_source(workspace, str(write_text_source(tmp_path, "Please sign in.")))
+LOGIN_WALL = "<!DOCTYPE html><html><body><form>Please sign in.</form></body></html>"
+
+
+def test_a_login_wall_cannot_be_checked(workspace: Workspace, tmp_path: Path) -> None:
+    wall = write_text_source(tmp_path, LOGIN_WALL, name="wall.html")
+    record = capture_source(workspace, str(wall))
     assert "too_short" in record.flags
     [result] = verify_document(workspace, {"snapshotId": record.snapshot_id, "quote": QUOTE})
     assert result["status"] == "could_not_check"
+
+
+def test_a_short_text_file_is_checked_normally(workspace: Workspace, tmp_path: Path) -> None:
+    record = capture_source(workspace, str(write_text_source(tmp_path, "The answer is 42.")))
+    assert record.flags == ()
+    check = {"snapshotId": record.snapshot_id, "quote": "The answer is 43"}
+    [result] = verify_document(workspace, check)
+    assert result["status"] == "not_found"
+    assert result["closest"]["text"] == "The answer is 42"
 
 
 def test_emitted_records_and_annotations_verify_again(

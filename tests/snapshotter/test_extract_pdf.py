@@ -109,10 +109,11 @@ def test_broken_pdf_has_no_extractable_text(tmp_path: Path) -> None:
     assert "cannot be parsed" in result.reason
 
 
-def test_short_pdf_is_flagged(tmp_path: Path) -> None:
+def test_short_pdf_is_not_flagged(tmp_path: Path) -> None:
+    """A short PDF is a short document, not a login wall: only HTML gets too_short."""
     result = _extract_bytes(tmp_path, build_pdf([["Sign in to view this document."]]))
     assert result.text == "Sign in to view this document."
-    assert result.flags == ("too_short",)
+    assert result.flags == ()
 
 
 @pytest.mark.parametrize("count", [1, 3])

@@ -95,7 +95,7 @@ def test_textual_types_are_kept(tmp_path: Path) -> None:
     result = extract(path, "text/csv; charset=utf-8")
     assert result.content_type == "text/csv"
     assert result.text == "year,items\n2021,18400\n2024,10672\n"
-    assert result.flags == ("too_short",)
+    assert result.flags == ()  # short, but a real document: only HTML can be a login wall
 
 
 @pytest.mark.parametrize(
@@ -122,11 +122,18 @@ def test_other_types_have_no_text_extractor(
     assert result.reason == f"no text extractor for {content_type}; only the raw bytes are kept"
 
 
-def test_empty_file_is_too_short(tmp_path: Path) -> None:
+def test_empty_text_file_is_empty_not_a_login_wall(tmp_path: Path) -> None:
     path = tmp_path / "empty.txt"
     path.write_bytes(b"")
     result = extract(path, "text/plain")
     assert result.text == ""
+    assert result.flags == ()
+
+
+def test_empty_html_page_is_too_short(tmp_path: Path) -> None:
+    path = tmp_path / "shell.html"
+    path.write_bytes(b"<!DOCTYPE html><html><body><div id=app></div></body></html>")
+    result = extract(path, "text/html")
     assert result.flags == ("too_short",)
     assert result.reason is not None
     assert "0 characters" in result.reason
