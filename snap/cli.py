@@ -51,6 +51,16 @@ class SnapGroup(click.Group):
             usage_error(error)
         except SnapError as error:
             click.echo(f"snap: error: {error.message}", err=True)
+            if ctx.meta.get("snap.json"):
+                emit_json(
+                    {
+                        "error": {
+                            "message": error.message,
+                            "exitCode": error.exit_code,
+                            "type": type(error).__name__,
+                        }
+                    }
+                )
             ctx.exit(error.exit_code)
         except (click.exceptions.Exit, click.ClickException, click.Abort):
             raise
@@ -67,10 +77,19 @@ class SnapGroup(click.Group):
             ctx.exit(INTERNAL_ERROR_EXIT)
 
 
+def remember_json(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
+    ctx.meta["snap.json"] = value  # meta is shared with the group, which reports errors
+    return value
+
+
 def json_option(function: F) -> F:
-    return click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")(
-        function
-    )
+    return click.option(
+        "--json",
+        "as_json",
+        is_flag=True,
+        callback=remember_json,
+        help='Print the result as JSON (an error too, as {"error": …}).',
+    )(function)
 
 
 def emit_json(document: Any) -> None:

@@ -114,6 +114,8 @@ def fetch(target: str, options: FetchOptions, *, workdir: Path | None = None) ->
     ``final_url``, ``status`` and ``provenance`` filled as far as known; InputError for a
     local file that does not exist.
     """
+    if not target.strip():
+        raise InputError("nothing to fetch: give an http(s) URL or a path to a file")
     local = _local_path(target)
     if local is not None:
         return _copy_local(local, options, workdir)

@@ -104,8 +104,9 @@ def resolve_checked(host: str, port: int, *, allow_private: bool) -> str:
         for text in addresses:
             reason = refusal_reason(_parse_address(text))
             if reason is not None:
+                where = host if host.strip("[]") == text else f"{host} at {text}"
                 raise AddressRefused(
-                    f"refused to connect to {host} at {text}: {reason} address"
+                    f"refused to connect to {where}: {reason} address"
                     " (use --allow-private or SNAP_ALLOW_PRIVATE=1 to permit it)"
                 )
     return addresses[0]

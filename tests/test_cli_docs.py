@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
@@ -67,3 +68,16 @@ def test_a_bad_setting_is_a_configuration_error(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "SNAP_MAX_BYTES must be a whole number" in result.output
     assert "Traceback" not in result.output
+
+
+def test_with_json_an_error_is_json_on_stdout_too(tmp_path: Path) -> None:
+    runner = CliRunner()
+    missing = tmp_path / "missing.json"
+    result = runner.invoke(
+        cli, ["verify", "--json", str(missing)], env={"SNAP_HOME": str(tmp_path)}
+    )
+    assert result.exit_code == 2
+    assert json.loads(result.stdout) == {
+        "error": {"message": f"{missing}: no such file", "exitCode": 2, "type": "InputError"}
+    }
+    assert result.stderr == f"snap: error: {missing}: no such file\n"
