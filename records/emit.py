@@ -23,7 +23,7 @@ def emit_verified(workspace: Workspace, results: list[CitationResult]) -> dict[s
     with workspace.db.session() as session:
         for result in results:
             snapshot = get_snapshot(session, result.outcome.snapshot_id or "")
-            if not result.passed or snapshot is None or result.source is None:
+            if not result.passed or snapshot is None or result.quote is None:
                 continue
             captures = captures_of_snapshot(session, snapshot.id)
             of_url = [c for c in captures if result.url in (c.url, c.final_url)] or captures
@@ -34,7 +34,7 @@ def emit_verified(workspace: Workspace, results: list[CitationResult]) -> dict[s
 
 
 def selectors(result: CitationResult) -> tuple[TextQuoteSelector, TextPositionSelector]:
-    stored = result.stored_quote() or {}
+    stored = result.quote or {}
     quote = TextQuoteSelector(stored["exact"], stored["prefix"], stored["suffix"])
     return quote, TextPositionSelector(result.outcome.start or 0, result.outcome.end or 0)
 
@@ -42,9 +42,8 @@ def selectors(result: CitationResult) -> tuple[TextQuoteSelector, TextPositionSe
 def citation_record(
     result: CitationResult, snapshot: Snapshot, fetched_at: str | None
 ) -> dict[str, Any]:
-    quote, position = selectors(result)
-    assert result.source is not None
-    start16, end16 = position.to_utf16(result.source.source)
+    quote, _ = selectors(result)
+    start16, end16 = result.span_utf16 or (None, None)
     return {
         "citationId": result.citation_id,
         "snapshotId": snapshot.id,

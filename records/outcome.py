@@ -36,14 +36,40 @@ class Outcome:
 
 @dataclass(frozen=True)
 class CitationResult:
-    """A recorded check, ready to print: spans in code points and UTF-16, quote from storage."""
+    """A recorded check, ready to print: spans in code points and UTF-16, quote from storage.
+
+    What is needed from the source text is taken when the result is made, so results do not
+    keep whole tokenized sources alive across a large batch.
+    """
 
     citation_id: str
     url: str | None
     outcome: Outcome
-    source: PreparedSource | None
+    quote: dict[str, str] | None = None  # prefix, exact, suffix as they stand in storage
+    span_utf16: tuple[int, int] | None = None
     claim_text: str | None = None
     verification_id: int | None = None
+
+    @classmethod
+    def of(
+        cls,
+        citation_id: str,
+        url: str | None,
+        outcome: Outcome,
+        source: PreparedSource | None,
+        claim_text: str | None = None,
+        verification_id: int | None = None,
+    ) -> CitationResult:
+        quote = span_utf16 = None
+        if source is not None and outcome.start is not None and outcome.end is not None:
+            text = source.source
+            selector, _ = describe_span(text, outcome.start, outcome.end)
+            quote = {"prefix": selector.prefix, "exact": selector.exact, "suffix": selector.suffix}
+            span_utf16 = (
+                codepoint_to_utf16(text, outcome.start),
+                codepoint_to_utf16(text, outcome.end),
+            )
+        return cls(citation_id, url, outcome, quote, span_utf16, claim_text, verification_id)
 
     @property
     def status(self) -> str:
@@ -53,25 +79,14 @@ class CitationResult:
     def passed(self) -> bool:
         return self.outcome.status == PASSING
 
-    def stored_quote(self) -> dict[str, str] | None:
-        """Prefix, exact and suffix as they stand in the stored text (not as the user typed)."""
-        outcome = self.outcome
-        if self.source is None or outcome.start is None or outcome.end is None:
-            return None
-        quote, _ = describe_span(self.source.source, outcome.start, outcome.end)
-        return {"prefix": quote.prefix, "exact": quote.exact, "suffix": quote.suffix}
-
     def to_json(self) -> dict[str, Any]:
         outcome = self.outcome
-        span = span_utf16 = None
+        span = None
         if outcome.start is not None and outcome.end is not None:
             span = {"start": outcome.start, "end": outcome.end}
-            if self.source is not None:
-                text = self.source.source
-                span_utf16 = {
-                    "start": codepoint_to_utf16(text, outcome.start),
-                    "end": codepoint_to_utf16(text, outcome.end),
-                }
+        span_utf16 = None
+        if self.span_utf16 is not None:
+            span_utf16 = {"start": self.span_utf16[0], "end": self.span_utf16[1]}
         result: dict[str, Any] = {
             "citationId": self.citation_id,
             "status": outcome.status,
@@ -79,7 +94,7 @@ class CitationResult:
             "url": self.url,
             "span": span,
             "spanUtf16": span_utf16,
-            "quote": self.stored_quote(),
+            "quote": self.quote,
             "matches": outcome.matches,
             "closest": closest_json(outcome.closest),
             "reason": outcome.reason,

@@ -90,7 +90,7 @@ def reverify(
                     session, verification_values(citation.id, outcome)
                 )
                 results.append(
-                    CitationResult(
+                    CitationResult.of(
                         citation.id,
                         citation.url,
                         outcome,

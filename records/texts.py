@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 from records.models import Snapshot
 from snap.errors import BlobNotFound, IntegrityError, StoreError
 from snapshotter.store import BlobStore
@@ -29,9 +31,10 @@ class SnapshotTexts:
     damaged snapshot reports ``integrity_failure`` without reading it again.
     """
 
-    def __init__(self, store: BlobStore) -> None:
+    def __init__(self, store: BlobStore, *, keep: int = 32) -> None:
         self._store = store
-        self._prepared: dict[str, PreparedSource | StoreError] = {}
+        self._keep = keep  # tokenized texts held at once: memory stays flat on big batches
+        self._prepared: OrderedDict[str, PreparedSource | StoreError] = OrderedDict()
 
     def prepared(self, snapshot: Snapshot) -> PreparedSource:
         """The tokenized text; raises IntegrityError if the stored bytes do not match."""
@@ -41,6 +44,9 @@ class SnapshotTexts:
         if cached is None:
             cached = self._load(snapshot.raw_hash, snapshot.text_hash)
             self._prepared[snapshot.id] = cached
+            if len(self._prepared) > self._keep:
+                self._prepared.popitem(last=False)
+        self._prepared.move_to_end(snapshot.id)
         if isinstance(cached, StoreError):
             raise cached
         return cached
@@ -52,9 +58,3 @@ class SnapshotTexts:
         except (IntegrityError, BlobNotFound) as error:
             return error
         return prepare(data.decode("utf-8"))
-
-    def loaded(self) -> dict[str, PreparedSource]:
-        """Snapshots whose text was read successfully in this run, by id."""
-        return {
-            key: value for key, value in self._prepared.items() if isinstance(value, PreparedSource)
-        }

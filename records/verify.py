@@ -301,7 +301,7 @@ def record_check(session: Session, item: _Checked) -> CitationResult:
     url = request.url or (url_of_snapshot(session, item.snapshot.id) if item.snapshot else None)
     citation = record_citation(session, citation_values(request, item.snapshot, url))
     verification = record_verification(session, verification_values(citation.id, outcome))
-    return CitationResult(
+    return CitationResult.of(
         citation.id, url, outcome, item.source, request.claim_text, verification.id
     )
 
