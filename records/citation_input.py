@@ -83,7 +83,24 @@ def load_verify_input(path: Path) -> VerifyInput:
     return replace(parsed, origin=str(path))
 
 
+MAX_ID = 200  # the citation and answer id columns
+MAX_PAGE = 100
+
+
+def has_nul(value: Any) -> bool:
+    """NUL cannot be stored in a PostgreSQL text column; refuse it at the door, everywhere."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(has_nul(k) or has_nul(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(has_nul(item) for item in value)
+    return False
+
+
 def parse_document(document: Any) -> VerifyInput:
+    if has_nul(document):
+        raise InputError("the input contains a NUL character (\\u0000), which cannot be stored")
     if isinstance(document, dict) and "claims" not in document:
         emitted = document.get("citations", document.get("annotations"))
         if isinstance(emitted, list):  # what `snap verify --emit` writes
@@ -105,7 +122,7 @@ def parse_answer(document: dict[str, Any]) -> VerifyInput:
     claims = document["claims"]
     if not isinstance(claims, list) or not claims:
         raise InputError("'claims' must be a non-empty list")
-    answer_id = optional_str(document, "answerId", "answer")
+    answer_id = optional_str(document, "answerId", "answer", longest=MAX_ID)
     requests = []
     for n, claim in enumerate(claims, 1):
         label = f"claim {n}"
@@ -124,7 +141,7 @@ def parse_item(item: Any, label: str) -> CitationRequest:
     request = CitationRequest(
         label=label,
         quote=quote,
-        citation_id=optional_str(item, "citationId", label),
+        citation_id=optional_str(item, "citationId", label, longest=MAX_ID),
         url=optional_str(item, "url", label),
         snapshot_id=optional_str(item, "snapshotId", label),
         position=position,
@@ -221,12 +238,16 @@ def annotation_citation_id(annotation_id: str | None) -> str | None:
     return annotation_id.removeprefix(ANNOTATION_ID_PREFIX)[:200]
 
 
-def optional_str(item: Mapping[str, Any], key: str, label: str) -> str | None:
+def optional_str(
+    item: Mapping[str, Any], key: str, label: str, *, longest: int | None = None
+) -> str | None:
     value = item.get(key)
     if value is None:
         return None
     if not isinstance(value, str) or not value:
         raise InputError(f"{label}: '{key}' must be a non-empty string")
+    if longest is not None and len(value) > longest:
+        raise InputError(f"{label}: '{key}' is longer than {longest} characters")
     return value
 
 
@@ -236,6 +257,8 @@ def optional_page(item: Mapping[str, Any], label: str) -> str | None:
         return None
     if isinstance(page, bool) or not isinstance(page, (str, int)):
         raise InputError(f"{label}: 'page' must be a page label or number")
+    if len(str(page)) > MAX_PAGE:
+        raise InputError(f"{label}: 'page' is longer than {MAX_PAGE} characters")
     return str(page)
 
 

@@ -19,13 +19,14 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import ArgumentError, OperationalError
+from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 import migrations
 from snap.errors import ConfigError, DatabaseError
 
 MIGRATIONS_DIR = Path(migrations.__file__).parent
+MIGRATION_LOCK = 0x736E6170  # "snap": the PostgreSQL advisory lock held while migrating
 
 
 def alembic_config(connection: sa.Connection | None = None, url: str | None = None) -> Config:
@@ -40,15 +41,23 @@ def alembic_config(connection: sa.Connection | None = None, url: str | None = No
 
 
 def _enable_sqlite_safety(engine: Engine) -> None:
-    """Foreign keys on, WAL for concurrent readers, and a wait instead of 'database is locked'."""
+    """Foreign keys on, WAL for concurrent readers, a wait instead of 'database is locked', and
+    real transactions: pysqlite by default commits before DDL and begins lazily, so a migration
+    could be half-applied or run twice by two processes. Every transaction here is
+    ``BEGIN IMMEDIATE``: it takes the write lock up front and holds DDL atomically."""
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # snap issues BEGIN itself, below
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA busy_timeout=30000")
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: sa.Connection) -> None:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 def create_db_engine(url: str) -> Engine:
@@ -59,7 +68,12 @@ def create_db_engine(url: str) -> Engine:
     if engine.dialect.name == "sqlite":
         database = engine.url.database
         if database and database != ":memory:":
-            Path(database).parent.mkdir(parents=True, exist_ok=True)
+            try:
+                Path(database).parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise DatabaseError(
+                    f"cannot create the folder for the database {database}: {exc.strerror}"
+                ) from None
         _enable_sqlite_safety(engine)
     return engine
 
@@ -121,7 +135,16 @@ class Database:
             ) from None
 
     def upgrade(self, revision: str = "head") -> None:
+        """Migrate in one transaction, under a lock, re-checking inside it: two processes that
+        both find the database behind leave it migrated once, not failed."""
         with self.engine.begin() as connection:
+            if self.dialect == "postgresql":
+                connection.execute(
+                    sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK}
+                )
+            current = MigrationContext.configure(connection).get_current_revision()
+            if revision == "head" and current == self.head_revision():
+                return
             command.upgrade(alembic_config(connection), revision)
 
     def downgrade(self, revision: str) -> None:
@@ -130,9 +153,15 @@ class Database:
 
     @contextmanager
     def session(self) -> Iterator[Session]:
-        """A transaction: committed when the block ends, rolled back if it raises."""
-        with self._sessions.begin() as session:
-            yield session
+        """A transaction: committed when the block ends, rolled back if it raises.
+
+        A database failure inside it (a lost connection, a lock held too long, a constraint the
+        input broke) becomes one DatabaseError line."""
+        try:
+            with self._sessions.begin() as session:
+                yield session
+        except DBAPIError as exc:
+            raise DatabaseError(f"the database at {self.safe_url} refused: {exc.orig}") from None
 
     def dispose(self) -> None:
         self.engine.dispose()

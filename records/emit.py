@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from records.citation_input import ANNOTATION_ID_PREFIX
-from records.models import Snapshot
+from records.models import Citation, Snapshot
 from records.outcome import CitationResult
 from records.repository import captures_of_snapshot, get_snapshot
 from records.workspace import Workspace
@@ -28,7 +28,11 @@ def emit_verified(workspace: Workspace, results: list[CitationResult]) -> dict[s
             captures = captures_of_snapshot(session, snapshot.id)
             of_url = [c for c in captures if result.url in (c.url, c.final_url)] or captures
             fetched_at = rfc3339(of_url[0].fetched_at) if of_url else None
-            citations.append(citation_record(result, snapshot, fetched_at))
+            record = citation_record(result, snapshot, fetched_at)
+            citation = session.get(Citation, result.citation_id)
+            if citation is not None and citation.page is not None:
+                record["page"] = citation.page
+            citations.append(record)
             annotations.append(annotation(result, snapshot, fetched_at))
     return {"citations": citations, "annotations": annotations}
 

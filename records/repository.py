@@ -17,8 +17,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from records.models import Capture, Citation, Snapshot, Verification, utcnow
-from snap.errors import FetchError, InputError
+from snap.errors import CaptureError, InputError
 from snapshotter.capture import SnapshotRecord, page_json
+from verifier import token_keys
 
 
 def insert_if_absent(session: Session, model: type[Any], values: dict[str, Any]) -> None:
@@ -71,7 +72,7 @@ def snapshot_values(record: SnapshotRecord) -> dict[str, Any]:
     }
 
 
-def record_failed_capture(session: Session, target: str, error: FetchError) -> Capture:
+def record_failed_capture(session: Session, target: str, error: CaptureError) -> Capture:
     fetched_at = error.provenance.get("fetchedAt")
     capture = Capture(
         url=error.url or target,
@@ -121,32 +122,43 @@ def url_of_snapshot(session: Session, snapshot_id: str) -> str | None:
     return captures[0].url if captures else None
 
 
-def citation_fingerprint(values: dict[str, Any]) -> str:
-    """A digest of what a citation asserts: these words, at this URL, in this snapshot, on
-    this page.
-
-    Selectors that only help locate the words (prefix, suffix, position) are left out, so a
-    citation written back out by ``--emit`` with fuller selectors is still the same citation.
-    """
-    keys = ("url", "snapshot_id", "claimed_snapshot", "exact", "page")
-    canonical = json.dumps([values.get(key) for key in keys], ensure_ascii=False)
+def citation_fingerprint(asserted: dict[str, Any]) -> str:
+    """A digest of what the input asserts: these words, at this URL and/or in this snapshot, on
+    this page. Only the input counts, never what the database resolved it to, so the same
+    citation gets the same id before and after its source is captured."""
+    keys = ("url", "snapshotId", "exact", "page")
+    canonical = json.dumps([asserted.get(key) for key in keys], ensure_ascii=False)
     return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def record_citation(session: Session, values: dict[str, Any]) -> Citation:
+def citation_conflict(existing: Citation, asserted: dict[str, Any]) -> str | None:
+    """Why an explicit citation id that is already recorded cannot name this citation, if it
+    cannot. Fuller selectors, or a URL or snapshot the first record lacked, are no conflict."""
+    if token_keys(asserted["exact"]) != token_keys(existing.exact):
+        return "a different quote"  # equal after the verifier's normalization is the same quote
+    if asserted.get("page") != existing.page:
+        return "a different page"
+    if asserted.get("url") and existing.url and asserted["url"] != existing.url:
+        return "a different URL"
+    recorded_snapshot = existing.snapshot_id or existing.claimed_snapshot
+    snapshot = asserted.get("snapshotId")
+    if snapshot and recorded_snapshot and snapshot != recorded_snapshot:
+        return "a different snapshot"
+    return None
+
+
+def record_citation(session: Session, values: dict[str, Any], asserted: dict[str, Any]) -> Citation:
     """Insert the citation unless present; an id reused for a different citation is refused."""
-    fingerprint = citation_fingerprint(values)
+    fingerprint = citation_fingerprint(asserted)
     citation_id = values.get("id") or "c-" + fingerprint.removeprefix("sha256:")[:16]
-    insert_if_absent(
-        session,
-        Citation,
-        {**values, "id": citation_id, "fingerprint": fingerprint, "created_at": utcnow()},
-    )
+    row = {**values, "id": citation_id, "fingerprint": fingerprint, "created_at": utcnow()}
+    insert_if_absent(session, Citation, row)
     citation = session.get(Citation, citation_id, populate_existing=True)
     assert citation is not None
-    if citation.fingerprint != fingerprint:
+    conflict = citation_conflict(citation, asserted)
+    if conflict is not None:
         raise InputError(
-            f"citation id {citation_id!r} is already recorded for a different quote or source;"
+            f"citation id {citation_id!r} is already recorded for {conflict};"
             " give this citation a new citationId"
         )
     return citation

@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from records.capture import capture_source
+from records.capture import capture_source, is_web_url
 from records.citation_input import CitationRequest, Position
 from records.models import Citation, Snapshot
 from records.outcome import CitationResult, Outcome, count_by_status
@@ -28,7 +28,7 @@ from records.repository import (
 from records.texts import SnapshotTexts
 from records.verify import check_against, verification_values
 from records.workspace import Workspace
-from snap.errors import FetchError
+from snap.errors import OffsetError, SnapError
 from verifier import TextQuoteSelector
 
 Progress = Callable[[int], None]
@@ -62,13 +62,18 @@ def select_citations(
 
 
 def refetch_sources(workspace: Workspace, citations: Sequence[Citation]) -> dict[str, str]:
-    """Capture every cited URL again; failures are recorded and reported, not fatal."""
+    """Capture every cited web URL again; failures are recorded and reported, not fatal.
+
+    Local paths and file URLs are never captured here: citations come from model output.
+    """
     errors = {}
     for url in sorted({c.url for c in citations if c.url}):
-        assert url is not None
+        if not is_web_url(url):
+            errors[url] = "only http and https sources are captured again"
+            continue
         try:
             capture_source(workspace, url)
-        except FetchError as error:
+        except SnapError as error:
             errors[url] = error.message
     return errors
 
@@ -121,16 +126,21 @@ def group_by_latest_snapshot(
 def recheck(
     session: Session, texts: SnapshotTexts, citation: Citation, latest: Snapshot | None
 ) -> tuple[Outcome, Any]:
-    """First the citation in its own snapshot (with its position): a citation that was never
-    right there stays broken, whatever newer captures say. Then the latest snapshot."""
+    """First the citation in its own snapshot, with its position and fingerprints: a citation
+    that was never right there stays broken, whatever newer captures say. Then the latest."""
+    if citation.snapshot_id is None and citation.claimed_snapshot:
+        reason = (
+            f"the cited snapshot {citation.claimed_snapshot} was never captured from {citation.url}"
+        )
+        return Outcome("unknown_snapshot", reason=reason), None
     pinned = get_snapshot(session, citation.snapshot_id) if citation.snapshot_id else None
     if pinned is not None:
-        own = check_against(texts, pinned, request_of(citation, keep_position=True))
+        own = check_stored(texts, pinned, request_of(citation, in_own_snapshot=True))
         if own[0].status != "quote_found" or latest is None or latest.id == pinned.id:
             return own
     if latest is None:
         return Outcome("unknown_snapshot", reason="no snapshot of this citation's source"), None
-    outcome, source = check_against(texts, latest, request_of(citation, keep_position=False))
+    outcome, source = check_stored(texts, latest, request_of(citation, in_own_snapshot=False))
     if outcome.status == "not_found" and pinned is not None:
         changed = replace(
             outcome,
@@ -142,9 +152,21 @@ def recheck(
     return outcome, source
 
 
-def request_of(citation: Citation, *, keep_position: bool) -> CitationRequest:
-    """A stored citation as a request; its position only holds in the snapshot it was made on."""
+def check_stored(
+    texts: SnapshotTexts, snapshot: Snapshot, request: CitationRequest
+) -> tuple[Outcome, Any]:
+    """A stored citation with an impossible position fails alone; it never stops the batch."""
+    try:
+        return check_against(texts, snapshot, request)
+    except OffsetError as error:
+        return Outcome("position_mismatch", snapshot.id, reason=error.message), None
+
+
+def request_of(citation: Citation, *, in_own_snapshot: bool) -> CitationRequest:
+    """A stored citation as a request; its position, page and fingerprints only hold in the
+    snapshot it was made on."""
     position = None
+    keep_position = in_own_snapshot
     if keep_position and citation.position_start is not None and citation.position_end is not None:
         position = Position(
             citation.position_start, citation.position_end, citation.position_unit or "codepoint"
@@ -156,4 +178,5 @@ def request_of(citation: Citation, *, keep_position: bool) -> CitationRequest:
         url=citation.url,
         position=position,
         page=citation.page if keep_position else None,
+        hashes=citation.claimed_hashes if in_own_snapshot else None,
     )

@@ -12,11 +12,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from typing import Any
-from urllib.parse import urlsplit
 
 from sqlalchemy.orm import Session
 
-from records.capture import capture_source
+from records.capture import capture_source, is_web_url
 from records.citation_input import CitationRequest, Position, VerifyInput
 from records.models import Snapshot
 from records.outcome import CitationResult, Outcome, count_by_status
@@ -30,7 +29,7 @@ from records.repository import (
 )
 from records.texts import SnapshotTexts
 from records.workspace import Workspace
-from snap.errors import BlobNotFound, FetchError, InputError, IntegrityError, OffsetError
+from snap.errors import BlobNotFound, InputError, IntegrityError, OffsetError, SnapError
 from verifier import (
     NORMALIZER_ID,
     VERIFIER_ID,
@@ -116,12 +115,12 @@ def capture_missing_sources(workspace: Workspace, given: VerifyInput) -> dict[st
         }
     errors = {}
     for url in sorted(u for u in missing if u):
-        if urlsplit(url).scheme not in ("http", "https"):
+        if not is_web_url(url):
             errors[url] = "--fetch captures only http and https URLs"
             continue
         try:
             capture_source(workspace, url)
-        except FetchError as error:
+        except SnapError as error:  # recorded as failed where it got that far; others go on
             errors[url] = error.message
     return errors
 
@@ -184,10 +183,10 @@ def check_against(
         source = texts.prepared(snapshot)
     except (IntegrityError, BlobNotFound) as error:
         return Outcome("integrity_failure", snapshot.id, reason=error.message), None
+    position = to_codepoints(request.position, source.source, request.label)
     stale = stale_fingerprint(request, snapshot)
     if stale is not None:
         return Outcome("stale_fingerprint", snapshot.id, reason=stale), source
-    position = to_codepoints(request.position, source.source, request.label)
     return match_quote(source, snapshot, request, position), source
 
 
@@ -238,12 +237,15 @@ def match_quote(
             reason=outcome.reason or "the quote is in the source, but not at the cited position",
         )
     if resolution.status == "quote_found" and request.page is not None:
-        return check_page(outcome, snapshot, request.page)
+        spans = resolution.spans or ((outcome.start or 0, outcome.end or 0),)
+        return check_page(outcome, spans, snapshot, request.page)
     return outcome
 
 
-def check_page(outcome: Outcome, snapshot: Snapshot, page: str) -> Outcome:
-    """A PDF citation naming a page must find its quote on that page."""
+def check_page(
+    outcome: Outcome, spans: tuple[tuple[int, int], ...], snapshot: Snapshot, page: str
+) -> Outcome:
+    """A PDF citation naming a page must find its quote on that page (any occurrence)."""
     pages = snapshot.pages or []
     if not pages:
         reason = f"the cited page {page} cannot be checked: the source has no pages"
@@ -251,10 +253,11 @@ def check_page(outcome: Outcome, snapshot: Snapshot, page: str) -> Outcome:
     named = [p for p in pages if str(p["label"]) == page] or [
         p for p in pages if page.isdigit() and p["index"] == int(page) - 1
     ]
-    start, end = outcome.start or 0, outcome.end or 0
-    if named and named[0]["start"] <= start and end <= named[0]["end"]:
-        return replace(outcome, details={"page": page})
-    actual = next((p for p in pages if p["start"] <= start < p["end"]), None)
+    for start, end in spans:
+        if named and named[0]["start"] <= start and end <= named[0]["end"]:
+            return replace(outcome, start=start, end=end, details={"page": page})
+    first = spans[0][0] if spans else 0
+    actual = next((p for p in pages if p["start"] <= first < p["end"]), None)
     where = f"page {actual['label']}" if actual else "no page"
     reason = (
         f"the quote is on {where}, not on page {page}"
@@ -299,11 +302,35 @@ def mark_found_elsewhere(item: _Checked, everything: list[_Checked]) -> _Checked
 def record_check(session: Session, item: _Checked) -> CitationResult:
     request, outcome = item.request, item.outcome
     url = request.url or (url_of_snapshot(session, item.snapshot.id) if item.snapshot else None)
-    citation = record_citation(session, citation_values(request, item.snapshot, url))
-    verification = record_verification(session, verification_values(citation.id, outcome))
+    asserted = {
+        "url": request.url,
+        "snapshotId": request.snapshot_id,
+        "exact": request.quote.exact,
+        "page": request.page,
+    }
+    citation = record_citation(session, citation_values(request, item.snapshot, url), asserted)
+    checked = replace(outcome, details={**outcome.details, "checked": checked_selector(request)})
+    verification = record_verification(session, verification_values(citation.id, checked))
     return CitationResult.of(
         citation.id, url, outcome, item.source, request.claim_text, verification.id
     )
+
+
+def checked_selector(request: CitationRequest) -> dict[str, Any]:
+    """Exactly what this check was asked, kept on the verification row: a later reader sees
+    what passed or failed, even when one citation id is checked with different selectors."""
+    quote = request.quote
+    checked: dict[str, Any] = {
+        "quote": {"exact": quote.exact, "prefix": quote.prefix, "suffix": quote.suffix}
+    }
+    if request.position is not None:
+        position = request.position
+        checked["position"] = {"start": position.start, "end": position.end, "unit": position.unit}
+    if request.page is not None:
+        checked["page"] = request.page
+    if request.hashes:
+        checked["hashes"] = dict(request.hashes)
+    return checked
 
 
 def citation_values(
@@ -315,6 +342,7 @@ def citation_values(
         "url": url,
         "snapshot_id": snapshot.id if snapshot else None,
         "claimed_snapshot": None if snapshot else (request.snapshot_id or "")[:200] or None,
+        "claimed_hashes": dict(request.hashes) if request.hashes else None,
         "exact": request.quote.exact,
         "prefix": request.quote.prefix,
         "suffix": request.quote.suffix,
@@ -336,7 +364,7 @@ def verification_values(citation_id: str, outcome: Outcome) -> dict[str, Any]:
         "span_start": outcome.start,
         "span_end": outcome.end,
         "matches": outcome.matches,
-        "closest_text": closest.text if closest else None,
+        "closest_text": closest.text.replace("\x00", "\ufffd") if closest else None,
         "closest_score": closest.score if closest else None,
         "reason": outcome.reason,
         "details": outcome.details,

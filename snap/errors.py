@@ -44,11 +44,9 @@ class ConfigError(SnapError):
     exit_code = 2
 
 
-class FetchError(SnapError):
-    """A capture failed: network error, non-2xx status, refused address, size cap.
-
-    It carries what is known of the attempt so that a failed capture can be recorded as such.
-    """
+class CaptureError(SnapError):
+    """A capture failed; it carries what is known of the attempt so that the failure itself can
+    be recorded (an auditor asking what snap saw at a URL must see failures too)."""
 
     def __init__(
         self,
@@ -66,6 +64,10 @@ class FetchError(SnapError):
         self.provenance = provenance or {}
 
 
+class FetchError(CaptureError):
+    """Fetching failed: network error, non-2xx status, refused address, size cap."""
+
+
 class AddressRefused(FetchError):
     """The URL resolves to an address the request-forgery guard does not allow."""
 
@@ -74,7 +76,7 @@ class TooLarge(FetchError):
     """The body (after decompression) is larger than the configured cap."""
 
 
-class ExtractionError(SnapError):
+class ExtractionError(CaptureError):
     """The bytes claim a type whose text cannot be extracted faithfully (e.g. undecodable)."""
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from snap.errors import ExtractionError
 from snapshotter.extract import Extraction, Page, extract
 from snapshotter.fetch import Fetched, FetchOptions, fetch
 from snapshotter.store import BlobStore, StoredBlob
@@ -98,7 +99,16 @@ def capture(target: str, store: BlobStore, options: FetchOptions) -> SnapshotRec
     """
     fetched = fetch(target, options)
     try:
-        extraction = extract(fetched.path, fetched.declared_content_type)
+        try:
+            extraction = extract(fetched.path, fetched.declared_content_type)
+        except ExtractionError as error:
+            raise ExtractionError(
+                error.message,
+                url=fetched.url,
+                final_url=fetched.final_url,
+                status=fetched.status,
+                provenance=fetched.provenance,
+            ) from None
         return store_capture(fetched, extraction, store)
     finally:
         fetched.path.unlink(missing_ok=True)

@@ -116,6 +116,10 @@ def fetch(target: str, options: FetchOptions, *, workdir: Path | None = None) ->
     """
     if not target.strip():
         raise InputError("nothing to fetch: give an http(s) URL or a path to a file")
+    try:
+        urlsplit(target).port  # noqa: B018 - parses the whole URL, port included
+    except ValueError as error:
+        raise FetchError(f"not a valid URL: {target} ({error})", url=target) from None
     local = _local_path(target)
     if local is not None:
         return _copy_local(local, options, workdir)

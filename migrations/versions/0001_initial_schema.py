@@ -27,7 +27,7 @@ def upgrade() -> None:
     sa.Column('norm_hash', sa.String(length=71), nullable=True),
     sa.Column('raw_size', sa.Integer(), nullable=False),
     sa.Column('text_size', sa.Integer(), nullable=True),
-    sa.Column('content_type', sa.String(length=200), nullable=False),
+    sa.Column('content_type', sa.Text(), nullable=False),
     sa.Column('extractor', sa.String(length=300), nullable=False),
     sa.Column('normalizer', sa.String(length=100), nullable=False),
     sa.Column('store_location', sa.Text(), nullable=False),
@@ -68,6 +68,7 @@ def upgrade() -> None:
     sa.Column('url', sa.Text(), nullable=True),
     sa.Column('snapshot_id', sa.String(length=71), nullable=True),
     sa.Column('claimed_snapshot', sa.String(length=200), nullable=True),
+    sa.Column('claimed_hashes', sa.JSON(), nullable=True),
     sa.Column('exact', sa.Text(), nullable=False),
     sa.Column('prefix', sa.Text(), nullable=False),
     sa.Column('suffix', sa.Text(), nullable=False),
@@ -147,18 +148,29 @@ def _forbid_changes_to_verifications() -> None:
             "CREATE TRIGGER verifications_append_only BEFORE UPDATE OR DELETE ON verifications"
             " FOR EACH ROW EXECUTE FUNCTION snap_refuse_change()"
         )
+        op.execute(
+            "CREATE TRIGGER verifications_no_truncate BEFORE TRUNCATE ON verifications"
+            " FOR EACH STATEMENT EXECUTE FUNCTION snap_refuse_change()"
+        )
         return
     for action in ("UPDATE", "DELETE"):
         op.execute(
             f"CREATE TRIGGER verifications_no_{action.lower()} BEFORE {action} ON verifications"
             f" BEGIN SELECT RAISE(ABORT, '{APPEND_ONLY}'); END"
         )
+    # INSERT OR REPLACE deletes the old row without firing DELETE triggers: refuse reusing an id.
+    op.execute(
+        "CREATE TRIGGER verifications_no_replace BEFORE INSERT ON verifications"
+        " WHEN EXISTS (SELECT 1 FROM verifications WHERE id = NEW.id)"
+        f" BEGIN SELECT RAISE(ABORT, '{APPEND_ONLY}'); END"
+    )
 
 
 def _allow_changes_to_verifications() -> None:
     if op.get_bind().dialect.name == "postgresql":
         op.execute("DROP TRIGGER IF EXISTS verifications_append_only ON verifications")
+        op.execute("DROP TRIGGER IF EXISTS verifications_no_truncate ON verifications")
         op.execute("DROP FUNCTION IF EXISTS snap_refuse_change()")
         return
-    for action in ("update", "delete"):
+    for action in ("update", "delete", "replace"):
         op.execute(f"DROP TRIGGER IF EXISTS verifications_no_{action}")
