@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -76,10 +76,14 @@ def load_verify_input(path: Path) -> VerifyInput:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: not valid JSON: {exc.msg} at line {exc.lineno}") from None
+    except RecursionError:
+        raise InputError(f"{path}: the JSON is nested too deeply") from None
     try:
         parsed = parse_document(document)
     except InputError as exc:
         raise InputError(f"{path}: {exc.message}") from None
+    except RecursionError:
+        raise InputError(f"{path}: the JSON is nested too deeply") from None
     return replace(parsed, origin=str(path))
 
 
@@ -87,20 +91,30 @@ MAX_ID = 200  # the citation and answer id columns
 MAX_PAGE = 100
 
 
-def has_nul(value: Any) -> bool:
-    """NUL cannot be stored in a PostgreSQL text column; refuse it at the door, everywhere."""
+def unstorable_text(value: Any) -> str | None:
+    """Text no database column can hold: NUL (PostgreSQL refuses it) or a lone UTF-16
+    surrogate (``\\ud800`` is valid JSON but not Unicode text). Refused at the door."""
     if isinstance(value, str):
-        return "\x00" in value
+        if "\x00" in value:
+            return "a NUL character (\\u0000)"
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return "a lone UTF-16 surrogate (such as \\ud800)"
+        return None
     if isinstance(value, dict):
-        return any(has_nul(k) or has_nul(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(has_nul(item) for item in value)
-    return False
+        parts = [*value.keys(), *value.values()]
+    elif isinstance(value, list):
+        parts = value
+    else:
+        return None
+    return next((problem for problem in map(unstorable_text, parts) if problem), None)
 
 
 def parse_document(document: Any) -> VerifyInput:
-    if has_nul(document):
-        raise InputError("the input contains a NUL character (\\u0000), which cannot be stored")
+    problem = unstorable_text(document)
+    if problem is not None:
+        raise InputError(f"the input contains {problem}, which is not text snap can store")
     if isinstance(document, dict) and "claims" not in document:
         emitted = document.get("citations", document.get("annotations"))
         if isinstance(emitted, list):  # what `snap verify --emit` writes
@@ -108,9 +122,9 @@ def parse_document(document: Any) -> VerifyInput:
     if isinstance(document, list):
         if not document:
             raise InputError("the list of citations is empty")
-        return VerifyInput(
-            tuple(parse_item(item, f"item {n}") for n, item in enumerate(document, 1))
-        )
+        requests = tuple(parse_item(item, f"item {n}") for n, item in enumerate(document, 1))
+        refuse_reused_ids(requests)
+        return VerifyInput(requests)
     if isinstance(document, dict) and "claims" in document:
         return parse_answer(document)
     if isinstance(document, dict):
@@ -129,7 +143,22 @@ def parse_answer(document: dict[str, Any]) -> VerifyInput:
         request = parse_item(claim, label)
         claim_text = optional_str(claim, "text", label)
         requests.append(replace(request, claim_text=claim_text, answer_id=answer_id))
+    refuse_reused_ids(requests)
     return VerifyInput(tuple(requests), is_answer=True, answer_id=answer_id)
+
+
+def refuse_reused_ids(requests: Sequence[CitationRequest]) -> None:
+    """One citationId for two different quotes in one file is a mistake in the file."""
+    quotes: dict[str, tuple[str, str]] = {}
+    for request in requests:
+        if request.citation_id is None:
+            continue
+        first = quotes.setdefault(request.citation_id, (request.label, request.quote.exact))
+        if first[1] != request.quote.exact:
+            raise InputError(
+                f"{request.label}: citationId {request.citation_id!r} is also used by "
+                f"{first[0]} for a different quote"
+            )
 
 
 def parse_item(item: Any, label: str) -> CitationRequest:

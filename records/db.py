@@ -60,13 +60,20 @@ def _enable_sqlite_safety(engine: Engine) -> None:
         connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
-def create_db_engine(url: str) -> Engine:
+def create_db_engine(url: str, *, must_exist: bool = False) -> Engine:
+    """The engine; a SQLite file (and its folder) is created unless ``must_exist``, so that a
+    read-only command pointed at a mistyped path says so instead of reporting an empty record."""
     try:
         engine = sa.create_engine(url)
     except (ArgumentError, ImportError) as exc:
         raise ConfigError(f"the database URL {url!r} is not usable: {exc}") from None
     if engine.dialect.name == "sqlite":
         database = engine.url.database
+        if must_exist and database and database != ":memory:" and not Path(database).exists():
+            raise DatabaseError(
+                f"no snap database at {database}: nothing has been recorded there"
+                " (check SNAP_HOME or SNAP_DATABASE_URL)"
+            )
         if database and database != ":memory:":
             try:
                 Path(database).parent.mkdir(parents=True, exist_ok=True)
@@ -81,9 +88,11 @@ def create_db_engine(url: str) -> Engine:
 class Database:
     """An engine plus a session factory, checked to be at the latest migration."""
 
-    def __init__(self, url: str, *, auto_migrate: bool | None = None) -> None:
+    def __init__(
+        self, url: str, *, auto_migrate: bool | None = None, must_exist: bool = False
+    ) -> None:
         self.url = url
-        self.engine = create_db_engine(url)
+        self.engine = create_db_engine(url, must_exist=must_exist)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
         migrate = self.engine.dialect.name == "sqlite" if auto_migrate is None else auto_migrate
         try:

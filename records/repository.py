@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import or_, select
+from sqlalchemy import or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -124,9 +124,10 @@ def url_of_snapshot(session: Session, snapshot_id: str) -> str | None:
 
 def citation_fingerprint(asserted: dict[str, Any]) -> str:
     """A digest of what the input asserts: these words, at this URL and/or in this snapshot, on
-    this page. Only the input counts, never what the database resolved it to, so the same
-    citation gets the same id before and after its source is captured."""
-    keys = ("url", "snapshotId", "exact", "page")
+    this page, for this claim of this answer. Only the input counts, never what the database
+    resolved it to, so the same citation gets the same id before and after its source is
+    captured."""
+    keys = ("url", "snapshotId", "exact", "page", "answerId", "claim")
     canonical = json.dumps([asserted.get(key) for key in keys], ensure_ascii=False)
     return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
@@ -162,6 +163,21 @@ def record_citation(session: Session, values: dict[str, Any], asserted: dict[str
             " give this citation a new citationId"
         )
     return citation
+
+
+def pin_first_snapshot(session: Session, citation: Citation, snapshot_id: str | None) -> None:
+    """A citation recorded before its source was captured is pinned to the first snapshot it is
+    checked against, as one recorded after the capture is from the start: only then can a
+    later change of the source be told from a quote that was never there. Set once, never moved
+    (the WHERE makes a race harmless)."""
+    if citation.snapshot_id is not None or snapshot_id is None or citation.claimed_snapshot:
+        return
+    session.execute(
+        update(Citation)
+        .where(Citation.id == citation.id, Citation.snapshot_id.is_(None))
+        .values(snapshot_id=snapshot_id)
+    )
+    session.refresh(citation)
 
 
 def record_verification(session: Session, values: dict[str, Any]) -> Verification:

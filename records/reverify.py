@@ -20,6 +20,7 @@ from records.citation_input import CitationRequest, Position
 from records.models import Citation, Snapshot
 from records.outcome import CitationResult, Outcome, count_by_status
 from records.repository import (
+    captures_of_snapshot,
     citations_matching,
     get_snapshot,
     latest_capture,
@@ -29,6 +30,7 @@ from records.texts import SnapshotTexts
 from records.verify import check_against, verification_values
 from records.workspace import Workspace
 from snap.errors import OffsetError, SnapError
+from snapshotter.capture import rfc3339
 from verifier import TextQuoteSelector
 
 Progress = Callable[[int], None]
@@ -142,14 +144,23 @@ def recheck(
         return Outcome("unknown_snapshot", reason="no snapshot of this citation's source"), None
     outcome, source = check_stored(texts, latest, request_of(citation, in_own_snapshot=False))
     if outcome.status == "not_found" and pinned is not None:
-        changed = replace(
-            outcome,
-            status="source_changed",
-            reason="the quote is in the cited snapshot but not in the latest capture",
-            details={"pinnedSnapshotId": pinned.id},
+        details = {
+            "pinnedSnapshotId": pinned.id,
+            "pinnedCapturedAt": first_capture_time(session, pinned.id),
+            "latestCapturedAt": first_capture_time(session, latest.id),
+        }
+        reason = (
+            f"the quote is in the cited snapshot {pinned.id} (captured "
+            f"{details['pinnedCapturedAt']}) but not in the latest capture {latest.id} "
+            f"(captured {details['latestCapturedAt']})"
         )
-        return changed, source
+        return replace(outcome, status="source_changed", reason=reason, details=details), source
     return outcome, source
+
+
+def first_capture_time(session: Session, snapshot_id: str) -> str | None:
+    captures = captures_of_snapshot(session, snapshot_id)
+    return rfc3339(captures[0].fetched_at) if captures else None
 
 
 def check_stored(

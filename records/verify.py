@@ -23,6 +23,7 @@ from records.repository import (
     captures_of_snapshot,
     get_snapshot,
     latest_capture,
+    pin_first_snapshot,
     record_citation,
     record_verification,
     url_of_snapshot,
@@ -307,8 +308,12 @@ def record_check(session: Session, item: _Checked) -> CitationResult:
         "snapshotId": request.snapshot_id,
         "exact": request.quote.exact,
         "page": request.page,
+        "answerId": request.answer_id,
+        "claim": request.claim_text,
     }
     citation = record_citation(session, citation_values(request, item.snapshot, url), asserted)
+    if item.snapshot is not None:
+        pin_first_snapshot(session, citation, item.snapshot.id)
     checked = replace(outcome, details={**outcome.details, "checked": checked_selector(request)})
     verification = record_verification(session, verification_values(citation.id, checked))
     return CitationResult.of(

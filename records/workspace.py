@@ -17,11 +17,14 @@ class Workspace:
     store: BlobStore
 
     @classmethod
-    def open(cls, settings: Settings) -> Workspace:
+    def open(cls, settings: Settings, *, existing: bool = False) -> Workspace:
+        """``existing``: for commands that only look at what is recorded; an embedded database
+        that does not exist yet is then an error, not silently created empty."""
         store = open_store(
             settings.store_url, lock_mode=settings.lock_mode, lock_days=settings.lock_days
         )
-        return cls(settings=settings, db=Database(settings.database_url), store=store)
+        database = Database(settings.database_url, must_exist=existing)
+        return cls(settings=settings, db=database, store=store)
 
     @property
     def fetch_options(self) -> FetchOptions:

@@ -6,6 +6,7 @@ Errors are turned into one line and an exit code in exactly one place, ``SnapGro
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -18,7 +19,7 @@ import click
 
 from snap import __version__, render
 from snap.config import Settings
-from snap.errors import InputError, SnapError
+from snap.errors import InputError, RecordNotFound, SnapError
 
 F = TypeVar("F", bound=Callable[..., Any])
 INTERNAL_ERROR_EXIT = 70
@@ -97,12 +98,12 @@ def emit_json(document: Any) -> None:
 
 
 @contextmanager
-def workspace(ctx: click.Context, **overrides: Any) -> Iterator[Any]:
+def workspace(ctx: click.Context, *, existing: bool = False, **overrides: Any) -> Iterator[Any]:
     from records.workspace import Workspace  # imported late: --help stays fast
 
     settings: Settings = ctx.obj
     settings = settings.with_overrides(**{k: v for k, v in overrides.items() if v is not None})
-    opened = Workspace.open(settings)
+    opened = Workspace.open(settings, existing=existing)
     try:
         yield opened
     finally:
@@ -137,6 +138,7 @@ def cli(ctx: click.Context, store_url: str | None, database_url: str | None) -> 
     snap stores every fetched source write-once under its SHA-256, records each capture, and
     verifies citations against the stored text with an exact, number-safe token match.
     """
+    logging.getLogger("pypdf").setLevel(logging.ERROR)  # its warnings are ours to report
     settings = Settings.from_env()
     overrides = {"store_url": store_url, "database_url": database_url}
     ctx.obj = settings.with_overrides(**{k: v for k, v in overrides.items() if v})
@@ -212,15 +214,33 @@ def verify(
     from records.verify import verify_citations
 
     given = load_verify_input(file)
+    if emit_path is not None:
+        check_can_write(emit_path, file)
     with workspace(ctx, allow_private=allow_private) as ws:
         report = verify_citations(ws, given, fetch_missing=fetch_missing)
         if emit_path is not None:
-            write_json_file(emit_path, emit_verified(ws, report.results))
+            emitted = emit_verified(ws, report.results)
+            write_json_file(emit_path, emitted)
+            click.echo(
+                f"wrote {len(emitted['citations'])} verified citation(s) of "
+                f"{len(report.results)} to {emit_path}",
+                err=True,
+            )
     if as_json:
         emit_json(report.to_json())
     else:
         click.echo(render.verify_report(report))
     ctx.exit(0 if report.passed else 1)
+
+
+def check_can_write(path: Path, given: Path) -> None:
+    """Before any check is recorded: an --emit target that cannot be written is an input error,
+    and so is the input file itself (it would be overwritten)."""
+    if str(given) != "-" and path.resolve() == given.resolve():
+        raise InputError(f"{path}: --emit would overwrite the input file")
+    folder = path.resolve().parent
+    if not folder.is_dir() or not os.access(folder, os.W_OK):
+        raise InputError(f"{path}: cannot write there (no such folder, or not writable)")
 
 
 def write_json_file(path: Path, document: Any) -> None:
@@ -249,7 +269,7 @@ def audit(
     """
     from records.audit import audit as run_audit
 
-    with workspace(ctx) as ws:
+    with workspace(ctx, existing=True) as ws:
         report = run_audit(
             ws, citation_id=citation_id, url=url and as_url(url), snapshot_id=snapshot_id
         )
@@ -306,8 +326,10 @@ def reverify(
     from records.reverify import refetch_sources, select_citations
     from records.reverify import reverify as run_reverify
 
-    with workspace(ctx, allow_private=allow_private) as ws:
-        citations = select_citations(ws, url=url, since=since)
+    with workspace(ctx, existing=True, allow_private=allow_private) as ws:
+        citations = select_citations(ws, url=url and as_url(url), since=since)
+        if not citations and (url or since):
+            raise RecordNotFound("no recorded citation matches --url/--since")
         errors = refetch_sources(ws, citations) if refetch else {}
         with progress_counter(len(citations), "re-verifying") as bar:
             report = run_reverify(ws, citations, progress=bar.update, refetch_errors=errors)
@@ -326,7 +348,7 @@ def fsck(ctx: click.Context, as_json: bool) -> None:
     from records.fsck import fsck as run_fsck
     from records.fsck import plan_fsck
 
-    with workspace(ctx) as ws:
+    with workspace(ctx, existing=True) as ws:
         plan = plan_fsck(ws)
         with progress_counter(len(plan.blobs), "checking blobs") as bar:
             report = run_fsck(ws, plan, progress=bar.update)

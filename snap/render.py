@@ -25,12 +25,20 @@ HEADLINES = {
 }
 
 
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
 def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
 def short_id(snapshot_id: str | None) -> str:
     return "no snapshot" if not snapshot_id else snapshot_id[:19] + "…"
+
+
+def in_snapshot(snapshot_id: str | None) -> str:
+    return "no snapshot was checked" if not snapshot_id else f"in {short_id(snapshot_id)}"
 
 
 def marked_passage(text: str, start: int, differences: list[list[int]]) -> str:
@@ -51,6 +59,8 @@ def result_lines(result: CitationResult) -> list[str]:
     where = short_id(data["snapshotId"])
     if data["span"]:
         where += f", code points {data['span']['start']}–{data['span']['end']}"
+    if data.get("page") and status == "quote_found":
+        where += f", page {data['page']}"
     lines = [f"{mark} {HEADLINES[status]}  {data['citationId']}  ({where})"]
     if data.get("claim"):
         lines.append(f"    claim: {one_line(data['claim'])}")
@@ -97,10 +107,15 @@ def explanation(status: str, data: dict[str, Any]) -> list[str]:
     return lines
 
 
+SIMILAR_ENOUGH_TO_SHOW = 0.34  # below this the "closest" passage is unrelated text
+
+
 def closest_lines(data: dict[str, Any]) -> list[str]:
     closest = data.get("closest")
     if not closest:
         return []
+    if closest["score"] < SIMILAR_ENOUGH_TO_SHOW:
+        return ["    Nothing in the source resembles this quote."]
     return [
         f"    Closest passage in the source (score {closest['score']:.2f}):",
         "    " + marked_passage(closest["text"], closest["start"], closest["differences"]),
@@ -125,7 +140,7 @@ def reverify_report(report: ReverifyReport) -> str:
     for url, error in report.refetch_errors.items():
         lines.append(f"{FAIL} could not capture {url}: {error}")
     counts = ", ".join(f"{n} {HEADLINES[s]}" for s, n in report.summary()["byStatus"].items())
-    lines.append(f"{len(report.results)} citations re-checked: {counts or 'none'}")
+    lines.append(f"{plural(len(report.results), 'citation')} re-checked: {counts or 'none'}")
     return "\n".join(lines)
 
 
@@ -178,7 +193,8 @@ def audit_report(report: dict[str, Any]) -> str:
         lines += [verification_line(v) for v in checks]
     for citation in report.get("citations", []):
         exact = one_line(citation["selector"]["quote"]["exact"])
-        lines.append(f"citation {citation['citationId']}  “{exact[:60]}”")
+        shown = exact if len(exact) <= 60 else exact[:59] + "…"
+        lines.append(f"citation {citation['citationId']}  “{shown}”")
         lines += [verification_line(v) for v in citation["verifications"]]
     return "\n".join(lines)
 
@@ -213,7 +229,7 @@ def verification_line(verification: dict[str, Any]) -> str:
     reason = f"  {verification['reason']}" if verification["reason"] else ""
     return (
         f"  {mark} {verification['checkedAt']}  {HEADLINES[verification['status']]}"
-        f"{where}  in {short_id(verification['snapshotId'])}{reason}"
+        f"{where}  {in_snapshot(verification['snapshotId'])}{reason}"
     )
 
 

@@ -117,6 +117,10 @@ def fetch(target: str, options: FetchOptions, *, workdir: Path | None = None) ->
     if not target.strip():
         raise InputError("nothing to fetch: give an http(s) URL or a path to a file")
     try:
+        target.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError("the URL or path is not valid UTF-8 text") from None
+    try:
         urlsplit(target).port  # noqa: B018 - parses the whole URL, port included
     except ValueError as error:
         raise FetchError(f"not a valid URL: {target} ({error})", url=target) from None

@@ -157,11 +157,13 @@ def test_a_quote_on_several_pages_passes_on_any_of_them(
         assert statuses(workspace, check) == ["quote_found"]
 
 
-def test_a_fresh_sqlite_home_survives_concurrent_first_use(tmp_path: Path) -> None:
+def test_a_fresh_sqlite_home_survives_concurrent_first_use(
+    tmp_path: Path, example_page: Path
+) -> None:
     env = {"SNAP_HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin"}
     runs = [
         subprocess.Popen(
-            [sys.executable, "-m", "snap", "fsck", "--json"],
+            [sys.executable, "-m", "snap", "fetch", "--json", str(example_page)],
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -171,3 +173,90 @@ def test_a_fresh_sqlite_home_survives_concurrent_first_use(tmp_path: Path) -> No
     ]
     outputs = [run.communicate(timeout=120) for run in runs]
     assert [run.returncode for run in runs] == [0] * 4, outputs
+    ids = {json.loads(out)["snapshotId"] for out, _ in outputs}
+    assert len(ids) == 1  # four captures of one content, one snapshot
+
+
+def test_a_citation_checked_before_capture_is_pinned_and_can_change(
+    workspace: Workspace, http_server: LoopbackServer, example_page: Path
+) -> None:
+    http_server.route("/cdn", body=example_page.read_bytes())
+    url = http_server.url("/cdn")
+    citation = {"url": url, "quote": QUOTE}
+    assert statuses(workspace, citation) == ["unknown_snapshot"]
+    capture_source(workspace, url)
+    assert statuses(workspace, citation) == ["quote_found"]
+    changed = example_page.read_bytes().replace(b"1 request in 10", b"1 request in 20")
+    http_server.route("/cdn", body=changed)
+    capture_source(workspace, url)
+    [result] = reverify(workspace, select_citations(workspace)).results
+    assert result.status == "source_changed"
+    assert "captured" in (result.outcome.reason or "")
+
+
+def test_answers_and_claims_make_distinct_citations(
+    workspace: Workspace, example_page: Path
+) -> None:
+    page = capture_source(workspace, str(example_page))
+    claim = {"text": "Origins see a tenth.", "snapshotId": page.snapshot_id, "quote": QUOTE}
+    first = verify_citations(workspace, parse_document({"answerId": "a1", "claims": [claim]}))
+    second = verify_citations(workspace, parse_document({"answerId": "a2", "claims": [claim]}))
+    assert first.results[0].citation_id != second.results[0].citation_id
+
+
+def test_unusable_inputs_found_by_a_new_user_exit_2(backend: Backend, tmp_path: Path) -> None:
+    snapshot = "sha256:" + "a" * 64
+    cases = {
+        "surrogate.json": f'{{"snapshotId": "{snapshot}", "quote": "free \\ud800 trial"}}',
+        "deep.json": "[" * 100_000 + "]" * 100_000,
+        "twice.json": json.dumps(
+            [
+                {"citationId": "c-x", "snapshotId": snapshot, "quote": "one"},
+                {"citationId": "c-x", "snapshotId": snapshot, "quote": "two"},
+            ]
+        ),
+    }
+    for name, content in cases.items():
+        path = tmp_path / name
+        path.write_text(content)
+        done = backend.snap("verify", str(path))
+        assert (done.returncode, done.stderr.count("\n")) == (2, 1), (name, done.stderr)
+        assert "Traceback" not in done.stderr
+
+
+def test_emit_target_is_checked_before_anything_is_recorded(
+    backend: Backend, tmp_path: Path
+) -> None:
+    path = tmp_path / "c.json"
+    path.write_text(
+        json.dumps({"citationId": "c-e", "snapshotId": "sha256:" + "a" * 64, "quote": QUOTE})
+    )
+    for target in (tmp_path / "no" / "such" / "out.json", path):
+        done = backend.snap("verify", "--emit", str(target), str(path))
+        assert done.returncode == 2, done.stderr
+    assert backend.snap("audit", "c-e").returncode != 0  # nothing was recorded
+
+
+def test_read_only_commands_do_not_create_a_database(tmp_path: Path) -> None:
+    home = tmp_path / "typo"
+    env = {"SNAP_HOME": str(home), "PATH": "/usr/bin:/bin"}
+    for args in (["audit", "c-1"], ["fsck"], ["reverify"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "snap", *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 3, done.stderr
+        assert "no snap database" in done.stderr
+    assert not home.exists()
+
+
+def test_a_reverify_filter_that_matches_nothing_is_an_error(
+    backend: Backend, workspace: Workspace, example_page: Path
+) -> None:
+    capture_source(workspace, str(example_page))
+    done = backend.snap("reverify", "--url", "https://nothing.example/")
+    assert done.returncode == 1
+    assert "no recorded citation matches" in done.stderr
