@@ -85,6 +85,15 @@ def create_db_engine(url: str, *, must_exist: bool = False) -> Engine:
     return engine
 
 
+def read_revision(engine: Engine) -> str | None:
+    try:
+        with engine.connect() as connection:
+            return MigrationContext.configure(connection).get_current_revision()
+    except OperationalError as exc:
+        safe = engine.url.render_as_string(hide_password=True)
+        raise DatabaseError(f"cannot open the database at {safe}: {exc.orig}") from None
+
+
 class Database:
     """An engine plus a session factory, checked to be at the latest migration."""
 
@@ -106,11 +115,7 @@ class Database:
         """The revision a database is at, without migrating it (None: empty or not yet created)."""
         engine = create_db_engine(url)
         try:
-            with engine.connect() as connection:
-                return MigrationContext.configure(connection).get_current_revision()
-        except OperationalError as exc:
-            safe = engine.url.render_as_string(hide_password=True)
-            raise DatabaseError(f"cannot open the database at {safe}: {exc.orig}") from None
+            return read_revision(engine)
         finally:
             engine.dispose()
 
@@ -135,13 +140,7 @@ class Database:
         return ScriptDirectory.from_config(alembic_config()).get_current_head()
 
     def current_revision(self) -> str | None:
-        try:
-            with self.engine.connect() as connection:
-                return MigrationContext.configure(connection).get_current_revision()
-        except OperationalError as exc:
-            raise DatabaseError(
-                f"cannot open the database at {self.safe_url}: {exc.orig}"
-            ) from None
+        return read_revision(self.engine)
 
     def upgrade(self, revision: str = "head") -> None:
         """Migrate in one transaction, under a lock, re-checking inside it: two processes that

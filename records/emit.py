@@ -12,7 +12,7 @@ from typing import Any
 from records.citation_input import ANNOTATION_ID_PREFIX
 from records.models import Citation, Snapshot
 from records.outcome import CitationResult
-from records.repository import captures_of_snapshot, get_snapshot
+from records.repository import capture_time, get_snapshot
 from records.workspace import Workspace
 from snapshotter.capture import rfc3339
 from verifier import TextPositionSelector, TextQuoteSelector
@@ -25,9 +25,7 @@ def emit_verified(workspace: Workspace, results: list[CitationResult]) -> dict[s
             snapshot = get_snapshot(session, result.outcome.snapshot_id or "")
             if not result.passed or snapshot is None or result.quote is None:
                 continue
-            captures = captures_of_snapshot(session, snapshot.id)
-            of_url = [c for c in captures if result.url in (c.url, c.final_url)] or captures
-            fetched_at = rfc3339(of_url[0].fetched_at) if of_url else None
+            fetched_at = rfc3339(capture_time(session, snapshot.id, result.url))
             record = citation_record(result, snapshot, fetched_at)
             citation = session.get(Citation, result.citation_id)
             if citation is not None and citation.page is not None:

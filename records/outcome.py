@@ -8,16 +8,6 @@ from typing import Any
 from verifier import Closest, PreparedSource, codepoint_to_utf16, describe_span
 
 PASSING = "quote_found"
-STATUSES = (
-    "quote_found",
-    "not_found",
-    "could_not_check",
-    "position_mismatch",
-    "stale_fingerprint",
-    "integrity_failure",
-    "unknown_snapshot",
-    "source_changed",
-)
 
 
 @dataclass(frozen=True)

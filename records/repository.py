@@ -117,6 +117,13 @@ def captures_of_snapshot(session: Session, snapshot_id: str) -> Sequence[Capture
     return session.scalars(query).all()
 
 
+def capture_time(session: Session, snapshot_id: str, url: str | None = None) -> datetime | None:
+    """When the snapshot was first captured, from ``url`` if it was (else from anywhere)."""
+    captures = captures_of_snapshot(session, snapshot_id)
+    of_url = [c for c in captures if url in (c.url, c.final_url)] or captures
+    return of_url[0].fetched_at if of_url else None
+
+
 def url_of_snapshot(session: Session, snapshot_id: str) -> str | None:
     captures = captures_of_snapshot(session, snapshot_id)
     return captures[0].url if captures else None

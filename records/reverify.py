@@ -20,7 +20,7 @@ from records.citation_input import CitationRequest, Position
 from records.models import Citation, Snapshot
 from records.outcome import CitationResult, Outcome, count_by_status
 from records.repository import (
-    captures_of_snapshot,
+    capture_time,
     citations_matching,
     get_snapshot,
     latest_capture,
@@ -146,8 +146,8 @@ def recheck(
     if outcome.status == "not_found" and pinned is not None:
         details = {
             "pinnedSnapshotId": pinned.id,
-            "pinnedCapturedAt": first_capture_time(session, pinned.id),
-            "latestCapturedAt": first_capture_time(session, latest.id),
+            "pinnedCapturedAt": rfc3339(capture_time(session, pinned.id)),
+            "latestCapturedAt": rfc3339(capture_time(session, latest.id)),
         }
         reason = (
             f"the quote is in the cited snapshot {pinned.id} (captured "
@@ -156,11 +156,6 @@ def recheck(
         )
         return replace(outcome, status="source_changed", reason=reason, details=details), source
     return outcome, source
-
-
-def first_capture_time(session: Session, snapshot_id: str) -> str | None:
-    captures = captures_of_snapshot(session, snapshot_id)
-    return rfc3339(captures[0].fetched_at) if captures else None
 
 
 def check_stored(

@@ -7,19 +7,13 @@ from collections import OrderedDict
 from records.models import Snapshot
 from snap.errors import BlobNotFound, IntegrityError, StoreError
 from snapshotter.store import BlobStore
+from snapshotter.store.hashing import NullSink
 from verifier import PreparedSource, prepare
-
-
-class _NullSink:
-    """Discards bytes: a blob streamed only to be re-hashed never sits in memory whole."""
-
-    def write(self, data: bytes) -> int:
-        return len(data)
 
 
 def rehash_blob(store: BlobStore, kind: str, digest: str) -> None:
     """Stream one blob through the store's verified read path; IntegrityError on mismatch."""
-    store.read_into(kind, digest, _NullSink())  # type: ignore[arg-type]
+    store.read_into(kind, digest, NullSink())
 
 
 class SnapshotTexts:

@@ -9,7 +9,6 @@ The order of checks for one citation, and why:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -31,6 +30,7 @@ from records.repository import (
 from records.texts import SnapshotTexts
 from records.workspace import Workspace
 from snap.errors import BlobNotFound, InputError, IntegrityError, OffsetError, SnapError
+from snapshotter.store.base import DIGEST_PATTERN
 from verifier import (
     NORMALIZER_ID,
     VERIFIER_ID,
@@ -40,7 +40,6 @@ from verifier import (
     resolve,
 )
 
-SNAPSHOT_ID = re.compile(r"^sha256:[0-9a-f]{64}$")
 NO_TEXT_REASONS = {
     "no_extractable_text": "the snapshot has no extractable text (encrypted or image-only PDF?)",
     "no_text_extractor": "no text extractor for this content type",
@@ -128,7 +127,7 @@ def capture_missing_sources(workspace: Workspace, given: VerifyInput) -> dict[st
 
 def resolve_snapshot(session: Session, request: CitationRequest) -> Snapshot | None:
     if request.snapshot_id is not None:
-        if not SNAPSHOT_ID.match(request.snapshot_id):
+        if not DIGEST_PATTERN.match(request.snapshot_id):
             return None
         return get_snapshot(session, request.snapshot_id)
     capture = latest_capture(session, request.url or "")
@@ -163,7 +162,7 @@ def unknown_snapshot(request: CitationRequest, fetch_errors: dict[str, str]) -> 
         reason = f"could not capture {request.url}: {fetch_errors[request.url]}"
     elif request.snapshot_id is None:
         reason = f"no snapshot of {request.url} has been captured (use --fetch to capture it)"
-    elif not SNAPSHOT_ID.match(request.snapshot_id):
+    elif not DIGEST_PATTERN.match(request.snapshot_id):
         reason = "the snapshot id is not of the form sha256:<64 lowercase hex>"
     else:
         reason = "no snapshot with this id is recorded"

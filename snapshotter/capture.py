@@ -6,7 +6,6 @@ which versioned extractor, stored where and retained until when.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -15,11 +14,8 @@ from snap.errors import ExtractionError
 from snapshotter.extract import Extraction, Page, extract
 from snapshotter.fetch import Fetched, FetchOptions, fetch
 from snapshotter.store import BlobStore, StoredBlob
+from snapshotter.store.hashing import source_digest
 from verifier import NORMALIZER_ID, normalized_digest
-
-
-def sha256_digest(data: bytes) -> str:
-    return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 def rfc3339(moment: datetime | None) -> str | None:
@@ -123,9 +119,8 @@ def store_capture(fetched: Fetched, extraction: Extraction, store: BlobStore) ->
     text_size = None
     if extraction.text is not None:
         text_bytes = extraction.text.encode("utf-8")
-        text_hash = sha256_digest(text_bytes)
+        text_hash, text_size = source_digest(text_bytes)
         norm_hash = normalized_digest(extraction.text)
-        text_size = len(text_bytes)
         text_blob = store.put("text", text_hash, text_bytes, tags={"kind": "text", **tags})
     return SnapshotRecord(
         snapshot_id=fetched.raw_digest,
