@@ -1,8 +1,9 @@
 """verifier: pure functions that prove a quote is in its source text (no I/O).
 
-A quote passes only by a normalized exact token match (see ``verifier.tokenizer`` for what
-is normalized and what is kept exact); similarity is only ever shown as the closest passage.
-Positions are Unicode code points; ``verifier.offsets`` converts to and from UTF-16.
+Exact by default: a quote passes only when every character equals the source's, except the
+documented copy noise (see ``verifier.tokenizer``); similarity is only ever shown as the
+closest passage.  Positions are Unicode code points; ``verifier.offsets`` converts to and
+from UTF-16.  Statuses are ``verifier.status.Status``.
 """
 
 from verifier.matcher import (
@@ -18,16 +19,18 @@ from verifier.matcher import (
     prepare,
 )
 from verifier.offsets import codepoint_to_utf16, utf16_to_codepoint
-from verifier.resolve import POSITION_MISMATCH, Resolution, resolve
+from verifier.resolve import CONTEXT_MISMATCH, POSITION_MISMATCH, Resolution, resolve
 from verifier.selectors import (
     TextPositionSelector,
     TextQuoteSelector,
     describe_span,
     position_from_utf16,
 )
+from verifier.status import Status
 from verifier.tokenizer import NORMALIZER_ID, Token, token_keys, tokenize
 
 __all__ = [
+    "CONTEXT_MISMATCH",
     "COULD_NOT_CHECK",
     "NORMALIZER_ID",
     "NOT_FOUND",
@@ -38,6 +41,7 @@ __all__ = [
     "PreparedSource",
     "QuoteCheck",
     "Resolution",
+    "Status",
     "TextPositionSelector",
     "TextQuoteSelector",
     "Token",

@@ -20,17 +20,19 @@ Ties go to the earliest window, so the result is deterministic.
 from __future__ import annotations
 
 import operator
-from collections.abc import Mapping, Sequence
-from typing import Final
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Final, TypeVar
+
+Key = TypeVar("Key", bound=Hashable)
 
 MAX_WINDOWS: Final = 4_096
 MAX_OCCURRENCES: Final = 50_000
 
 
 def best_window(
-    quote_keys: Sequence[str],
-    source_keys: Sequence[str],
-    positions: Mapping[str, Sequence[int]],
+    quote_keys: Sequence[Key],
+    source_keys: Sequence[Key],
+    positions: Mapping[Key, Sequence[int]],
 ) -> tuple[int, int] | None:
     """``(window start, equal positions)`` of the closest window, or None if nothing is equal.
 
@@ -63,13 +65,13 @@ def best_window(
 
 
 def differing_positions(
-    quote_keys: Sequence[str], source_keys: Sequence[str], start: int
+    quote_keys: Sequence[Key], source_keys: Sequence[Key], start: int
 ) -> list[int]:
     """Source token indices in the window at ``start`` whose key differs from the quote's."""
     window = source_keys[start : start + len(quote_keys)]
     return [start + j for j, (a, b) in enumerate(zip(quote_keys, window, strict=False)) if a != b]
 
 
-def _aligned_equal(quote_keys: Sequence[str], source_keys: Sequence[str], start: int) -> int:
+def _aligned_equal(quote_keys: Sequence[Key], source_keys: Sequence[Key], start: int) -> int:
     window = source_keys[start : start + len(quote_keys)]
     return sum(map(operator.eq, quote_keys, window))

@@ -1,16 +1,26 @@
-"""Quote checking: a normalized exact token match that never lets a changed number pass.
+"""Quote checking: exact by default.
 
-``check_quote(quote, source)`` is ``prepare(source).check(quote)``; prepare once and check
-many quotes when re-verifying a snapshot's citations.  The steps of a check, in order:
+``check_quote(quote, source)`` is ``prepare(source).check(quote)``; prepare once and check many
+quotes when re-verifying a snapshot's citations.  A quote passes only when its tokens (see
+``verifier.tokenizer``: every character counts except the documented copy noise) equal a run
+of the source's tokens, and the run does not cut the source.  The steps, in order:
 
-1. A quote with an ellipsis is not checked (a shortened quote can reverse its meaning);
-   a quote without tokens proves nothing; a quote with a numeric form the tokenizer cannot
-   parse ("1/2", "3:00", "5!") is not checked.  Each gives ``could_not_check`` and a reason.
-2. Every occurrence of the quote's token keys in the source's token keys is found exactly.
-3. The context guard refuses an occurrence whose first or last token is a number touching,
-   across whitespace only, a sign, unit, operator or number just outside it ("0.5" in
-   "- 0.5", "5" in "5 %").  If every occurrence is refused: ``numeric context``.
-4. If nothing matched, the closest passage is computed for display (see ``closest``).
+1. The quote is tokenized.  A quote with nothing to compare is ``could_not_check``.
+2. Every run of source tokens with the same keys is a candidate (an index lookup on the
+   quote's rarest key once the source is indexed, else a C-speed search over the key ids).
+3. A candidate is refused when
+   a. letter case differs where case counts (a unit, a mixed-case or 2-3 capital word);
+   b. an emoji or reference mark the quote has is not in the source at that place;
+   c. it cuts the source: a token at its edge is glued to the source text outside it (other
+      than an opening mark before it or a closing mark after it), or a number at its edge
+      continues in the source (a digit, a separator and a digit, a sign, a unit, an operator,
+      a magnitude word: "5" is not in "5'000", "-5", "5 %" or "5 million").
+4. If no candidate is accepted, the quote is tried again as written but with its "[1]"-like
+   marks read as text, then without an ellipsis at its start or end (which only marks
+   truncation).  An ellipsis inside the quote stands for left-out words: such a quote is
+   ``could_not_check`` unless it is in the source as written.
+5. If nothing matched, the closest passage is computed for display (see ``closest``); it
+   never passes a quote.
 """
 
 from __future__ import annotations
@@ -22,23 +32,70 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+import regex
+
 from verifier import closest as closest_passage
-from verifier.search import find_all
-from verifier.tokenizer import NUMBER, NUMFORM, OP, UNIT, scan, token_keys
+from verifier.status import Status
+from verifier.tokenizer import (
+    CHAR,
+    CLOSE,
+    GLUED,
+    KIND_MASK,
+    NUMBER,
+    OPEN,
+    QUOTE,
+    SCRIPT,
+    SENSITIVE,
+    SYMBOL,
+    WORD,
+    Scan,
+    Token,
+    fold_word,
+    scan_text,
+)
 
-VERIFIER_ID: Final = "snap-verifier@1"
+VERIFIER_ID: Final = "snap-verifier@2"
 
-QUOTE_FOUND: Final = "quote_found"
-NOT_FOUND: Final = "not_found"
-COULD_NOT_CHECK: Final = "could_not_check"
+QUOTE_FOUND: Final = Status.QUOTE_FOUND
+NOT_FOUND: Final = Status.NOT_FOUND
+COULD_NOT_CHECK: Final = Status.COULD_NOT_CHECK
 
-_ELLIPSES: Final = ("...", "…")
-_GUARDING_KINDS: Final = frozenset({NUMBER, NUMFORM, OP, UNIT})
+EMPTY_QUOTE: Final = "the quote has no words, numbers or symbols to compare"
+INNER_ELLIPSIS: Final = (
+    "the quote has an ellipsis inside it: words were left out, so it cannot be compared exactly"
+)
+MAGNITUDE_WORDS: Final = frozenset(
+    {
+        "hundred",
+        "thousand",
+        "million",
+        "billion",
+        "trillion",
+        "lakh",
+        "crore",
+        "percent",
+        "per",
+        "mn",
+        "bn",
+        "tn",
+        "mio",
+        "mrd",
+        "k",
+    }
+)
+_EDGE_ELLIPSIS = (
+    r"(?:\[\s*(?:\u2026|\.\s?\.\s?\.)\s*\]|\(\s*(?:\u2026|\.\.\.)\s*\)"
+    r"|\u2026|\u22ef|\.\s?\.\s?\.)"
+)
+_LEADING_ELLIPSIS: Final = regex.compile(rf"^\s*{_EDGE_ELLIPSIS}\s*")
+_TRAILING_ELLIPSIS: Final = regex.compile(rf"\s*{_EDGE_ELLIPSIS}\s*$")
+_ANY_ELLIPSIS: Final = regex.compile(r"\u2026|\u22ef|\.\s?\.\s?\.")
+_WORDISH: Final = frozenset({WORD, NUMBER, CHAR, SCRIPT})
 
 
 @dataclass(frozen=True, slots=True)
 class Closest:
-    """The most similar source window: for the reader to compare, never a pass."""
+    """The most similar source passage: for the reader to compare, never a pass."""
 
     score: float
     text: str
@@ -51,7 +108,7 @@ class Closest:
 class QuoteCheck:
     """The outcome of checking one quote; offsets are code points into the source."""
 
-    status: str
+    status: Status
     found: bool
     start: int | None
     end: int | None
@@ -62,13 +119,23 @@ class QuoteCheck:
     reason: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class _Refusal:
+    """Why one candidate run was refused, and which source tokens show it."""
+
+    reason: str
+    first: int
+    last: int
+    differing: tuple[int, ...]
+
+
 def normalized_digest(text: str) -> str:
     """``sha256:<hex>`` of the comparison keys of ``text``, one per line.
 
     Two texts with the same digest give the same result for every quote, which is what lets a
     snapshot record say which normalized text its citations were checked against.
     """
-    return _digest(token_keys(text))
+    return prepare(text).normalized_digest()
 
 
 def check_quote(quote: str, source: str) -> QuoteCheck:
@@ -77,35 +144,90 @@ def check_quote(quote: str, source: str) -> QuoteCheck:
 
 
 def prepare(source: str) -> PreparedSource:
-    """Tokenize and index ``source`` once, for checking many quotes against it."""
+    """Tokenize ``source`` once, for checking many quotes against it."""
     return PreparedSource(source)
 
 
 class PreparedSource:
-    """A tokenized source with a key → positions index; ``check`` never re-tokenizes it."""
+    """A tokenized source kept in flat arrays; ``check`` never re-tokenizes it.
 
-    __slots__ = ("_digest", "_ends", "_kinds", "_positions", "_starts", "keys", "source")
+    Per token: a key id, the code-point span and one byte of kind and flags.  The exact form
+    of case-sensitive words and the side items (emoji, reference marks) are kept in small
+    dictionaries, since few tokens have them.  The key → positions index is built on the
+    second check: one check is a single search over the key ids.
+    """
+
+    __slots__ = (
+        "_checks",
+        "_digest",
+        "_ends",
+        "_exact",
+        "_id_bytes",
+        "_ids",
+        "_keys",
+        "_meta",
+        "_positions",
+        "_side",
+        "_starts",
+        "_vocabulary",
+        "source",
+    )
 
     def __init__(self, source: str) -> None:
         self.source = source
-        self.keys: list[str] = []
-        self._starts = array("q")
-        self._ends = array("q")
-        self._kinds: list[str] = []
-        self._positions: dict[str, list[int]] = {}
+        scanned = scan_text(source)
+        self._vocabulary: dict[str, int] = {}
+        self._ids = array("i")
+        self._starts = array("i")
+        self._ends = array("i")
+        self._meta = bytearray()
+        self._exact: dict[int, str] = {}
+        self._side: dict[int, tuple[str, ...]] = {}
+        self._positions: dict[int, array[int]] | None = None
+        self._id_bytes: bytes | None = None
+        self._checks = 0
         self._digest: str | None = None
-        for index, (start, end, kind, key) in enumerate(scan(source)):
-            self.keys.append(key)
-            self._starts.append(start)
-            self._ends.append(end)
-            self._kinds.append(kind)
-            self._positions.setdefault(key, []).append(index)
+        self._keys: list[str] = []
+        vocabulary = self._vocabulary
+        for index, token in enumerate(scanned.tokens):
+            key_id = vocabulary.get(token.key)
+            if key_id is None:
+                key_id = vocabulary[token.key] = len(self._keys)
+                self._keys.append(token.key)
+            self._ids.append(key_id)
+            self._starts.append(token.start)
+            self._ends.append(token.end)
+            self._meta.append(
+                token.kind | (GLUED if token.glued else 0) | (SENSITIVE if token.sensitive else 0)
+            )
+            if token.sensitive:
+                self._exact[index] = token.exact
+        for item in scanned.side:
+            self._side[item.before] = (*self._side.get(item.before, ()), item.key)
+
+    def __len__(self) -> int:
+        return len(self._ids)
 
     def normalized_digest(self) -> str:
         """Same as ``normalized_digest(self.source)``, from the stored tokens."""
         if self._digest is None:
-            self._digest = _digest(self.keys)
+            self._digest = _digest(self._comparison_keys())
         return self._digest
+
+    def key(self, index: int) -> str:
+        """The comparison key of token ``index`` (case folded unless case counts there)."""
+        return self._exact.get(index) or self._keys[self._ids[index]]
+
+    def compared_forms(self, index: int, token: Token) -> tuple[str, str]:
+        """The forms of source token ``index`` and of ``token`` that matching compares: with
+        letter case when either is case-sensitive, folded otherwise."""
+        if token.sensitive or self._meta[index] & SENSITIVE:
+            return self._exact_form(index), token.exact
+        return self._keys[self._ids[index]], token.key
+
+    def kind(self, index: int) -> int:
+        """The kind of token ``index`` (see ``verifier.tokenizer``)."""
+        return self._meta[index] & KIND_MASK
 
     def token_span(self, first: int, last: int) -> tuple[int, int]:
         """Code-point span from the start of token ``first`` to the end of token ``last``."""
@@ -117,38 +239,183 @@ class PreparedSource:
 
     def check(self, quote: str) -> QuoteCheck:
         """Check ``quote`` against this source; equal to ``check_quote(quote, self.source)``."""
-        quote_tokens = list(scan(quote))
-        refusal = _refusal(quote, [kind for _, _, kind, _ in quote_tokens])
-        if refusal is not None:
-            return _unchecked(refusal)
-        quote_keys = [key for _, _, _, key in quote_tokens]
-        starts = self.occurrences(quote_keys)
-        accepted = [s for s in starts if self._context_allows(s, s + len(quote_keys) - 1)]
-        if accepted:
-            return self._found(accepted, len(quote_keys))
-        if starts:
-            return _unchecked("numeric context")
-        return QuoteCheck(
-            NOT_FOUND, False, None, None, None, 0, (), self._closest(quote_keys), None
+        self._checks += 1
+        first_refusal: _Refusal | None = None
+        primary: Scan | None = None
+        for form in _quote_forms(quote):
+            for scanned in _scans(form):
+                primary = primary if primary is not None and primary.tokens else scanned
+                if not scanned.tokens:
+                    continue
+                accepted, refusal = self._accepted_runs(scanned)
+                if accepted:
+                    return self._found(accepted, len(scanned.tokens))
+                first_refusal = first_refusal or refusal
+        stripped = _strip_edge_ellipses(quote)
+        if _ANY_ELLIPSIS.search(stripped):
+            return _unchecked(INNER_ELLIPSIS)
+        primary = scan_text(stripped)
+        if not primary.tokens:
+            return _unchecked(EMPTY_QUOTE)
+        if first_refusal is not None:
+            return self._refused(first_refusal)
+        return QuoteCheck(NOT_FOUND, False, None, None, None, 0, (), self._closest(primary), None)
+
+    def occurrences(self, quote_ids: Sequence[int]) -> list[int]:
+        """Start token indices of every run of source tokens with these key ids, in order.
+
+        Before the index exists this is one search over the packed ids (C speed, linear);
+        with the index, candidates come from the rarest id's positions, falling back to the
+        packed search when checking them could cost more than one pass.
+        """
+        length = len(quote_ids)
+        if length == 0:
+            return []
+        if self._checks >= 2 and self._positions is None:
+            self._build_index()
+        if self._positions is not None:
+            positions = self._positions
+            rarest = min(range(length), key=lambda j: len(positions.get(quote_ids[j], ())))
+            candidates = positions.get(quote_ids[rarest], ())
+            if len(candidates) * length <= len(self._ids) + length:
+                wanted = array("i", quote_ids)
+                ids = self._ids
+                return [
+                    start
+                    for start in (index - rarest for index in candidates)
+                    if start >= 0 and ids[start : start + length] == wanted
+                ]
+        return self._packed_search(quote_ids)
+
+    def _packed_search(self, quote_ids: Sequence[int]) -> list[int]:
+        if self._id_bytes is None:
+            self._id_bytes = self._ids.tobytes()
+        haystack, needle = self._id_bytes, array("i", quote_ids).tobytes()
+        width = self._ids.itemsize
+        found: list[int] = []
+        at = haystack.find(needle)
+        while at >= 0:
+            if at % width == 0:
+                found.append(at // width)
+            at = haystack.find(needle, at + 1)
+        return found
+
+    def _build_index(self) -> None:
+        positions: dict[int, array[int]] = {}
+        for index, key_id in enumerate(self._ids):
+            bucket = positions.get(key_id)
+            if bucket is None:
+                bucket = positions[key_id] = array("i")
+            bucket.append(index)
+        self._positions = positions
+
+    def _quote_ids(self, scanned: Scan) -> list[int] | None:
+        vocabulary = self._vocabulary
+        ids = [vocabulary.get(token.key, -1) for token in scanned.tokens]
+        return None if -1 in ids else ids
+
+    def _accepted_runs(self, scanned: Scan) -> tuple[list[int], _Refusal | None]:
+        """The candidate runs that pass every rule, and why the first refused one failed."""
+        quote_ids = self._quote_ids(scanned)
+        if quote_ids is None:
+            return [], None
+        accepted: list[int] = []
+        first_refusal: _Refusal | None = None
+        for start in self.occurrences(quote_ids):
+            refusal = self._refusal(start, scanned)
+            if refusal is None:
+                accepted.append(start)
+            elif first_refusal is None:
+                first_refusal = refusal
+        return accepted, first_refusal
+
+    def _refusal(self, first: int, scanned: Scan) -> _Refusal | None:
+        """None when the run at ``first`` matches the quote under every rule."""
+        last = first + len(scanned.tokens) - 1
+        differing = tuple(
+            first + j
+            for j, token in enumerate(scanned.tokens)
+            if (token.sensitive or self._meta[first + j] & SENSITIVE)
+            and token.exact != self._exact_form(first + j)
+        )
+        if differing:
+            return _Refusal("the letter case differs where case counts", first, last, differing)
+        for before, keys in _side_by_gap(scanned).items():
+            if not _is_subsequence(keys, self._side.get(first + before, ())):
+                at = min(first + before, last)
+                return _Refusal("an emoji or reference mark differs", first, last, (at,))
+        return self._edge_refusal(first, last)
+
+    def _exact_form(self, index: int) -> str:
+        exact = self._exact.get(index)
+        if exact is not None:
+            return exact
+        if self.kind(index) != WORD:
+            return self._keys[self._ids[index]]
+        return fold_word(self.source[self._starts[index] : self._ends[index]])
+
+    def _edge_refusal(self, first: int, last: int) -> _Refusal | None:
+        """A refusal when the run cuts the source at either edge (see step 3c)."""
+        meta = self._meta
+        if first > 0:
+            before = first - 1
+            if meta[first] & GLUED and not self._opening(before, first):
+                return _Refusal(
+                    "the quote cuts a word, number or symbol of the source", before, last, (before,)
+                )
+            if self.kind(first) in (NUMBER, SCRIPT) and self._continues(before, first, before):
+                return _Refusal("the source continues the number", before, last, (before,))
+        after = last + 1
+        if after < len(meta):
+            if meta[after] & GLUED and not self._closing(last, after):
+                return _Refusal(
+                    "the quote cuts a word, number or symbol of the source", first, after, (after,)
+                )
+            if self.kind(last) in (NUMBER, SCRIPT) and self._continues(last, after, after):
+                return _Refusal("the source continues the number", first, after, (after,))
+        return None
+
+    def _opening(self, outside: int, inside: int) -> bool:
+        """True when the glued token before a match only opens it: a bracket, a quotation
+        mark that is not an apostrophe inside a word, or text in an unspaced script."""
+        kind = self.kind(outside)
+        if kind == OPEN or CHAR in (kind, self.kind(inside)):
+            return True
+        if kind != QUOTE:
+            return False
+        return not (
+            outside > 0 and self._meta[outside] & GLUED and self.kind(outside - 1) in _WORDISH
         )
 
-    def occurrences(self, quote_keys: Sequence[str]) -> list[int]:
-        """Start token indices of every exact occurrence of ``quote_keys``, in order.
+    def _closing(self, inside: int, outside: int) -> bool:
+        """True when the glued token after a match only closes it (see ``_opening``)."""
+        kind = self.kind(outside)
+        if kind == CLOSE or CHAR in (kind, self.kind(inside)):
+            return True
+        if kind != QUOTE:
+            return False
+        following = outside + 1
+        return not (
+            following < len(self._meta)
+            and self._meta[following] & GLUED
+            and self.kind(following) in _WORDISH
+        )
 
-        Candidates come from the rarest key's positions; when verifying them could cost more
-        than a linear scan, KMP over all keys is used instead, so the cost stays O(N + M).
-        """
-        length = len(quote_keys)
-        rarest = min(range(length), key=lambda j: len(self._positions.get(quote_keys[j], ())))
-        candidates = self._positions.get(quote_keys[rarest], [])
-        if len(candidates) * length > len(self.keys) + length:
-            return find_all(quote_keys, self.keys)
-        keys, wanted = self.keys, list(quote_keys)
-        return [
-            start
-            for start in (index - rarest for index in candidates)
-            if start >= 0 and keys[start : start + length] == wanted
-        ]
+    def _continues(self, left: int, right: int, other: int) -> bool:
+        """True when token ``other`` (``left`` or ``right``) continues a number at a match's
+        edge across a gap of whitespace and at most one punctuation mark."""
+        gap = "".join(self.source[self._ends[left] : self._starts[right]].split())
+        kind = self.kind(other)
+        if kind in (NUMBER, SCRIPT):
+            return len(gap) <= 1
+        if kind == SYMBOL:
+            return not gap
+        return (
+            other == right
+            and kind == WORD
+            and not gap
+            and self._keys[self._ids[other]] in MAGNITUDE_WORDS
+        )
 
     def _found(self, accepted: list[int], length: int) -> QuoteCheck:
         spans = tuple(self.token_span(s, s + length - 1) for s in accepted)
@@ -156,48 +423,79 @@ class PreparedSource:
         original = self.source[start:end]
         return QuoteCheck(QUOTE_FOUND, True, start, end, original, len(spans), spans, None, None)
 
-    def _context_allows(self, first: int, last: int) -> bool:
-        """False when a number at either end of the match touches a guarding token outside it."""
-        kinds = self._kinds
-        if kinds[first] == NUMBER and first > 0 and self._touches(first - 1, first):
-            return False
-        after = last + 1
-        return not (kinds[last] == NUMBER and after < len(kinds) and self._touches(last, after))
+    def _refused(self, refusal: _Refusal) -> QuoteCheck:
+        """``not_found`` for a quote whose words occur only where a rule refuses them: the
+        refused passage, widened to what the source continues with, is the closest one."""
+        start, end = self.token_span(refusal.first, refusal.last)
+        size = refusal.last - refusal.first + 1
+        closest = Closest(
+            score=(size - len(refusal.differing)) / size,
+            text=self.source[start:end],
+            start=start,
+            end=end,
+            differences=tuple(self.token_span(i, i) for i in refusal.differing),
+        )
+        return QuoteCheck(NOT_FOUND, False, None, None, None, 0, (), closest, refusal.reason)
 
-    def _touches(self, left: int, right: int) -> bool:
-        """True when tokens ``left`` and ``right`` are separated by whitespace only and the
-        outside one (whichever is not the match's number) is a sign, unit, operator or number."""
-        gap = self.source[self._ends[left] : self._starts[right]]
-        if gap and not gap.isspace():
-            return False
-        return self._kinds[left] in _GUARDING_KINDS and self._kinds[right] in _GUARDING_KINDS
-
-    def _closest(self, quote_keys: list[str]) -> Closest | None:
-        window = closest_passage.best_window(quote_keys, self.keys, self._positions)
+    def _closest(self, scanned: Scan) -> Closest | None:
+        if self._positions is None:
+            self._build_index()
+        assert self._positions is not None
+        vocabulary = self._vocabulary
+        quote_ids = [vocabulary.get(token.key, -1) for token in scanned.tokens]
+        window = closest_passage.best_window(quote_ids, self._ids, self._positions)
         if window is None:
             return None
         first, equal = window
-        last = min(first + len(quote_keys), len(self.keys)) - 1
+        last = min(first + len(quote_ids), len(self._ids)) - 1
         start, end = self.token_span(first, last)
-        differing = closest_passage.differing_positions(quote_keys, self.keys, first)
+        differing = closest_passage.differing_positions(quote_ids, self._ids, first)
         return Closest(
-            score=equal / len(quote_keys),
+            score=equal / len(quote_ids),
             text=self.source[start:end],
             start=start,
             end=end,
             differences=tuple(self.token_span(i, i) for i in differing),
         )
 
+    def _comparison_keys(self) -> list[str]:
+        keys: list[str] = []
+        for index in range(len(self._ids) + 1):
+            keys.extend("\x00" + item for item in self._side.get(index, ()))
+            if index < len(self._ids):
+                keys.append(self.key(index))
+        return keys
 
-def _refusal(quote: str, kinds: list[str]) -> str | None:
-    """The reason a quote cannot be checked at all, or None when it can be."""
-    if any(mark in quote for mark in _ELLIPSES):
-        return "ellipsis"
-    if not kinds:
-        return "empty quote"
-    if NUMFORM in kinds:
-        return "numeric form"
-    return None
+
+def _quote_forms(quote: str) -> list[str]:
+    """The quote as written, then without an ellipsis at its start or end."""
+    stripped = _strip_edge_ellipses(quote)
+    return [quote] if stripped == quote else [quote, stripped]
+
+
+def _strip_edge_ellipses(quote: str) -> str:
+    return _TRAILING_ELLIPSIS.sub("", _LEADING_ELLIPSIS.sub("", quote))
+
+
+def _scans(form: str) -> list[Scan]:
+    """The quote's tokens with "[1]"-like marks as reference marks, then (if it has any) as
+    text: whether a bracketed number is a footnote mark is the source's to say."""
+    scanned = scan_text(form)
+    if not scanned.side or "[" not in form:
+        return [scanned]
+    return [scanned, scan_text(form, references=False)]
+
+
+def _side_by_gap(scanned: Scan) -> dict[int, tuple[str, ...]]:
+    grouped: dict[int, tuple[str, ...]] = {}
+    for item in scanned.side:
+        grouped[item.before] = (*grouped.get(item.before, ()), item.key)
+    return grouped
+
+
+def _is_subsequence(wanted: Sequence[str], available: Sequence[str]) -> bool:
+    remaining = iter(available)
+    return all(any(item == candidate for candidate in remaining) for item in wanted)
 
 
 def _unchecked(reason: str) -> QuoteCheck:

@@ -1,26 +1,45 @@
-"""The tokenizer: text to comparison tokens that keep their original code-point spans.
+"""The tokenizer: text to comparison tokens that keep their code-point spans.
 
-Matching compares token *keys*, never raw text, so copy noise (capitals, curly apostrophes,
-line breaks, double spaces, NBSP, ligatures) cannot make a real quote fail, while anything
-that can change a claim (a digit, a sign, a decimal separator, an operator) is kept exact.
+snap compares **every character** of a quote with its source, except the differences on the
+short list of harmless copy noise below (the README carries the same list, one line each, and
+every entry has its own tests).  Tokenizing is how the list is applied: whatever the list
+allows to differ is either left out of the tokens or folded into the same comparison key;
+everything else is kept, as written, in some token.
 
-Rules, in the order the scanner tries them at each position:
+The copy-noise list:
 
-1. ``numform``: numeric forms the verifier cannot parse ("1/2", "10-20", "10–20", "3:00", "½").
-   A quote containing one is never passed (reason ``numeric form``).
-2. ``number``: an optional sign (+, -, U+2212), digits with grouping/decimal separators, an
-   exponent, superscripts and an attached % or ‰ -- compared exactly as written, except that
-   U+2212 and "-" are the same sign.  ``.5`` is a number, so "5" never matches inside it.
-3. word runs (letters, combining marks, digits, ZWJ/ZWNJ, super/subscript digits):
-   ``word`` (no digits) compared after NFKC and lowercasing; ``ident`` (letters mixed with
-   digits: "x²", "5ms", "CO₂") compared exactly as written.
-4. ``unit``: %, ‰, °, currency signs.
-5. ``op``: a run of operator characters, kept whole, when it contains a comparison sign,
-   touches a digit, or stands alone between spaces/brackets ("(a - b)").  Otherwise it is
-   prose punctuation ("real-time", "and/or") and only separates tokens.  A run that is an
-   operator but not a known one ("===", "!!!") and a factorial ("5!") are ``numform``.
+1. Whitespace of any kind separates tokens and is otherwise ignored ("5 %" = "5%"); it is never
+   dropped between two words or two numbers ("foo bar" != "foobar", "1 000" != "1000").
+2. Invisible characters are dropped (``INVISIBLE``: zero-width space, soft hyphen, word joiner,
+   BOM, bidirectional marks, variation selectors, a ZWJ/ZWNJ outside a word); a hyphen or soft
+   hyphen followed by a line break and a lower-case letter joins a hyphenated word.
+3. Quotation marks are compared by kind only: every double mark is one character, every
+   single mark (and apostrophe) another.
+4. A dash standing alone is one character whatever its kind (``DASHES``, U+2212 minus included).
+5. Letter case of ordinary words is folded; case is kept (see ``_case_sensitive``) for
+   mixed-case words ("mW", "MHz"), all-capital words of 2-3 letters ("MB"), and short words
+   next to a number or glued to a symbol ("5 m", "A+").
+6. Compatibility forms are folded (NFKC: ligatures, full-width forms), never superscripts,
+   subscripts or fractions: those are tokens of their own, compared as written.
+7. Emoji (with their joiners, selectors and modifiers) and reference marks such as "[12]" are
+   side items: kept, but a quote may leave them out (``PreparedSource`` compares the ones a
+   quote has).
+8. Sentence punctuation (``,`` ``;`` anywhere but between digits; ``.`` ``:`` before whitespace,
+   a closing mark or the end; CJK and Indic full stops and commas) separates tokens only.
 
-All other punctuation and all whitespace only separate tokens.
+Token kinds:
+
+* ``WORD``: letters of a script written with spaces (NFKC and case folded, see 5);
+* ``CHAR``: one grapheme of a script written without spaces (Han, Kana, Thai, ...), so a part
+  of a Japanese or Thai sentence can be found;
+* ``NUMBER``: decimal digits with the separators between them ("5'000", "1,000.50", "v1.3.1"
+  gives "v" and "1.3.1"), compared as written;
+* ``SCRIPT``: a run of superscript or subscript characters ("⁶", "₂", "⁻", "™");
+* ``SYMBOL``: a run of any other punctuation or symbols ("&&", "?", "::", "->", "%", "€"),
+  compared as written; ``OPEN``/``CLOSE``: one bracket; ``QUOTE``: one quotation mark.
+
+A token's ``glued`` flag says that nothing but invisible characters separates it from the
+token before it: the matcher refuses a match that cuts the source between glued tokens.
 """
 
 from __future__ import annotations
@@ -33,133 +52,323 @@ from typing import Final, NamedTuple
 
 import regex
 
-NORMALIZER_ID: Final = "tok-nfkc-lower@1"
+NORMALIZER_ID: Final = "snap-exact@2"
 
-WORD: Final = "word"
-IDENT: Final = "ident"
-NUMBER: Final = "number"
-UNIT: Final = "unit"
-OP: Final = "op"
-NUMFORM: Final = "numform"
+WORD: Final = 1
+CHAR: Final = 2
+NUMBER: Final = 3
+SCRIPT: Final = 4
+SYMBOL: Final = 5
+OPEN: Final = 6
+CLOSE: Final = 7
+QUOTE: Final = 8
 
-_SCRIPT_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹₀₁₂₃₄₅₆₇₈₉"
-_WORD_CHARS = rf"\p{{L}}\p{{M}}\p{{Nd}}\u200c\u200d{_SCRIPT_DIGITS}"
-_SIGN = r"[+\-−]"
-_OP_CHARS = r"!+\-−±/×÷*^=<>≤≥≠~≈"
-_UNSIGNED = r"(?:\d+(?:[.,]\d+)*|\.\d+)"
-_RANGE_PART = r"\d[\d.,]*"
+KIND_NAMES: Final = {
+    WORD: "word",
+    CHAR: "char",
+    NUMBER: "number",
+    SCRIPT: "script",
+    SYMBOL: "symbol",
+    OPEN: "open",
+    CLOSE: "close",
+    QUOTE: "quote",
+}
 
-# Branch order is the rule order of the module docstring; the first branch is a fast path
-# for letters-only words (most tokens), which no numeric branch could match anyway, and the
-# look-aheads on the numeric branches only let them start where a number can.
+KIND_MASK: Final = 0x0F
+GLUED: Final = 0x10
+SENSITIVE: Final = 0x20
+
+# Characters whose Unicode decomposition is tagged <super> or <sub> (checked against the running
+# Python's unicodedata by the tests): never folded, always tokens of their own.
+SUPER_SUB: Final = (
+    "\u00aa\u00b2\u00b3\u00b9\u00ba\u02b0-\u02b8\u02e0-\u02e4\u10fc\u1d2c-\u1d2e\u1d30-\u1d3a"
+    "\u1d3c-\u1d4d\u1d4f-\u1d6a\u1d78\u1d9b-\u1dbf\u2070\u2071\u2074-\u208e\u2090-\u209c"
+    "\u2120\u2122\u2c7c\u2c7d\u2d6f\u3192-\u319f\ua69c\ua69d\ua770\ua7f2-\ua7f4\ua7f8\ua7f9"
+    "\uab5c-\uab5f\uab69\U00010781-\U00010785\U00010787-\U000107b0\U000107b2-\U000107ba"
+    "\U0001e030-\U0001e06d\U0001f16a-\U0001f16c"
+)
+FRACTIONS: Final = "\u00bc-\u00be\u2150-\u215f\u2189"
+INVISIBLE: Final = (
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064"
+    "\u2066-\u206f\ufe00-\ufe0f\ufeff\U000e0001\U000e0100-\U000e01ef"
+)
+DASHES: Final = "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d\u05be\u2e3a\u2e3b"
+DOUBLE_QUOTES: Final = '"\u201c\u201d\u201e\u201f\u00ab\u00bb\u301d\u301e\u301f\uff02'
+SINGLE_QUOTES: Final = "'\u2018\u2019\u201a\u201b\u2039\u203a\uff07"
+UNSPACED: Final = (
+    r"\p{Han}\p{Hiragana}\p{Katakana}\p{Bopomofo}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}\p{Yi}"
+    "\u30fc\u3005\u3006\u3007\u309d\u309e\u30fd\u30fe\uff70"
+)
+_SENTENCE_ALWAYS = ",;\u3001\uff0c\uff1b\u060c\u061b\u0964\u0965\u3002\uff61\ufe12"
+_SENTENCE_BEFORE_GAP = ".:\uff0e\uff1a"
+_CLOSERS = rf"\s\p{{Pe}}\p{{Pf}}{DOUBLE_QUOTES}{SINGLE_QUOTES}\["
+_LETTER = rf"[[\p{{L}}\p{{M}}\p{{Nl}}]--[{SUPER_SUB}{UNSPACED}{INVISIBLE}]]"
+_SYMBOL_CHAR = (
+    rf"[[\p{{P}}\p{{S}}\p{{No}}]--[{SUPER_SUB}{DOUBLE_QUOTES}{SINGLE_QUOTES}\p{{Ps}}\p{{Pe}}"
+    rf"{_SENTENCE_ALWAYS}{_SENTENCE_BEFORE_GAP}]]"
+)
+_EMOJI_ATOM = r"\p{Extended_Pictographic}[\ufe0e\ufe0f]?[\U0001f3fb-\U0001f3ff]?"
+_EMOJI = (
+    r"\p{Regional_Indicator}{2}|[#*0-9]\ufe0f?\u20e3"
+    r"|(?=[\U0001f000-\U0001faff\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff]"
+    r"|\p{Extended_Pictographic}(?:\ufe0f|[\U0001f3fb-\U0001f3ff]|\u200d))"
+    rf"{_EMOJI_ATOM}(?:\u200d{_EMOJI_ATOM})*[\U000e0020-\U000e007f]*"
+)
+_REFERENCE_BODY = (
+    r"\d{1,3}|[a-z]{1,2}|[ivx]{1,5}|(?:note|nb|n|fn)\s?\d{1,3}"
+    r"|citation needed|clarification needed|verification needed|better source needed"
+    r"|failed verification|dubious|page needed|who\?|when\?|which\?|by whom\?|according to whom\?"
+)
+
+# One alternative per token kind, tried in this order at each position; characters that no
+# alternative takes (whitespace, invisible characters, sentence punctuation, controls) only
+# separate tokens.
 _SCANNER: Final = regex.compile(
     rf"""
-    (?P<word>\p{{L}}[\p{{L}}\p{{M}}\u200c\u200d]*+(?![\p{{Nd}}{_SCRIPT_DIGITS}]))
-    | (?P<numform>
-        (?=[\d+\-−]) (?<![{_WORD_CHARS}]) (?:(?<![{_WORD_CHARS}.,)\]]){_SIGN})?
-        {_RANGE_PART} (?:[/:\-−‐‑–—]{_RANGE_PART})+ [{_WORD_CHARS}%‰]*
-      | [\p{{No}}--[{_SCRIPT_DIGITS}]]
-    )
-    | (?P<number>
-        (?=[\d.+\-−]) (?<![{_WORD_CHARS}]) (?:(?<![{_WORD_CHARS}.,)\]]){_SIGN})?
-        (?>{_UNSIGNED} (?:[eE]{_SIGN}?\d+)? [⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻]* [%‰]?)
-        (?![{_WORD_CHARS}])
-    )
-    | (?P<wordrun>[{_WORD_CHARS}]+)
-    | (?P<unit>[%‰°\p{{Sc}}])
-    | (?P<op>[{_OP_CHARS}]+)
+      (?P<word>{_LETTER}(?:[{INVISIBLE}]*+{_LETTER}
+                        |[\-\u2010\u00ad][^\S\n]*+\r?\n[^\S\n]*+(?=\p{{Ll}}))*+)
+    | (?P<emoji>{_EMOJI})
+    | (?P<number>\p{{Nd}}++(?:[.,'\u2019_]\p{{Nd}}++)*+)
+    | (?P<char>(?=[{UNSPACED}])\X)
+    | (?P<script>[{SUPER_SUB}]++)
+    | (?P<reference>(?<=[\p{{L}}\p{{N}}\p{{M}}.,;:!?)\]"'\u201d\u2019\u00bb{SUPER_SUB}])
+        \[(?i:{_REFERENCE_BODY})\]
+        (?=[.,;:!?)"'\u201d\u2019\u00bb\[]|\s*$|\s+[\p{{L}}\p{{N}}(\[{DOUBLE_QUOTES}{SINGLE_QUOTES}]))
+    | (?P<quote>[{DOUBLE_QUOTES}{SINGLE_QUOTES}])
+    | (?P<open>\p{{Ps}})
+    | (?P<close>\p{{Pe}})
+    | (?P<ellipsis>\.\.\.|\u2026|\u22ef)
+    | (?P<symbol>(?:(?!{_EMOJI}){_SYMBOL_CHAR}|[{_SENTENCE_BEFORE_GAP}](?![{_CLOSERS}]|$))++)
     """,
     regex.VERBOSE | regex.VERSION1,
 )
-
-_HAS_LETTER = regex.compile(r"\p{L}")
-_HAS_DIGIT = regex.compile(rf"[\p{{Nd}}{_SCRIPT_DIGITS}]")
-_COMPARISON = frozenset("=<>≤≥≠≈")
-_KNOWN_MULTI_OPS = frozenset(
-    {"!=", "<=", ">=", "==", "**", "//", "->", "<-", "=>", "+=", "-=", "*=", "/=", "+/-"}
+_SCANNER_WITHOUT_REFERENCES: Final = regex.compile(
+    _SCANNER.pattern.replace("(?P<reference>", "(?P<reference>(?!)"),
+    regex.VERBOSE | regex.VERSION1,
 )
-_BRACKETS = frozenset("()[]{}")
+_INVISIBLE_RUN = regex.compile(rf"[{INVISIBLE}]+")
+_HYPHENATION = regex.compile(r"[\-\u2010\u00ad][^\S\n]*\r?\n[^\S\n]*")
+_ONLY_INVISIBLE = regex.compile(rf"[{INVISIBLE}]*")
+_DASH_SET: Final = frozenset(DASHES)
+_DOUBLE_SET: Final = frozenset(DOUBLE_QUOTES)
+_FRACTION_SET: Final = frozenset("\u00bc\u00bd\u00be\u2189") | frozenset(
+    chr(code) for code in range(0x2150, 0x2160)
+)
+_KINDS: Final = {
+    "word": WORD,
+    "number": NUMBER,
+    "char": CHAR,
+    "script": SCRIPT,
+    "quote": QUOTE,
+    "open": OPEN,
+    "close": CLOSE,
+    "ellipsis": SYMBOL,
+    "symbol": SYMBOL,
+}
+SIDE_KINDS: Final = frozenset({"emoji", "reference"})
+SHORT_WORD: Final = 4
 
 
 class Token(NamedTuple):
-    """One comparison token: its original text and span, its kind, and its comparison key."""
+    """One comparison token: its original text and span, kind, flags and comparison keys.
+
+    ``key`` is what matching compares; ``exact`` is the key with letter case kept, compared
+    instead of ``key`` when either side's token is case-sensitive.
+    """
 
     text: str
     start: int
     end: int
-    kind: str
+    kind: int
     key: str
+    exact: str
+    glued: bool
+    sensitive: bool
 
 
-def tokenize(text: str) -> list[Token]:
-    """Split ``text`` into tokens whose spans are code-point offsets into ``text``."""
-    return [Token(text[start:end], start, end, kind, key) for start, end, kind, key in scan(text)]
+class SideItem(NamedTuple):
+    """An emoji or reference mark: a quote may leave it out, but may not change it."""
+
+    before: int  # index of the token it precedes (the token count when it ends the text)
+    key: str
+    start: int
+    end: int
+
+
+class Scan(NamedTuple):
+    """A tokenized text: its tokens and its side items."""
+
+    tokens: list[Token]
+    side: list[SideItem]
+
+
+def tokenize(text: str, *, references: bool = True) -> list[Token]:
+    """The tokens of ``text`` (spans are code-point offsets into ``text``)."""
+    return scan_text(text, references=references).tokens
 
 
 def token_keys(text: str) -> list[str]:
-    """The comparison keys of ``text``: what matching and the normalized digest see."""
-    return [key for _, _, _, key in scan(text)]
+    """The comparison keys of ``text``, case kept where it is compared, side items marked."""
+    scanned = scan_text(text)
+    return comparison_keys(scanned.tokens, scanned.side)
 
 
-def scan(text: str) -> Iterator[tuple[int, int, str, str]]:
-    """Yield ``(start, end, kind, key)`` for every token; the tuple form avoids an object each."""
-    intern = sys.intern
-    for match in _SCANNER.finditer(text):
+def comparison_keys(tokens: list[Token], side: list[SideItem]) -> list[str]:
+    """One key per token (the exact one where case counts) with side items in their place."""
+    keys: list[str] = []
+    side_at = iter(side)
+    pending = next(side_at, None)
+    for index, token in enumerate([*tokens, None]):
+        while pending is not None and pending.before == index:
+            keys.append("\x00" + pending.key)
+            pending = next(side_at, None)
+        if token is not None:
+            keys.append(token.exact if token.sensitive else token.key)
+    return keys
+
+
+def scan_text(text: str, *, references: bool = True) -> Scan:
+    """Tokenize ``text``: every token with its flags, and every side item where it stands."""
+    tokens: list[Token] = []
+    side: list[SideItem] = []
+    last_end = 0
+    scanner = _SCANNER if references else _SCANNER_WITHOUT_REFERENCES
+    for match in scanner.finditer(text):
+        group = match.lastgroup or ""
         start, end = match.span()
-        group = match.lastgroup
-        raw = text[start:end]
-        if group == WORD:
-            yield start, end, WORD, intern(raw.lower() if raw.isascii() else _fold(raw))
-        elif group == "wordrun":
-            kind, key = _classify_word(raw)
-            yield start, end, kind, intern(key)
-        elif group in (NUMBER, OP):
-            op_kind = NUMBER if group == NUMBER else _classify_op(text, start, end)
-            if op_kind is not None:
-                yield start, end, op_kind, intern(raw.replace("−", "-"))
-        else:
-            yield start, end, str(group), intern(raw)
+        raw = match.group()
+        if group in SIDE_KINDS:
+            side.append(SideItem(len(tokens), _side_key(group, raw), start, end))
+            continue
+        kind = _KINDS[group]
+        glued = (
+            bool(tokens)
+            and _is_glued(text, last_end, start)
+            and not _side_between(side, len(tokens))
+        )
+        key, exact = _keys(kind, group, raw)
+        tokens.append(Token(raw, start, end, kind, sys.intern(key), exact, glued, False))
+        last_end = end
+    _mark_case_sensitive(text, tokens)
+    return Scan(tokens, side)
+
+
+def iter_gap_items(side: list[SideItem], before: int) -> Iterator[SideItem]:
+    """The side items standing just before token ``before``."""
+    return (item for item in side if item.before == before)
+
+
+def _side_between(side: list[SideItem], before: int) -> bool:
+    return bool(side) and side[-1].before == before
+
+
+def _is_glued(text: str, last_end: int, start: int) -> bool:
+    """True when only invisible characters stand between the previous token and this one."""
+    if start == last_end:
+        return True
+    return _ONLY_INVISIBLE.fullmatch(text, last_end, start) is not None
+
+
+def _keys(kind: int, group: str, raw: str) -> tuple[str, str]:
+    """``(key, exact)`` of one token; they differ only for words (case)."""
+    if kind == WORD:
+        exact = fold_word(raw)
+        return _casefold(exact), exact
+    if kind == SYMBOL:
+        key = "\u2026" if group == "ellipsis" else _fold_symbol(raw)
+        return key, key
+    if kind == QUOTE:
+        key = '"' if raw in _DOUBLE_SET else "'"
+        return key, key
+    if kind == SCRIPT:
+        return raw, raw
+    key = _fold_compat(raw)
+    return key, key
+
+
+def _side_key(group: str, raw: str) -> str:
+    """Emoji compare without their variation selectors; reference marks case-folded."""
+    if group == "emoji":
+        return raw.replace("\ufe0f", "").replace("\ufe0e", "")
+    return raw.casefold()
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def _fold(raw: str) -> str:
-    """NFKC, then lowercase: ligatures, full-width letters and capitals compare equal.
+def fold_word(raw: str) -> str:
+    """A word with hyphenation and invisible characters removed, NFKC applied, case kept.
 
-    Cached because prose repeats its words; the cache is bounded so it cannot grow without end.
+    Cached because prose repeats its words; bounded so the cache cannot grow without end.
     """
-    return unicodedata.normalize("NFKC", raw).lower()
+    if raw.isascii() and raw.isalpha():
+        return raw
+    joined = _INVISIBLE_RUN.sub("", _HYPHENATION.sub("", raw))
+    return unicodedata.normalize("NFKC", joined)
 
 
-def _classify_word(raw: str) -> tuple[str, str]:
-    """Letters-only runs fold case and compatibility forms; runs with digits stay exact."""
-    if not _HAS_DIGIT.search(raw):
-        return WORD, _fold(raw)
-    if _HAS_LETTER.search(raw):
-        return IDENT, raw
-    return NUMBER, raw
+@functools.lru_cache(maxsize=1 << 16)
+def _casefold(word: str) -> str:
+    return word.casefold()
 
 
-def _classify_op(text: str, start: int, end: int) -> str | None:
-    """Decide whether an operator-character run is an operator, a numeric form, or prose."""
-    run = text[start:end]
-    before = text[start - 1] if start > 0 else " "
-    after = text[end] if end < len(text) else " "
-    touches_digit = _is_digit(before) or _is_digit(after)
-    if run.startswith("!") and _is_digit(before) and not run.startswith("!="):
-        return NUMFORM
-    if set(run) == {"-"} and len(run) > 1:
-        return None
-    alone = _is_gap(before) and _is_gap(after)
-    if not (touches_digit or alone or _COMPARISON.intersection(run)):
-        return None
-    if len(run) > 1 and run.replace("−", "-") not in _KNOWN_MULTI_OPS:
-        return NUMFORM
-    return OP
+@functools.lru_cache(maxsize=1 << 12)
+def _fold_compat(raw: str) -> str:
+    """NFKC for digits and unspaced-script characters (full-width forms), apostrophes unified."""
+    if raw.isascii():
+        return raw
+    folded = unicodedata.normalize("NFKC", _INVISIBLE_RUN.sub("", raw))
+    return folded.replace("\u2019", "'")
 
 
-def _is_digit(char: str) -> bool:
-    return char.isdigit() or char in _SCRIPT_DIGITS
+@functools.lru_cache(maxsize=1 << 12)
+def _fold_symbol(raw: str) -> str:
+    """A symbol run as compared: a lone dash of any kind is "-"; otherwise NFKC (fractions
+    kept) and U+2212 MINUS SIGN as "-"."""
+    if len(raw) == 1 and raw in _DASH_SET:
+        return "-"
+    if raw.isascii():
+        return raw
+    folded = "".join(
+        char if char in _FRACTION_SET else unicodedata.normalize("NFKC", char) for char in raw
+    )
+    if len(folded) == 1 and folded in _DASH_SET:
+        return "-"
+    return folded.replace("\u2212", "-")
 
 
-def _is_gap(char: str) -> bool:
-    return char.isspace() or char in _BRACKETS
+def _case_sensitive(word: str) -> bool:
+    """Mixed case other than Capitalized ("mW", "iPhone"), or 2-3 capitals ("MB", "MW")."""
+    if any(char.isupper() for char in word[1:]) and any(char.islower() for char in word):
+        return True
+    return 2 <= len(word) <= 3 and word.isupper()
+
+
+def _mark_case_sensitive(text: str, tokens: list[Token]) -> None:
+    """Flag the words whose case is compared: by their own shape, or a short word next to a
+    number across whitespace only (a unit or currency: "5 m", "400 Mb", "CHF 5") or glued to
+    a symbol ("A+", "C#")."""
+    for index, token in enumerate(tokens):
+        if token.kind != WORD:
+            continue
+        sensitive = _case_sensitive(token.exact)
+        if not sensitive and len(token.exact) <= SHORT_WORD:
+            sensitive = _next_to_number_or_symbol(text, tokens, index)
+        if sensitive:
+            tokens[index] = token._replace(sensitive=True)
+
+
+def _next_to_number_or_symbol(text: str, tokens: list[Token], index: int) -> bool:
+    """A unit after a number ("5 m", "400 Mb", "10⁶ cells" does not count: 5 letters), or a
+    short word glued to a symbol on either side ("A+", "C#", "+C")."""
+    token = tokens[index]
+    if index > 0:
+        before = tokens[index - 1]
+        if before.kind in (NUMBER, SCRIPT) and (
+            token.glued or text[before.end : token.start].isspace()
+        ):
+            return True
+        if token.glued and before.kind == SYMBOL:
+            return True
+    if index + 1 < len(tokens):
+        after = tokens[index + 1]
+        return after.glued and after.kind == SYMBOL
+    return False

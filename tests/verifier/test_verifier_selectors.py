@@ -8,6 +8,7 @@ import pytest
 
 from snap.errors import OffsetError, SelectorError
 from verifier import (
+    CONTEXT_MISMATCH,
     COULD_NOT_CHECK,
     NOT_FOUND,
     POSITION_MISMATCH,
@@ -20,6 +21,7 @@ from verifier import (
     prepare,
     resolve,
 )
+from verifier.matcher import INNER_ELLIPSIS
 
 PAGE = "A cache hit ratio of 90 percent means the origin serves only 1 request in 10."
 
@@ -174,7 +176,38 @@ def test_several_occurrences_disambiguated_by_prefix_and_suffix() -> None:
     assert (by_suffix.status, by_suffix.start, by_suffix.matches) == (QUOTE_FOUND, 27, 1)
     by_prefix = resolve(source, TextQuoteSelector("to be", prefix="FIRST:  "))
     assert (by_prefix.start, by_prefix.end, by_prefix.matches) == (7, 12, 1)
-    assert by_prefix.spans == ((7, 12), (27, 32))
+    assert by_prefix.spans == ((7, 12),)
+
+
+def test_a_prefix_that_disagrees_is_a_context_mismatch() -> None:
+    source = "the drug is not effective in adults"
+    result = resolve(source, TextQuoteSelector("effective in adults", prefix="the drug is "))
+    assert result.status == CONTEXT_MISMATCH
+    assert result.spans == ((16, 35),)
+    assert result.start is None
+    agreeing = resolve(source, TextQuoteSelector("effective in adults", prefix="drug is not "))
+    assert agreeing.status == QUOTE_FOUND
+
+
+def test_a_suffix_that_disagrees_is_a_context_mismatch() -> None:
+    source = "take 5 mg daily, never 5 mg twice"
+    result = resolve(source, TextQuoteSelector("5 mg", prefix="", suffix=" hourly"))
+    assert result.status == CONTEXT_MISMATCH
+    assert resolve(source, TextQuoteSelector("5 mg", suffix=" twice")).start == 23
+
+
+def test_the_outermost_context_word_may_be_cut() -> None:
+    source = "A cache hit ratio of 90 percent means the origin serves"
+    quote = TextQuoteSelector("the origin", prefix="ercent means ", suffix=" ser")
+    assert resolve(source, quote).status == QUOTE_FOUND
+    assert resolve(source, TextQuoteSelector("the origin", prefix="xpercent means ")).status == (
+        CONTEXT_MISMATCH
+    )
+
+
+def test_context_running_past_the_source_start_disagrees() -> None:
+    result = resolve("the origin serves", TextQuoteSelector("the origin", prefix="so "))
+    assert result.status == CONTEXT_MISMATCH
 
 
 def test_still_ambiguous_is_found_with_several_matches() -> None:
@@ -190,7 +223,7 @@ def test_resolve_passes_on_not_found_and_could_not_check() -> None:
     assert missing.closest is not None
     assert missing.closest.score == 0.875
     unchecked = resolve(PAGE, TextQuoteSelector("the origin … in 10"), TextPositionSelector(0, 1))
-    assert (unchecked.status, unchecked.reason) == (COULD_NOT_CHECK, "ellipsis")
+    assert (unchecked.status, unchecked.reason) == (COULD_NOT_CHECK, INNER_ELLIPSIS)
 
 
 def test_resolve_accepts_a_prepared_source() -> None:
