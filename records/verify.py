@@ -227,7 +227,7 @@ def match_quote(
         resolution.closest,
         resolution.reason,
     )
-    if resolution.status == "position_mismatch":
+    if resolution.status in ("position_mismatch", "context_mismatch"):
         outcome = replace(outcome, details={"foundAt": [list(s) for s in resolution.spans]})
     if resolution.status == "not_found" and "too_short" in snapshot.flags:
         return replace(outcome, status="could_not_check", reason=TOO_SHORT)

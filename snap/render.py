@@ -7,22 +7,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from verifier.matcher import EMPTY_QUOTE, INNER_ELLIPSIS
+from verifier.status import Status
+
 if TYPE_CHECKING:
     from records.outcome import CitationResult
     from records.reverify import ReverifyReport
     from records.verify import VerifyReport
 
 PASS, FAIL = "✓", "✗"
-HEADLINES = {
-    "quote_found": "quote found",
-    "not_found": "not found",
-    "could_not_check": "could not check",
-    "position_mismatch": "position mismatch",
-    "stale_fingerprint": "stale fingerprint",
-    "integrity_failure": "integrity failure",
-    "unknown_snapshot": "unknown snapshot",
-    "source_changed": "source changed",
-}
+HEADLINES = {status.value: status.value.replace("_", " ") for status in Status}
 
 
 def plural(count: int, noun: str) -> str:
@@ -64,7 +58,7 @@ def result_lines(result: CitationResult) -> list[str]:
     lines = [f"{mark} {HEADLINES[status]}  {data['citationId']}  ({where})"]
     if data.get("claim"):
         lines.append(f"    claim: {one_line(data['claim'])}")
-    if data["quote"] and status in ("quote_found", "position_mismatch"):
+    if data["quote"] and status in ("quote_found", "position_mismatch", "context_mismatch"):
         quote = data["quote"]
         lines.append(
             f"    “…{one_line(quote['prefix'] + '⟦' + quote['exact'] + '⟧' + quote['suffix'])}…”"
@@ -73,15 +67,7 @@ def result_lines(result: CitationResult) -> list[str]:
     return lines
 
 
-QUOTE_REASONS = {
-    "ellipsis": "the quote contains an ellipsis; a shortened quote can reverse its meaning, so "
-    "it cannot be checked word for word",
-    "numeric form": "the quote contains a numeric form snap cannot compare exactly "
-    "(a fraction, a range, a time, a factorial…)",
-    "numeric context": "a number at the edge of the quote runs on into a sign, unit or number "
-    "in the source, so the match could change its value",
-    "empty quote": "the quote has no words to check",
-}
+QUOTE_REASONS = frozenset({INNER_ELLIPSIS, EMPTY_QUOTE})
 
 
 def explanation(status: str, data: dict[str, Any]) -> list[str]:
@@ -89,17 +75,20 @@ def explanation(status: str, data: dict[str, Any]) -> list[str]:
     if status == "quote_found":
         return [f"    ({data['matches']} occurrences)"] if data["matches"] > 1 else []
     if status == "not_found":
-        lines = ["    The cited source does not contain this quote.", *closest_lines(data)]
+        lines = ["    The cited source does not contain this quote."]
+        if reason:
+            lines.append(f"    Its words occur, but {reason}.")
+        lines += closest_lines(data)
         for other in data.get("foundElsewhere", []):
             where = other.get("url") or short_id(other["snapshotId"])
             lines.append(f"    The quote is in another source of this answer: {where}")
         return lines
     if status == "could_not_check" and reason in QUOTE_REASONS:
-        return [f"    Could not check this quote: {QUOTE_REASONS[reason]}."]
+        return [f"    Could not check this quote: {reason}."]
     if status in ("could_not_check", "unknown_snapshot", "integrity_failure"):
         return [f"    Could not check the source: {reason}", *closest_lines(data)]
     lines = [f"    {reason}"] if reason else []
-    if status == "position_mismatch" and data.get("foundAt"):
+    if status in ("position_mismatch", "context_mismatch") and data.get("foundAt"):
         spans = ", ".join(f"{start}–{end}" for start, end in data["foundAt"])
         lines.append(f"    The quote is at code points {spans}.")
     if status == "source_changed":

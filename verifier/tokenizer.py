@@ -16,7 +16,7 @@ The copy-noise list:
 3. Quotation marks are compared by kind only: every double mark is one character, every
    single mark (and apostrophe) another.
 4. A dash standing alone is one character whatever its kind (``DASHES``, U+2212 minus included).
-5. Letter case of ordinary words is folded; case is kept (see ``_case_sensitive``) for
+5. Letter case of ordinary words is folded; case is kept (see ``_mark_case_sensitive``) for
    mixed-case words ("mW", "MHz"), all-capital words of 2-3 letters ("MB"), and short words
    next to a number or glued to a symbol ("5 m", "A+").
 6. Compatibility forms are folded (NFKC: ligatures, full-width forms), never superscripts,
@@ -335,25 +335,38 @@ def _fold_symbol(raw: str) -> str:
     return folded.replace("\u2212", "-")
 
 
-def _case_sensitive(word: str) -> bool:
-    """Mixed case other than Capitalized ("mW", "iPhone"), or 2-3 capitals ("MB", "MW")."""
-    if any(char.isupper() for char in word[1:]) and any(char.islower() for char in word):
-        return True
-    return 2 <= len(word) <= 3 and word.isupper()
+def _mixed_case(word: str) -> bool:
+    """Mixed case other than Capitalized: "mW", "MHz", "iPhone"."""
+    return any(char.isupper() for char in word[1:]) and any(char.islower() for char in word)
+
+
+def _capitals(word: str) -> bool:
+    return len(word) >= 2 and word.isupper()
 
 
 def _mark_case_sensitive(text: str, tokens: list[Token]) -> None:
-    """Flag the words whose case is compared: by their own shape, or a short word next to a
-    number across whitespace only (a unit or currency: "5 m", "400 Mb", "CHF 5") or glued to
-    a symbol ("A+", "C#")."""
+    """Flag the words whose case is compared: mixed case ("mW"); 2-3 capitals ("MB") unless a
+    neighbouring word is in capitals too (a heading or a shouted sentence, where "IN" is just
+    "in"); a short word after a number across whitespace only (a unit: "5 m", "400 Mb"); a
+    short word glued to a symbol ("A+", "C#")."""
     for index, token in enumerate(tokens):
         if token.kind != WORD:
             continue
-        sensitive = _case_sensitive(token.exact)
-        if not sensitive and len(token.exact) <= SHORT_WORD:
+        word = token.exact
+        sensitive = _mixed_case(word)
+        if not sensitive and 2 <= len(word) <= 3 and word.isupper():
+            sensitive = not _capital_neighbour(tokens, index)
+        if not sensitive and len(word) <= SHORT_WORD:
             sensitive = _next_to_number_or_symbol(text, tokens, index)
         if sensitive:
             tokens[index] = token._replace(sensitive=True)
+
+
+def _capital_neighbour(tokens: list[Token], index: int) -> bool:
+    return any(
+        0 <= other < len(tokens) and tokens[other].kind == WORD and _capitals(tokens[other].exact)
+        for other in (index - 1, index + 1)
+    )
 
 
 def _next_to_number_or_symbol(text: str, tokens: list[Token], index: int) -> bool:
