@@ -29,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from verifier import COULD_NOT_CHECK, QUOTE_FOUND, check_quote, prepare, tokenize
-from verifier.tokenizer import scan
+from verifier.tokenizer import scan_text as scan
 
 SEED = 20240501
 # Whitespace-separated word lists, split once: easier to read than long list literals.

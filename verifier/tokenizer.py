@@ -102,7 +102,8 @@ UNSPACED: Final = (
 _SENTENCE_ALWAYS = ",;\u3001\uff0c\uff1b\u060c\u061b\u0964\u0965\u3002\uff61\ufe12"
 _SENTENCE_BEFORE_GAP = ".:\uff0e\uff1a"
 _CLOSERS = rf"\s\p{{Pe}}\p{{Pf}}{DOUBLE_QUOTES}{SINGLE_QUOTES}\["
-_LETTER = rf"[[\p{{L}}\p{{M}}\p{{Nl}}]--[{SUPER_SUB}{UNSPACED}{INVISIBLE}]]"
+_LETTER = r"[\p{L}\p{M}\p{Nl}]"
+_HYPHEN_BREAK = r"[\-\u2010\u00ad][^\S\n]*+\r?\n[^\S\n]*+"
 _SYMBOL_CHAR = (
     rf"[[\p{{P}}\p{{S}}\p{{No}}]--[{SUPER_SUB}{DOUBLE_QUOTES}{SINGLE_QUOTES}\p{{Ps}}\p{{Pe}}"
     rf"{_SENTENCE_ALWAYS}{_SENTENCE_BEFORE_GAP}]]"
@@ -125,13 +126,12 @@ _REFERENCE_BODY = (
 # separate tokens.
 _SCANNER: Final = regex.compile(
     rf"""
-      (?P<word>{_LETTER}(?:[{INVISIBLE}]*+{_LETTER}
-                        |[\-\u2010\u00ad][^\S\n]*+\r?\n[^\S\n]*+(?=\p{{Ll}}))*+)
+    \s*+(?:
+      (?P<word>{_LETTER}++(?:(?:[{INVISIBLE}]++|{_HYPHEN_BREAK}(?=\p{{Ll}})){_LETTER}++)*+)
+    | (?P<number>\p{{Nd}}++(?:[.,'\u2019_]\p{{Nd}}++)*+(?![\ufe0f\u20e3]))
     | (?P<emoji>{_EMOJI})
-    | (?P<number>\p{{Nd}}++(?:[.,'\u2019_]\p{{Nd}}++)*+)
-    | (?P<char>(?=[{UNSPACED}])\X)
     | (?P<script>[{SUPER_SUB}]++)
-    | (?P<reference>(?<=[\p{{L}}\p{{N}}\p{{M}}.,;:!?)\]"'\u201d\u2019\u00bb{SUPER_SUB}])
+    | (?P<reference>(?=\[)(?<=[\p{{L}}\p{{N}}\p{{M}}.,;:!?)\]"'\u201d\u2019\u00bb])
         \[(?i:{_REFERENCE_BODY})\]
         (?=[.,;:!?)"'\u201d\u2019\u00bb\[]|\s*$|\s+[\p{{L}}\p{{N}}(\[{DOUBLE_QUOTES}{SINGLE_QUOTES}]))
     | (?P<quote>[{DOUBLE_QUOTES}{SINGLE_QUOTES}])
@@ -139,15 +139,23 @@ _SCANNER: Final = regex.compile(
     | (?P<close>\p{{Pe}})
     | (?P<ellipsis>\.\.\.|\u2026|\u22ef)
     | (?P<symbol>(?:(?!{_EMOJI}){_SYMBOL_CHAR}|[{_SENTENCE_BEFORE_GAP}](?![{_CLOSERS}]|$))++)
-    """,
+    )""",
     regex.VERBOSE | regex.VERSION1,
+)
+# Words are scanned with a plain letter class (a class with subtractions is several times
+# slower); the rare word that holds characters of an unspaced script or superscript letters is
+# split again by this scanner.
+_NEEDS_SPLIT: Final = regex.compile(rf"[{UNSPACED}{SUPER_SUB}]")
+_WORD_PARTS: Final = regex.compile(
+    rf"(?P<char>(?=[{UNSPACED}])\X)|(?P<script>[{SUPER_SUB}]++)|(?P<word>[^{UNSPACED}{SUPER_SUB}]++)",
+    regex.VERSION1,
 )
 _SCANNER_WITHOUT_REFERENCES: Final = regex.compile(
     _SCANNER.pattern.replace("(?P<reference>", "(?P<reference>(?!)"),
     regex.VERBOSE | regex.VERSION1,
 )
 _INVISIBLE_RUN = regex.compile(rf"[{INVISIBLE}]+")
-_HYPHENATION = regex.compile(r"[\-\u2010\u00ad][^\S\n]*\r?\n[^\S\n]*")
+_HYPHENATION = regex.compile(_HYPHEN_BREAK)
 _ONLY_INVISIBLE = regex.compile(rf"[{INVISIBLE}]*")
 _DASH_SET: Final = frozenset(DASHES)
 _DOUBLE_SET: Final = frozenset(DOUBLE_QUOTES)
@@ -235,31 +243,45 @@ def scan_text(text: str, *, references: bool = True) -> Scan:
     scanner = _SCANNER if references else _SCANNER_WITHOUT_REFERENCES
     for match in scanner.finditer(text):
         group = match.lastgroup or ""
-        start, end = match.span()
-        raw = match.group()
+        start, end = match.span(group)
+        raw = match.group(group)
         if group in SIDE_KINDS:
             side.append(SideItem(len(tokens), _side_key(group, raw), start, end))
             continue
-        kind = _KINDS[group]
         glued = (
             bool(tokens)
             and _is_glued(text, last_end, start)
-            and not _side_between(side, len(tokens))
+            and not (side and side[-1].before == len(tokens))
         )
-        key, exact = _keys(kind, group, raw)
-        tokens.append(Token(raw, start, end, kind, sys.intern(key), exact, glued, False))
+        if group == "word" and not raw.isascii() and _NEEDS_SPLIT.search(raw):
+            for part in _WORD_PARTS.finditer(raw):
+                part_group = part.lastgroup or ""
+                part_start, part_end = start + part.start(), start + part.end()
+                tokens.append(_token(part.group(), part_start, part_end, part_group, glued))
+                glued = True
+        else:
+            tokens.append(_token(raw, start, end, group, glued))
         last_end = end
     _mark_case_sensitive(text, tokens)
     return Scan(tokens, side)
 
 
+def _token(raw: str, start: int, end: int, group: str, glued: bool) -> Token:
+    kind, key, exact = _describe(group, raw)
+    return Token(raw, start, end, kind, key, exact, glued, False)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _describe(group: str, raw: str) -> tuple[int, str, str]:
+    """``(kind, key, exact)`` of a token; cached, since texts repeat their tokens."""
+    kind = _KINDS[group]
+    key, exact = _keys(kind, group, raw)
+    return kind, sys.intern(key), exact
+
+
 def iter_gap_items(side: list[SideItem], before: int) -> Iterator[SideItem]:
     """The side items standing just before token ``before``."""
     return (item for item in side if item.before == before)
-
-
-def _side_between(side: list[SideItem], before: int) -> bool:
-    return bool(side) and side[-1].before == before
 
 
 def _is_glued(text: str, last_end: int, start: int) -> bool:
@@ -350,9 +372,9 @@ def _mark_case_sensitive(text: str, tokens: list[Token]) -> None:
     "in"); a short word after a number across whitespace only (a unit: "5 m", "400 Mb"); a
     short word glued to a symbol ("A+", "C#")."""
     for index, token in enumerate(tokens):
-        if token.kind != WORD:
-            continue
         word = token.exact
+        if token.kind != WORD or (len(word) > SHORT_WORD and word.islower()):
+            continue
         sensitive = _mixed_case(word)
         if not sensitive and 2 <= len(word) <= 3 and word.isupper():
             sensitive = not _capital_neighbour(tokens, index)
