@@ -1,0 +1,92 @@
+"""Loader for the adversarial corpus of issue 7 (documents + labelled quotes).
+
+The corpus is data, not code: ``documents/*.txt`` hold stored texts as an extractor would
+store them (UTF-8, invisible characters included), and ``quotes.jsonl`` holds one labelled
+quote per line. Labels follow the matching rules of issue 7 (README "What matching ignores"):
+only the listed copy-noise equivalences are ignored, everything else is compared. Shared by
+``tests/verifier/test_adversarial_corpus.py`` and ``bench/bench_corpus.py`` so both read the
+same cases the same way.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+CORPUS_DIR = Path(__file__).resolve().parent
+DOCUMENTS_DIR = CORPUS_DIR / "documents"
+QUOTES_FILE = CORPUS_DIR / "quotes.jsonl"
+
+FOUND = "found"
+NOT_FOUND = "not_found"
+COULD_NOT_CHECK = "could_not_check"
+EXPECTED = (FOUND, NOT_FOUND, COULD_NOT_CHECK)
+
+# Every kind the corpus must cover (issue 7), each with at least MIN_PER_KIND cases.
+KINDS = (
+    "operator_swap",
+    "sign_after_letter",
+    "truncated_number",
+    "digit_separator",
+    "superscript",
+    "unit_case",
+    "currency",
+    "version_date",
+    "numeric_form",
+    "negation",
+    "word_change",
+    "cjk_thai_fragment",
+    "ellipsis_edge",
+    "ellipsis_inner",
+    "emoji",
+    "reference_mark",
+    "copy_noise",
+    "case_ordinary",
+    "punctuation",
+    "context_cut",
+    "empty",
+)
+MIN_PER_KIND = 5
+
+
+@dataclass(frozen=True)
+class Case:
+    """One labelled quote; ``line`` is its 1-based line in quotes.jsonl, for messages."""
+
+    line: int
+    doc: str
+    quote: str
+    expected: str
+    kind: str
+    note: str
+
+    def describe(self) -> str:
+        """One line a reader can act on: where the case is and what it says."""
+        return (
+            f"quotes.jsonl:{self.line} doc={self.doc} kind={self.kind} "
+            f"expected={self.expected} quote={self.quote!r} ({self.note})"
+        )
+
+
+def load_documents() -> dict[str, str]:
+    """Documents by name (file stem). Bytes are decoded as-is: no newline translation."""
+    return {
+        path.stem: path.read_bytes().decode("utf-8") for path in sorted(DOCUMENTS_DIR.glob("*.txt"))
+    }
+
+
+def load_cases() -> list[Case]:
+    """All labelled quotes, in file order; a malformed line raises with its line number."""
+    cases = []
+    lines = QUOTES_FILE.read_bytes().decode("utf-8").split("\n")
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        try:
+            row = json.loads(text)
+            case = Case(number, row["doc"], row["quote"], row["expected"], row["kind"], row["note"])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"quotes.jsonl:{number}: malformed case: {exc}") from exc
+        cases.append(case)
+    return cases
