@@ -403,11 +403,13 @@ class PreparedSource:
 
     def _continues(self, left: int, right: int, other: int) -> bool:
         """True when token ``other`` (``left`` or ``right``) continues a number at a match's
-        edge across a gap of whitespace and at most one punctuation mark."""
-        gap = "".join(self.source[self._ends[left] : self._starts[right]].split())
+        edge: another number across whitespace and at most one punctuation mark other than a
+        full stop, on the same line; a symbol across whitespace only; a magnitude word."""
+        between = self.source[self._ends[left] : self._starts[right]]
+        gap = "".join(between.split())
         kind = self.kind(other)
-        if kind in (NUMBER, SCRIPT):
-            return len(gap) <= 1
+        if kind in (NUMBER, SCRIPT):  # "5 000", "2019, 2020"; not "section 7.\n4. Term"
+            return len(gap) <= 1 and "\n" not in between and gap != "."
         if kind == SYMBOL:
             return not gap
         return (

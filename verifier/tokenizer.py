@@ -115,10 +115,11 @@ _EMOJI = (
     r"|\p{Extended_Pictographic}(?:\ufe0f|[\U0001f3fb-\U0001f3ff]|\u200d))"
     rf"{_EMOJI_ATOM}(?:\u200d{_EMOJI_ATOM})*[\U000e0020-\U000e007f]*"
 )
-_REFERENCE_BODY = (
-    r"\d{1,3}|[a-z]{1,2}|[ivx]{1,5}|(?:note|nb|n|fn)\s?\d{1,3}"
-    r"|citation needed|clarification needed|verification needed|better source needed"
-    r"|failed verification|dubious|page needed|who\?|when\?|which\?|by whom\?|according to whom\?"
+_REFERENCE_BODY = (  # spaces as [ ]: the scanner is a VERBOSE pattern
+    r"\d{1,3}|[a-z]{1,2}|[ivx]{1,5}|(?:note|nb|n|fn)[ ]?\d{1,3}"
+    r"|citation[ ]needed|clarification[ ]needed|verification[ ]needed|better[ ]source[ ]needed"
+    r"|failed[ ]verification|dubious|page[ ]needed|who\?|when\?|which\?|by[ ]whom\?"
+    r"|according[ ]to[ ]whom\?"
 )
 
 # One alternative per token kind, tried in this order at each position; characters that no
@@ -380,6 +381,9 @@ def _mark_case_sensitive(text: str, tokens: list[Token]) -> None:
             sensitive = not _capital_neighbour(tokens, index)
         if not sensitive and len(word) <= SHORT_WORD:
             sensitive = _next_to_number_or_symbol(text, tokens, index)
+        if not sensitive and index + 1 < len(tokens):
+            after = tokens[index + 1]
+            sensitive = len(word) <= SHORT_WORD and after.glued and after.kind == NUMBER
         if sensitive:
             tokens[index] = token._replace(sensitive=True)
 

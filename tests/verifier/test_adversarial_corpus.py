@@ -4,9 +4,8 @@ Each labelled quote in ``tests/corpus/quotes.jsonl`` is checked against its docu
 pass (a changed quote, or one that cannot be checked, reported as found) is the failure that
 matters most; a false alarm (a real quote reported as not found) breaks the promise the other
 way. Failures list every failing case with its line, document, kind, quote and label, so a
-change to the matcher shows exactly which cases it fixes or breaks. While the two accuracy
-tests are marked xfail (old matcher), see the listing with ``pytest --runxfail`` on this file;
-``bench/bench_corpus.py`` prints the per-kind counts.
+change to the matcher shows exactly which cases it fixes or breaks. ``bench/bench_corpus.py``
+prints the per-kind counts, beside a naive lower-cased substring search.
 """
 
 from __future__ import annotations
@@ -26,21 +25,11 @@ from tests.corpus.load import (
     load_documents,
 )
 from verifier import COULD_NOT_CHECK as STATUS_COULD_NOT_CHECK
-from verifier import VERIFIER_ID, QuoteCheck, check_quote
+from verifier import QuoteCheck, check_quote
 
 CASES = load_cases()
 DOCUMENTS = load_documents()
 
-# The matcher of issue 7 is being written in verifier/. Until it lands, the two accuracy tests
-# are known to fail on the old matcher (strict: they must fail there, so nothing is hidden).
-# Merging the new matcher changes VERIFIER_ID and turns them into ordinary tests; if the id is
-# kept, delete this marker with the merge.
-OLD_MATCHER = VERIFIER_ID == "snap-verifier@1"
-known_to_fail_on_old_matcher = pytest.mark.xfail(
-    OLD_MATCHER,
-    reason="issue 7: snap-verifier@1 predates the copy-noise matching rules",
-    strict=True,
-)
 
 
 @pytest.fixture(scope="module")
@@ -89,14 +78,12 @@ def test_corpus_is_balanced_between_real_and_changed_quotes() -> None:
     assert 0.35 <= found / len(CASES) <= 0.65
 
 
-@known_to_fail_on_old_matcher
 def test_no_false_passes(outcomes: list[tuple[Case, QuoteCheck]]) -> None:
     false_passes = [(c, r) for c, r in outcomes if c.expected != FOUND and r.found]
     _fail_listing("false passes (labelled failing, got found)", false_passes)
     assert all(not r.found for c, r in outcomes if c.expected != FOUND)
 
 
-@known_to_fail_on_old_matcher
 def test_no_false_alarms(outcomes: list[tuple[Case, QuoteCheck]]) -> None:
     false_alarms = [(c, r) for c, r in outcomes if c.expected == FOUND and not r.found]
     _fail_listing("false alarms (labelled found, got failing)", false_alarms)
