@@ -31,7 +31,6 @@ CASES = load_cases()
 DOCUMENTS = load_documents()
 
 
-
 @pytest.fixture(scope="module")
 def outcomes() -> list[tuple[Case, QuoteCheck]]:
     """Every case checked once; the tests below look at the results from different sides."""
