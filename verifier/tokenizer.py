@@ -289,6 +289,8 @@ def _is_glued(text: str, last_end: int, start: int) -> bool:
     """True when only invisible characters stand between the previous token and this one."""
     if start == last_end:
         return True
+    if text[last_end] in " \n":
+        return False
     return _ONLY_INVISIBLE.fullmatch(text, last_end, start) is not None
 
 
