@@ -10,8 +10,13 @@ charset declaration), then:
    when that holds at least ``MIN_LANDMARK_SHARE`` of the page's text; it is laid out by
    ``html_render`` (code listings line by line, captions, table cells separated by tabs);
 4. a page without such a landmark falls back to trafilatura's main-content detection, run on
-   the already cleaned tree with every output-changing setting pinned, and its XML result
-   is laid out by the same renderer, so the same rules hold on both paths.
+   the already cleaned tree with every output-changing setting pinned.  trafilatura drops
+   headings, captions and notes it judges to be furniture, so its result is used to find
+   the content instead: the smallest element of the cleaned page holding its first and last
+   line is laid out by the renderer, unless that element has more than
+   ``MAX_FALLBACK_GROWTH`` times trafilatura's text (then it is not the article, and
+   trafilatura's own result is laid out by the same renderer).  Either way the same rules
+   (hidden text, sup/sub, tables) hold on both paths.
 
 Every choice that changes the text is named in the extractor id, so a text hash can always
 be reproduced by the same extractor id.
@@ -19,6 +24,8 @@ be reproduced by the same extractor id.
 
 from __future__ import annotations
 
+import copy
+import re
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -40,6 +47,7 @@ if TYPE_CHECKING:
 
 RENDERER_VERSION = 1
 MIN_LANDMARK_SHARE = 0.3
+MAX_FALLBACK_GROWTH = 2.0
 BOILERPLATE_TAGS = ("nav", "aside", "form")
 BOILERPLATE_ROLES = ("navigation", "search", "complementary", "banner", "contentinfo")
 
@@ -86,7 +94,7 @@ def html_extractor_id() -> str:
     return (
         f"snap-html@{RENDERER_VERSION}+hidden=drop,sup={SCRIPT_RULE},cells=tab,"
         f"root=main{int(MIN_LANDMARK_SHARE * 100)};"
-        f"fallback=trafilatura@{trafilatura.__version__}+{settings}"
+        f"fallback=container{MAX_FALLBACK_GROWTH:g},trafilatura@{trafilatura.__version__}+{settings}"
     )
 
 
@@ -144,7 +152,7 @@ def _trafilatura_text(root: HtmlElement) -> str:
     import trafilatura
 
     xml = trafilatura.extract(
-        root,
+        copy.deepcopy(root),  # trafilatura changes the tree it is given
         output_format=str(HTML_SETTINGS["fmt"]),
         include_tables=bool(HTML_SETTINGS["tables"]),
         include_comments=bool(HTML_SETTINGS["comments"]),
@@ -172,6 +180,52 @@ def _trafilatura_text(root: HtmlElement) -> str:
     return render(document)
 
 
+_WHITE_SPACE = re.compile(r"\s+")
+
+
+def _solid(text: str) -> str:
+    """Text without any white space: cells and inline elements join differently per layout."""
+    return _WHITE_SPACE.sub("", text)
+
+
+def _deepest_holding(root: HtmlElement, solid_line: str) -> HtmlElement | None:
+    """The deepest element whose text holds ``solid_line`` (white space removed)."""
+    if solid_line not in _solid(root.text_content()):
+        return None
+    element = root
+    while True:
+        child = next(
+            (child for child in element if solid_line in _solid(child.text_content())), None
+        )
+        if child is None:
+            return element
+        element = child
+
+
+def _common_ancestor(first: HtmlElement, last: HtmlElement) -> HtmlElement:
+    # lxml hands out the same proxy for a node while a reference to it is held: keep them.
+    ancestors = [first, *first.iterancestors()]
+    element = last
+    while not any(element is ancestor for ancestor in ancestors):
+        element = element.getparent()
+    return element
+
+
+def _fallback_text(root: HtmlElement) -> str:
+    """The container trafilatura's text came from, laid out; else trafilatura's own text."""
+    found = _trafilatura_text(root)
+    lines = [_solid(line) for line in found.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    first, last = _deepest_holding(root, lines[0]), _deepest_holding(root, lines[-1])
+    if first is None or last is None:
+        return found
+    container = _common_ancestor(first, last)
+    if len(_solid(container.text_content())) > MAX_FALLBACK_GROWTH * len(_solid(found)):
+        return found
+    return render(container)
+
+
 def html_text(data: bytes, declared: str | None) -> str:
     """The visible main-content text of an HTML document (see the module doc)."""
     from trafilatura.utils import load_html
@@ -185,7 +239,7 @@ def html_text(data: bytes, declared: str | None) -> str:
     landmark = _landmark(root)
     if landmark is not None:
         return render(landmark)
-    return _trafilatura_text(root)
+    return _fallback_text(root)
 
 
 def extract_html(data: bytes, declared: str | None) -> Extraction:
