@@ -130,9 +130,10 @@ def remove_hidden(root: HtmlElement) -> None:
 
 def script_text(element: HtmlElement) -> str:
     """How one ``<sup>``/``<sub>`` reads in the stored text (the rule in the module doc)."""
-    text = collapse("".join(element.itertext())).strip()
+    raw = "".join(element.itertext())
+    text = collapse(raw).strip()
     if not text:
-        return ""
+        return " " if raw else ""  # a raised space is still a space between words
     if element.tag == "sup" and next(element.iter("a"), None) is not None:
         mark = text.strip("[]").strip()
         return f"[{mark}]" if mark else ""

@@ -11,6 +11,7 @@ previous covered line, so a short line such as ``}`` is not credited to another 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +26,7 @@ class Coverage:
     page: str
     lines: int
     covered: int
+    anywhere: int  # lines found anywhere in the text, order ignored
     missing: tuple[str, ...]
     leaked: tuple[str, ...]  # lines of NAME.absent.txt found in the text
 
@@ -47,8 +49,14 @@ def _lines(path: Path) -> list[str]:
     return [squeeze(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def measure(name: str) -> Coverage:
-    text = squeeze(extract(PAGES / f"{name}.html", "text/html").text or "")
+def snap_text(path: Path) -> str:
+    """The stored text snap's extractor makes of the page."""
+    return extract(path, "text/html").text or ""
+
+
+def measure(name: str, extractor: Callable[[Path], str] = snap_text) -> Coverage:
+    """How many of the page's visible lines ``extractor``'s text holds, in order."""
+    text = squeeze(extractor(PAGES / f"{name}.html"))
     expected = _lines(PAGES / f"{name}.expected.txt")
     cursor, missing = 0, []
     for line in expected:
@@ -58,4 +66,7 @@ def measure(name: str) -> Coverage:
         else:
             cursor = found + len(line)
     leaked = tuple(line for line in _lines(PAGES / f"{name}.absent.txt") if line in text)
-    return Coverage(name, len(expected), len(expected) - len(missing), tuple(missing), leaked)
+    anywhere = sum(line in text for line in expected)
+    return Coverage(
+        name, len(expected), len(expected) - len(missing), anywhere, tuple(missing), leaked
+    )
