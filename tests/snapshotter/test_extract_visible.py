@@ -6,9 +6,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from lxml.html import fragment_fromstring
+from trafilatura.utils import load_html
 
-from snapshotter.extract.html import html_text
-from snapshotter.extract.html_visible import script_text
+from snapshotter.extract.html import _trafilatura_text, html_text
+from snapshotter.extract.html_visible import remove_hidden, script_text, write_scripts_as_text
 from tests.snapshotter.page_coverage import measure, page_names
 
 FILLER = (
@@ -175,3 +176,45 @@ def test_fixture_pages_keep_what_a_reader_sees(name: str) -> None:
 
 def test_there_are_at_least_six_fixture_pages() -> None:
     assert len(page_names()) >= 6
+
+
+def _bare_page(body: str) -> bytes:
+    """A page without <main> or <article>: the trafilatura fallback finds the content."""
+    paragraphs = "".join(f"<p>{FILLER} Part {n}.</p>" for n in range(4))
+    return (
+        '<html><head><meta charset="utf-8"><script>var x = 1;</script></head><body>'
+        '<div id="menu"><a href="/">Home</a> <a href="/about">About</a></div>'
+        f'<div id="text"><h1>Annual report</h1>{paragraphs}{body}<p>{FILLER} End.</p></div>'
+        '<div id="footer">Imprint</div></body></html>'
+    ).encode()
+
+
+@pytest.mark.parametrize(
+    "hidden",
+    [
+        f"<p hidden>{PLANTED}</p>",
+        f'<p style="display:none">{PLANTED}</p>',
+        f"<noscript><p>{PLANTED}</p></noscript>",
+        f'<p aria-hidden="true">{PLANTED}</p>',
+        f"<template><p>{PLANTED}</p></template>",
+    ],
+)
+def test_hidden_text_stays_out_on_the_fallback_path_too(hidden: str) -> None:
+    text = html_text(_bare_page(hidden), None)
+    assert "Annual report" in text
+    assert f"{FILLER} End." in text
+    assert "ravens" not in text
+
+
+def test_tables_from_the_trafilatura_fallback_are_tab_separated() -> None:
+    table = (
+        "<table><tr><th>Operator</th><th>Meaning</th></tr>"
+        "<tr><td>||</td><td>logical or</td></tr><tr><td>x<sup>2</sup></td><td>square</td></tr>"
+        "</table>"
+    )
+    root = load_html(_bare_page(table))
+    remove_hidden(root)
+    write_scripts_as_text(root)
+    text = _trafilatura_text(root)  # trafilatura's own result, laid out by snap's renderer
+    assert "Operator\tMeaning\n||\tlogical or\nx²\tsquare" in text
+    assert text.count("|") == 2
