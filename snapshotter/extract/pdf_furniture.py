@@ -16,8 +16,9 @@ peeled off one at a time, at most ``EDGE_LINES``, while the line is furniture:
   ``MIN_REPEATS`` pages and of ``MIN_SHARE`` of the pages.
 
 Peeling stops at the first line that is neither, so a line of body text is never taken out
-from under the page's edge.  Blank lines at the edges are dropped (white space only).
-A one-page document has no furniture.
+from under the page's edge, and before the page's last non-blank line, so a page whose every
+line repeats elsewhere (identical pages) keeps its text.  Blank lines at the edges are
+dropped (white space only).  A one-page document has no furniture.
 """
 
 from __future__ import annotations
@@ -120,15 +121,18 @@ def _peel(lines: list[str], rules: _Rules, page_index: int) -> SplitPage:
     first, last = 0, len(lines)
     top_furniture: list[str] = []
     bottom_furniture: list[str] = []
+    left = sum(1 for line in lines if line.strip())
     for top, found in ((True, top_furniture), (False, bottom_furniture)):
         taken = 0
         while first < last and taken < EDGE_LINES:
             line = lines[first] if top else lines[last - 1]
             if line.strip():
-                if not rules.is_furniture(line, page_index, top):
+                # A page is never emptied: its last line is body, whatever repeats elsewhere.
+                if left == 1 or not rules.is_furniture(line, page_index, top):
                     break
                 found.append(line)
                 taken += 1
+                left -= 1
             if top:
                 first += 1
             else:

@@ -230,3 +230,13 @@ def test_nothing_is_lost(pages: list[list[str]]) -> None:
             line for line in text.split("\n") if line.strip()
         )
         assert split.body in text
+
+
+def test_a_page_is_never_emptied(tmp_path: Path) -> None:
+    """Identical pages repeat every line at their edges; each page still keeps its last line."""
+    pages = [["This page describes the cache.", "Cold caches cause slow requests."]] * 3
+    result = _extract(tmp_path, pages)
+    assert result.text is not None
+    for page in result.pages:
+        assert result.text[page.start : page.end] == "Cold caches cause slow requests."
+        assert page.furniture == ("This page describes the cache.",)
