@@ -22,7 +22,9 @@ that a stylesheet hides stays in.
 - any other run keeps its text inside ``^(...)`` (raised) or ``_(...)`` (lowered):
   ``5<sup>th</sup>`` is ``5^(th)``, ``T<sub>eff</sub>`` is ``T_(eff)``, so a raised or lowered
   run never merges with the text around it;
-- a run that is already a bracketed mark (``<sup>[a]</sup>``) is kept as written.
+- a run that is already a bracketed mark (``<sup>[a]</sup>``) is kept as written;
+- the scripts of MathML's ``<msup>``, ``<msub>`` and ``<msubsup>`` follow the same rule
+  (``<msup><mi>x</mi><mn>2</mn></msup>`` is ``x²``).
 """
 
 from __future__ import annotations
@@ -60,6 +62,8 @@ _SUBSCRIPTS = str.maketrans(
     }
 )
 _SCRIPTS = {"sup": (_SUPERSCRIPTS, "^"), "sub": (_SUBSCRIPTS, "_")}
+# MathML elements whose children after the base are scripts, in order.
+_MATH_SCRIPTS = {"msup": ("sup",), "msub": ("sub",), "msubsup": ("sub", "sup")}
 
 ALWAYS_HIDDEN = frozenset({"script", "style", "template", "head", "title", "meta", "link"})
 HIDDEN_CLASSES = frozenset({"sr-only", "visually-hidden", "screen-reader-text"})
@@ -128,18 +132,19 @@ def remove_hidden(root: HtmlElement) -> None:
         remove_keeping_tail(element)
 
 
-def script_text(element: HtmlElement) -> str:
-    """How one ``<sup>``/``<sub>`` reads in the stored text (the rule in the module doc)."""
+def script_text(element: HtmlElement, kind: str | None = None) -> str:
+    """How one ``<sup>``/``<sub>`` (or a MathML script, given ``kind``) reads as text."""
     raw = "".join(element.itertext())
     text = collapse(raw).strip()
     if not text:
         return " " if raw else ""  # a raised space is still a space between words
-    if element.tag == "sup" and next(element.iter("a"), None) is not None:
+    kind = kind or str(element.tag)
+    if kind == "sup" and next(element.iter("a"), None) is not None:
         mark = text.strip("[]").strip()
         return f"[{mark}]" if mark else ""
     if text.startswith("[") and text.endswith("]"):
         return text
-    table, marker = _SCRIPTS[str(element.tag)]
+    table, marker = _SCRIPTS[kind]
     converted = text.translate(table)
     if all(char == " " or char != original for char, original in zip(converted, text, strict=True)):
         return converted
@@ -147,11 +152,16 @@ def script_text(element: HtmlElement) -> str:
 
 
 def write_scripts_as_text(root: HtmlElement) -> None:
-    """Replace each outermost ``<sup>``/``<sub>`` by its text form (see ``script_text``)."""
+    """Replace each outermost ``<sup>``/``<sub>``, and the scripts of MathML's ``<msup>``,
+    ``<msub>`` and ``<msubsup>``, by their text form (see ``script_text``)."""
     for element in list(root.iter("sup", "sub")):
         if _inside_script(element):
             continue
         remove_keeping_tail(element, script_text(element))
+    for element in list(root.iter(*_MATH_SCRIPTS)):
+        children = [child for child in element if isinstance(child.tag, str)]
+        for child, kind in zip(children[1:], _MATH_SCRIPTS[str(element.tag)], strict=False):
+            remove_keeping_tail(child, script_text(child, kind))
 
 
 def _inside_script(element: etree._Element) -> bool:

@@ -137,6 +137,13 @@ def test_code_listings_captions_definitions_and_headings_are_kept() -> None:
         ),
         ("table note<sup>[a]</sup> applies", "table note[a] applies", "notea"),
         ("empty<sup> </sup>end", "empty end", "emptyend"),
+        ("area <math><msup><mi>r</mi><mn>2</mn></msup></math> here", "area r² here", "r2"),
+        (
+            "<math><msubsup><mi>x</mi><mi>i</mi><mn>3</mn></msubsup></math> sum",
+            "x_(i)³ sum",
+            "xi3",
+        ),
+        ("<math><msub><mi>v</mi><mn>0</mn></msub></math> speed", "v₀ speed", "v0"),
     ],
 )
 def test_sup_and_sub_are_written_as_a_reader_reads_them(html: str, shown: str, never: str) -> None:
