@@ -84,7 +84,13 @@ class SnapshotRecord:
 
 
 def page_json(page: Page) -> dict[str, Any]:
-    return {"index": page.index, "label": page.label, "start": page.start, "end": page.end}
+    return {
+        "index": page.index,
+        "label": page.label,
+        "start": page.start,
+        "end": page.end,
+        "furniture": list(page.furniture),
+    }
 
 
 def capture(target: str, store: BlobStore, options: FetchOptions) -> SnapshotRecord:

@@ -1,24 +1,59 @@
-"""HTML: the main text of a page, via trafilatura with every output-changing setting pinned.
+"""HTML: the text of a page's main content as a reader sees it.
 
-The settings are fixed here (not read from a trafilatura settings file or the library's
-mutable global config), and each one that changes the output is named in the extractor id,
-so a text hash can always be reproduced by the same extractor id.
+The page is parsed with lxml (through trafilatura's loader, which reads the document's own
+charset declaration), then:
+
+1. text a reader never sees is removed and ``<sup>``/``<sub>`` are written as text
+   (``html_visible``: hidden elements, Unicode super/subscripts, ``[1]`` footnote marks);
+2. navigation, asides, forms and search boxes are removed (they are not the content);
+3. the content is the page's ``<main>`` (or ``role="main"``, or its largest ``<article>``)
+   when that holds at least ``MIN_LANDMARK_SHARE`` of the page's text; it is laid out by
+   ``html_render`` (code listings line by line, captions, table cells separated by tabs);
+4. a page without such a landmark falls back to trafilatura's main-content detection, run on
+   the already cleaned tree with every output-changing setting pinned.  trafilatura drops
+   headings, captions and notes it judges to be furniture, so its result is used to find
+   the content instead: the smallest element of the cleaned page holding its first and last
+   line is laid out by the renderer, unless that element has more than
+   ``MAX_FALLBACK_GROWTH`` times trafilatura's text (then it is not the article, and
+   trafilatura's own result is laid out by the same renderer).  Either way the same rules
+   (hidden text, sup/sub, tables) hold on both paths.
+
+Every choice that changes the text is named in the extractor id, so a text hash can always
+be reproduced by the same extractor id.
 """
 
 from __future__ import annotations
 
+import copy
+import re
 from functools import cache
 from typing import TYPE_CHECKING
 
+from lxml import etree
+from lxml.html import HtmlElement
+
+from snapshotter.extract.html_render import render
+from snapshotter.extract.html_visible import (
+    SCRIPT_RULE,
+    remove_hidden,
+    remove_keeping_tail,
+    write_scripts_as_text,
+)
 from snapshotter.extract.result import Extraction, with_text
 from snapshotter.extract.sniff import bom_encoding, declared_charset
 
 if TYPE_CHECKING:
     from configparser import ConfigParser
 
-# Output-changing trafilatura options, in the order they appear in the extractor id.
+RENDERER_VERSION = 1
+MIN_LANDMARK_SHARE = 0.3
+MAX_FALLBACK_GROWTH = 2.0
+BOILERPLATE_TAGS = ("nav", "aside", "form")
+BOILERPLATE_ROLES = ("navigation", "search", "complementary", "banner", "contentinfo")
+
+# Output-changing trafilatura options of the fallback, in the order they appear in the id.
 HTML_SETTINGS: dict[str, bool | str] = {
-    "fmt": "txt",
+    "fmt": "xml",
     "tables": True,
     "comments": False,
     "links": False,
@@ -30,6 +65,24 @@ HTML_SETTINGS: dict[str, bool | str] = {
     "dedup": False,
 }
 
+# trafilatura's XML elements, named as the HTML elements the renderer lays out.
+_TRAFILATURA_TAGS = {
+    "doc": "div",
+    "head": "h2",
+    "list": "ul",
+    "item": "li",
+    "row": "tr",
+    "cell": "td",
+    "lb": "br",
+    "quote": "blockquote",
+    "hi": "span",
+    "ref": "span",
+    "del": "span",
+    "graphic": "img",
+    "comments": "img",
+}
+_BLOCK_PARENTS = frozenset({"doc", "main", "div", "quote", "item", "cell", "comments"})
+
 
 def html_extractor_id() -> str:
     import trafilatura
@@ -38,7 +91,11 @@ def html_extractor_id() -> str:
         f"{name}={int(value) if isinstance(value, bool) else value}"
         for name, value in HTML_SETTINGS.items()
     )
-    return f"trafilatura@{trafilatura.__version__}+{settings}"
+    return (
+        f"snap-html@{RENDERER_VERSION}+hidden=drop,sup={SCRIPT_RULE},cells=tab,"
+        f"root=main{int(MIN_LANDMARK_SHARE * 100)};"
+        f"fallback=container{MAX_FALLBACK_GROWTH:g},trafilatura@{trafilatura.__version__}+{settings}"
+    )
 
 
 @cache
@@ -51,7 +108,7 @@ def _pinned_config() -> ConfigParser:
 
 def _html_input(data: bytes, declared: str | None) -> bytes | str:
     """Decode by BOM or by the HTTP charset (which outranks a <meta> charset, as in browsers);
-    otherwise hand trafilatura the bytes so it can read the document's own declaration."""
+    otherwise hand the loader the bytes so it can read the document's own declaration."""
     for encoding in (bom_encoding(data), declared_charset(declared)):
         if encoding is None:
             continue
@@ -62,11 +119,40 @@ def _html_input(data: bytes, declared: str | None) -> bytes | str:
     return data
 
 
-def extract_html(data: bytes, declared: str | None) -> Extraction:
+def _is_boilerplate(element: HtmlElement) -> bool:
+    if element.tag in BOILERPLATE_TAGS:
+        return True
+    return (element.get("role") or "").strip().lower() in BOILERPLATE_ROLES
+
+
+def _remove_boilerplate(root: HtmlElement) -> None:
+    for element in [element for element in root.iter() if _is_boilerplate(element)]:
+        remove_keeping_tail(element)
+
+
+def _text_length(element: HtmlElement) -> int:
+    return sum(len(text.strip()) for text in element.itertext())
+
+
+def _landmark(root: HtmlElement) -> HtmlElement | None:
+    """The page's main content element, when it holds enough of the page's text."""
+    candidates: list[HtmlElement] = root.xpath("//main") or root.xpath("//*[@role='main']")
+    if not candidates:
+        articles: list[HtmlElement] = root.xpath("//article")
+        candidates = sorted(articles, key=_text_length, reverse=True)[:1]
+    if not candidates:
+        return None
+    landmark = candidates[0]
+    if _text_length(landmark) < MIN_LANDMARK_SHARE * _text_length(root):
+        return None
+    return landmark
+
+
+def _trafilatura_text(root: HtmlElement) -> str:
     import trafilatura
 
-    text = trafilatura.extract(
-        _html_input(data, declared),
+    xml = trafilatura.extract(
+        copy.deepcopy(root),  # trafilatura changes the tree it is given
         output_format=str(HTML_SETTINGS["fmt"]),
         include_tables=bool(HTML_SETTINGS["tables"]),
         include_comments=bool(HTML_SETTINGS["comments"]),
@@ -81,4 +167,80 @@ def extract_html(data: bytes, declared: str | None) -> Extraction:
         config=_pinned_config(),
     )
     # trafilatura returns None when it finds no main text: that is an empty page for us.
-    return with_text("text/html", text or "", html_extractor_id())
+    if not xml:
+        return ""
+    document = etree.fromstring(xml.encode("utf-8"))
+    for element in document.iter():
+        tag = str(element.tag)
+        parent = element.getparent()
+        if tag == "code" and parent is not None and str(parent.tag) in _BLOCK_PARENTS:
+            element.tag = "pre"
+        else:
+            element.tag = _TRAFILATURA_TAGS.get(tag, tag)
+    return render(document)
+
+
+_WHITE_SPACE = re.compile(r"\s+")
+
+
+def _solid(text: str) -> str:
+    """Text without any white space: cells and inline elements join differently per layout."""
+    return _WHITE_SPACE.sub("", text)
+
+
+def _deepest_holding(root: HtmlElement, solid_line: str) -> HtmlElement | None:
+    """The deepest element whose text holds ``solid_line`` (white space removed)."""
+    if solid_line not in _solid(root.text_content()):
+        return None
+    element = root
+    while True:
+        child = next(
+            (child for child in element if solid_line in _solid(child.text_content())), None
+        )
+        if child is None:
+            return element
+        element = child
+
+
+def _common_ancestor(first: HtmlElement, last: HtmlElement) -> HtmlElement:
+    # lxml hands out the same proxy for a node while a reference to it is held: keep them.
+    ancestors = [first, *first.iterancestors()]
+    element = last
+    while not any(element is ancestor for ancestor in ancestors):
+        element = element.getparent()
+    return element
+
+
+def _fallback_text(root: HtmlElement) -> str:
+    """The container trafilatura's text came from, laid out; else trafilatura's own text."""
+    found = _trafilatura_text(root)
+    lines = [_solid(line) for line in found.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    first, last = _deepest_holding(root, lines[0]), _deepest_holding(root, lines[-1])
+    if first is None or last is None:
+        return found
+    container = _common_ancestor(first, last)
+    if len(_solid(container.text_content())) > MAX_FALLBACK_GROWTH * len(_solid(found)):
+        return found
+    return render(container)
+
+
+def html_text(data: bytes, declared: str | None) -> str:
+    """The visible main-content text of an HTML document (see the module doc)."""
+    from trafilatura.utils import load_html
+
+    root = load_html(_html_input(data, declared))
+    if root is None:
+        return ""
+    remove_hidden(root)
+    write_scripts_as_text(root)
+    _remove_boilerplate(root)
+    landmark = _landmark(root)
+    if landmark is not None:
+        return render(landmark)
+    return _fallback_text(root)
+
+
+def extract_html(data: bytes, declared: str | None) -> Extraction:
+    return with_text("text/html", html_text(data, declared), html_extractor_id())

@@ -1,7 +1,11 @@
 """PDF: text page by page with pypdf, and a page map from code points back to pages.
 
-Pages are joined with ``PAGE_SEPARATOR``, which belongs to no page, so
-``text[page.start:page.end]`` is exactly the text pypdf extracted from that page.
+Running headers, footers and page numbers are taken out of the text flow and kept in the
+page map (``Page.furniture``, see ``pdf_furniture``), so a sentence that runs across a page
+break is one contiguous sentence.  Pages are joined with ``PAGE_SEPARATOR``, a line break
+(a page break inside a sentence is a line break in its flow), which belongs to no page, so
+``text[page.start:page.end]`` is exactly the text pypdf extracted from that page without its
+furniture, and a span of the text covers the pages whose ranges it overlaps.
 """
 
 from __future__ import annotations
@@ -9,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
+from snapshotter.extract.pdf_furniture import FURNITURE_RULE, split_furniture
 from snapshotter.extract.result import (
     FLAG_NO_EXTRACTABLE_TEXT,
     Extraction,
@@ -18,14 +23,14 @@ from snapshotter.extract.result import (
 )
 
 PDF = "application/pdf"
-PAGE_SEPARATOR = "\n\n"
+PAGE_SEPARATOR = "\n"
 EXTRACTION_MODE: Literal["plain"] = "plain"
 
 
 def pdf_extractor_id() -> str:
     import pypdf
 
-    return f"pypdf@{pypdf.__version__}+mode={EXTRACTION_MODE},sep=lf2"
+    return f"pypdf@{pypdf.__version__}+mode={EXTRACTION_MODE},sep=lf1,furniture={FURNITURE_RULE}"
 
 
 def extract_pdf(path: Path) -> Extraction:
@@ -68,12 +73,14 @@ def extract_pdf(path: Path) -> Extraction:
 
 
 def _join_pages(page_texts: list[str], labels: list[str]) -> tuple[str, tuple[Page, ...]]:
+    labels = [labels[i] if i < len(labels) else str(i + 1) for i in range(len(page_texts))]
+    split = split_furniture(page_texts, labels)
     pages: list[Page] = []
     position = 0
-    for index, page_text in enumerate(page_texts):
+    for index, page in enumerate(split):
         if index:
             position += len(PAGE_SEPARATOR)
-        label = labels[index] if index < len(labels) else str(index + 1)
-        pages.append(Page(index=index, label=label, start=position, end=position + len(page_text)))
-        position += len(page_text)
-    return PAGE_SEPARATOR.join(page_texts), tuple(pages)
+        end = position + len(page.body)
+        pages.append(Page(index, labels[index], position, end, page.furniture))
+        position = end
+    return PAGE_SEPARATOR.join(page.body for page in split), tuple(pages)

@@ -17,12 +17,17 @@ MIN_TEXT_WORDS = 30
 
 @dataclass(frozen=True)
 class Page:
-    """One PDF page: ``text[start:end]`` (code points) is the page's extracted text."""
+    """One PDF page: ``text[start:end]`` (code points) is the page's extracted text.
+
+    ``furniture`` holds the page's running header, footer and page-number lines, which are
+    not in the text flow (so a sentence across a page break stays whole) but not lost.
+    """
 
     index: int  # 0-based position in the document
     label: str  # the printed page label ("iv", "12", "A-3"), or the 1-based number as text
     start: int
     end: int
+    furniture: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

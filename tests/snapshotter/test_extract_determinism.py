@@ -12,7 +12,11 @@ from pathlib import Path
 
 from snapshotter.extract import extract
 from tests.pdf_fixtures import LabelRange, build_pdf
+from tests.snapshotter.page_coverage import PAGES as FIXTURE_PAGES
+from tests.snapshotter.page_coverage import page_names
 from tests.snapshotter.samples import PAGE, PAGES
+
+RUNNING = [["Survey report", line, f"Page {n} of 3"] for n, line in enumerate(PAGES[0], 1)]
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -24,8 +28,9 @@ out = {}
 for name, declared in json.loads(sys.argv[1]):
     result = extract(Path(name), declared)
     text = result.text or ""
-    out[name] = [hashlib.sha256(text.encode("utf-8")).hexdigest(), result.extractor,
-                 [[p.index, p.label, p.start, p.end] for p in result.pages], list(result.flags)]
+    pages = [[p.index, p.label, p.start, p.end, list(p.furniture)] for p in result.pages]
+    out[name] = [hashlib.sha256(text.encode("utf-8")).hexdigest(), result.extractor, pages,
+                 list(result.flags)]
 print(json.dumps(out, sort_keys=True))
 """
 
@@ -35,6 +40,11 @@ def _fixtures(folder: Path) -> list[tuple[str, str | None]]:
         "page.html": (PAGE.encode(), "text/html"),
         "report.pdf": (build_pdf(PAGES, labels=[LabelRange(0, "r"), LabelRange(2)]), None),
         "notes.txt": (codecs.BOM_UTF16_LE + ("Zoë 42 % " * 50).encode("utf-16-le"), None),
+        "running.pdf": (build_pdf(RUNNING), None),
+        **{
+            f"{name}.html": ((FIXTURE_PAGES / f"{name}.html").read_bytes(), "text/html")
+            for name in page_names()
+        },
     }
     listed = []
     for name, (data, declared) in files.items():
@@ -67,4 +77,8 @@ def test_two_processes_agree_with_each_other_and_with_this_one(tmp_path: Path) -
         local = extract(Path(name), declared)
         digest = hashlib.sha256((local.text or "").encode("utf-8")).hexdigest()
         assert first[name][0] == digest  # type: ignore[index]
-    assert len({entry[0] for entry in first.values()}) == 3  # type: ignore[index]
+    assert len({entry[0] for entry in first.values()}) == len(listed)  # type: ignore[index]
+    running = first[str(tmp_path / "running.pdf")]
+    assert [page[4] for page in running[2]] == [  # type: ignore[index]
+        ["Survey report", f"Page {n} of 3"] for n in (1, 2, 3)
+    ]

@@ -32,7 +32,8 @@ def test_article_text_is_kept_and_page_furniture_dropped(
     assert text is not None
     for paragraph in ARTICLE:
         assert paragraph in text
-    assert "| 2024 | 10672 |" in text  # tables are included
+    assert "2024\t10672" in text  # tables are included, cells separated by a tab
+    assert "|" not in text  # no separator that is not on the page
     for furniture in (
         "cookies",
         "Accept all",
@@ -91,7 +92,8 @@ def test_extractor_id_names_version_and_settings(tmp_path: Path) -> None:
     path.write_text(PAGE, encoding="utf-8")
     result = extract(path, "text/html")
     assert result.extractor == html_extractor_id()
-    assert result.extractor.startswith(f"trafilatura@{trafilatura.__version__}+fmt=txt,tables=1,")
+    assert result.extractor.startswith("snap-html@1+hidden=drop,sup=uni1,cells=tab,")
+    assert f",trafilatura@{trafilatura.__version__}+fmt=xml,tables=1," in result.extractor
     assert "comments=0" in result.extractor
     assert "dedup=0" in result.extractor
 
