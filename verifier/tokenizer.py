@@ -25,7 +25,8 @@ The copy-noise list:
    side items: kept, but a quote may leave them out (``PreparedSource`` compares the ones a
    quote has).
 8. Sentence punctuation (``,`` ``;`` anywhere but between digits; ``.`` ``:`` before whitespace,
-   a closing mark or the end; CJK and Indic full stops and commas) separates tokens only.
+   a closing mark or the end, but not at the very start of the text, where nothing precedes
+   them; CJK and Indic full stops and commas) separates tokens only.
 
 Token kinds:
 
@@ -139,7 +140,8 @@ _SCANNER: Final = regex.compile(
     | (?P<open>\p{{Ps}})
     | (?P<close>\p{{Pe}})
     | (?P<ellipsis>\.\.\.|\u2026|\u22ef)
-    | (?P<symbol>(?:(?!{_EMOJI}){_SYMBOL_CHAR}|[{_SENTENCE_BEFORE_GAP}](?![{_CLOSERS}]|$))++)
+    | (?P<symbol>(?:(?!{_EMOJI}){_SYMBOL_CHAR}|[{_SENTENCE_BEFORE_GAP}](?![{_CLOSERS}]|$)
+                   |(?<=\A\s*)[{_SENTENCE_BEFORE_GAP}])++)
     )""",
     regex.VERBOSE | regex.VERSION1,
 )
