@@ -83,6 +83,7 @@ MAGNITUDE_WORDS: Final = frozenset(
         "k",
     }
 )
+NEGATIVE_ENDINGS: Final = ("ない", "なかっ", "なく", "ません", "ず", "ぬ", "ねば")
 _EDGE_ELLIPSIS = (
     r"(?:\[\s*(?:\u2026|\.\s?\.\s?\.)\s*\]|\(\s*(?:\u2026|\.\.\.)\s*\)"
     r"|\u2026|\u22ef|\.\s?\.\s?\.)"
@@ -379,7 +380,7 @@ class PreparedSource:
         """True when the glued token before a match only opens it: a bracket, a quotation
         mark that is not an apostrophe inside a word, or text in an unspaced script."""
         kind = self.kind(outside)
-        if kind == OPEN or CHAR in (kind, self.kind(inside)):
+        if kind == OPEN or self._unspaced_boundary(outside, inside):
             return True
         if kind != QUOTE:
             return False
@@ -390,7 +391,7 @@ class PreparedSource:
     def _closing(self, inside: int, outside: int) -> bool:
         """True when the glued token after a match only closes it (see ``_opening``)."""
         kind = self.kind(outside)
-        if kind == CLOSE or CHAR in (kind, self.kind(inside)):
+        if kind == CLOSE or self._unspaced_boundary(inside, outside):
             return True
         if kind != QUOTE:
             return False
@@ -400,6 +401,14 @@ class PreparedSource:
             and self._meta[following] & GLUED
             and self.kind(following) in _WORDISH
         )
+
+    def _unspaced_boundary(self, left: int, right: int) -> bool:
+        """True when a match may begin or end between these glued tokens because one is text of
+        a script written without spaces; not right before a Japanese negative ending, which
+        turns the verb before it around ("配布され" is not in "配布されません")."""
+        if CHAR not in (self.kind(left), self.kind(right)):
+            return False
+        return not self.source.startswith(NEGATIVE_ENDINGS, self._starts[right])
 
     def _continues(self, left: int, right: int, other: int) -> bool:
         """True when token ``other`` (``left`` or ``right``) continues a number at a match's

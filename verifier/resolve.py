@@ -109,7 +109,9 @@ def _agreeing_with_context(
 
 
 def _context_tokens(context: str) -> list[Token]:
-    return tokenize(context) if context else []
+    """The tokens of a prefix or suffix, read as the middle of a text (a context starting with
+    ". " continues a sentence; only a text's own first full stop is compared)."""
+    return tokenize("x " + context)[1:] if context else []
 
 
 def _same(prepared: PreparedSource, index: int, token: Token, *, partial: str | None) -> bool:

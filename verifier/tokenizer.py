@@ -133,7 +133,7 @@ _SCANNER: Final = regex.compile(
     | (?P<number>\p{{Nd}}++(?:[.,'\u2019_]\p{{Nd}}++)*+(?![\ufe0f\u20e3]))
     | (?P<emoji>{_EMOJI})
     | (?P<script>[{SUPER_SUB}]++)
-    | (?P<reference>(?=\[)(?<=[\p{{L}}\p{{N}}\p{{M}}.,;:!?)\]"'\u201d\u2019\u00bb])
+    | (?P<reference>(?=\[)(?<=[\p{{L}}\p{{N}}\p{{M}}.,;:!?)\]"'\u201d\u2019\u00bb][{INVISIBLE}]*)
         \[(?i:{_REFERENCE_BODY})\]
         (?=[.,;:!?)"'\u201d\u2019\u00bb\[]|\s*$|\s+[\p{{L}}\p{{N}}(\[{DOUBLE_QUOTES}{SINGLE_QUOTES}]))
     | (?P<quote>[{DOUBLE_QUOTES}{SINGLE_QUOTES}])
@@ -145,12 +145,18 @@ _SCANNER: Final = regex.compile(
     )""",
     regex.VERBOSE | regex.VERSION1,
 )
+# One comparison unit of a script written without spaces: a grapheme, with a Thai or Lao vowel
+# written before its consonant and the vowels written after it kept together with it, so a
+# quote cannot start or end inside a syllable ("ปิด", close, is not in "เปิด", open).
+_UNSPACED_UNIT = (
+    rf"(?=[{UNSPACED}])[\u0e40-\u0e44\u0ec0-\u0ec4]?\X[\u0e30\u0e32\u0e33\u0e45\u0eb0\u0eb2\u0eb3]*"
+)
 # Words are scanned with a plain letter class (a class with subtractions is several times
 # slower); the rare word that holds characters of an unspaced script or superscript letters is
 # split again by this scanner.
 _NEEDS_SPLIT: Final = regex.compile(rf"[{UNSPACED}{SUPER_SUB}]")
 _WORD_PARTS: Final = regex.compile(
-    rf"(?P<char>(?=[{UNSPACED}])\X)|(?P<script>[{SUPER_SUB}]++)|(?P<word>[^{UNSPACED}{SUPER_SUB}]++)",
+    rf"(?P<char>{_UNSPACED_UNIT})|(?P<script>[{SUPER_SUB}]++)|(?P<word>[^{UNSPACED}{SUPER_SUB}]++)",
     regex.VERSION1,
 )
 _SCANNER_WITHOUT_REFERENCES: Final = regex.compile(

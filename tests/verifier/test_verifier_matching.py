@@ -331,6 +331,18 @@ def test_unspaced_scripts_compare_every_character() -> None:
     assert not check_quote("この薬は有効", "この薬は無効").found
 
 
+def test_a_quote_never_starts_or_ends_inside_a_thai_syllable() -> None:
+    assert not check_quote("ปิดทุกวัน", "ร้านเปิดทุกวัน").found  # close daily / open daily
+    assert check_quote("เปิดทุกวัน", "ร้านเปิดทุกวัน").found
+
+
+def test_a_quote_never_drops_a_japanese_negative_ending() -> None:
+    source = "この資料は配布されません。検索エンジンは索引を作ることがあります。"
+    assert not check_quote("資料は配布され", source).found
+    assert check_quote("資料は配布されません", source).found
+    assert check_quote("索引を作る", source).found
+
+
 def test_devanagari_with_joiners() -> None:
     assert check_quote("क्‍ष", "यह क्‍ष है").found
     assert not check_quote("अनुपस्थित", "अर्को पाठ").found
