@@ -26,9 +26,10 @@ of the source's tokens, and the run does not cut the source.  The steps, in orde
 from __future__ import annotations
 
 import hashlib
+import itertools
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -49,8 +50,10 @@ from verifier.tokenizer import (
     SYMBOL,
     WORD,
     Scan,
+    SideItem,
     Token,
     fold_word,
+    iter_tokens,
     scan_text,
 )
 
@@ -120,6 +123,34 @@ class QuoteCheck:
     reason: str | None
 
 
+class KeyIndex(Mapping[int, Sequence[int]]):
+    """Token positions by key id, in ascending order: a counting sort into two flat arrays, so
+    the index costs 4 bytes per token (plus 4 per distinct key) instead of a list per key."""
+
+    def __init__(self, ids: array[int], keys: int) -> None:
+        counts = [0] * (keys + 1)
+        for key_id in ids:
+            counts[key_id + 1] += 1
+        self._offsets = array("i", itertools.accumulate(counts))
+        order = array("i", bytes(ids.itemsize * len(ids)))
+        cursor = list(self._offsets[:-1])
+        for index, key_id in enumerate(ids):
+            order[cursor[key_id]] = index
+            cursor[key_id] += 1
+        self._order = memoryview(order)
+
+    def __getitem__(self, key_id: int) -> Sequence[int]:
+        if not 0 <= key_id < len(self._offsets) - 1:
+            raise KeyError(key_id)
+        return self._order[self._offsets[key_id] : self._offsets[key_id + 1]]
+
+    def __len__(self) -> int:
+        return len(self._offsets) - 1
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(range(len(self)))
+
+
 @dataclass(frozen=True, slots=True)
 class _Refusal:
     """Why one candidate run was refused, and which source tokens show it."""
@@ -163,7 +194,6 @@ class PreparedSource:
         "_digest",
         "_ends",
         "_exact",
-        "_id_bytes",
         "_ids",
         "_keys",
         "_meta",
@@ -176,7 +206,7 @@ class PreparedSource:
 
     def __init__(self, source: str) -> None:
         self.source = source
-        scanned = scan_text(source)
+        side: list[SideItem] = []
         self._vocabulary: dict[str, int] = {}
         self._ids = array("i")
         self._starts = array("i")
@@ -184,13 +214,12 @@ class PreparedSource:
         self._meta = bytearray()
         self._exact: dict[int, str] = {}
         self._side: dict[int, tuple[str, ...]] = {}
-        self._positions: dict[int, array[int]] | None = None
-        self._id_bytes: bytes | None = None
+        self._positions: KeyIndex | None = None
         self._checks = 0
         self._digest: str | None = None
         self._keys: list[str] = []
         vocabulary = self._vocabulary
-        for index, token in enumerate(scanned.tokens):
+        for index, token in enumerate(iter_tokens(source, side)):
             key_id = vocabulary.get(token.key)
             if key_id is None:
                 key_id = vocabulary[token.key] = len(self._keys)
@@ -203,7 +232,7 @@ class PreparedSource:
             )
             if token.sensitive:
                 self._exact[index] = token.exact
-        for item in scanned.side:
+        for item in side:
             self._side[item.before] = (*self._side.get(item.before, ()), item.key)
 
     def __len__(self) -> int:
@@ -289,9 +318,7 @@ class PreparedSource:
         return self._packed_search(quote_ids)
 
     def _packed_search(self, quote_ids: Sequence[int]) -> list[int]:
-        if self._id_bytes is None:
-            self._id_bytes = self._ids.tobytes()
-        haystack, needle = self._id_bytes, array("i", quote_ids).tobytes()
+        haystack, needle = self._ids.tobytes(), array("i", quote_ids).tobytes()
         width = self._ids.itemsize
         found: list[int] = []
         at = haystack.find(needle)
@@ -302,13 +329,7 @@ class PreparedSource:
         return found
 
     def _build_index(self) -> None:
-        positions: dict[int, array[int]] = {}
-        for index, key_id in enumerate(self._ids):
-            bucket = positions.get(key_id)
-            if bucket is None:
-                bucket = positions[key_id] = array("i")
-            bucket.append(index)
-        self._positions = positions
+        self._positions = KeyIndex(self._ids, len(self._keys))
 
     def _quote_ids(self, scanned: Scan) -> list[int] | None:
         vocabulary = self._vocabulary

@@ -246,8 +246,27 @@ def comparison_keys(tokens: list[Token], side: list[SideItem]) -> list[str]:
 
 def scan_text(text: str, *, references: bool = True) -> Scan:
     """Tokenize ``text``: every token with its flags, and every side item where it stands."""
-    tokens: list[Token] = []
     side: list[SideItem] = []
+    tokens = list(iter_tokens(text, side, references=references))
+    return Scan(tokens, side)
+
+
+def iter_tokens(text: str, side: list[SideItem], *, references: bool = True) -> Iterator[Token]:
+    """Yield the tokens of ``text`` one by one (case sensitivity settled), appending side items
+    to ``side`` as they are met: a prepared source never holds the whole token list."""
+    before: Token | None = None
+    current: Token | None = None
+    for after in _unsettled_tokens(text, side, references):
+        if current is not None:
+            yield _settled(text, before, current, after)
+            before = current
+        current = after
+    if current is not None:
+        yield _settled(text, before, current, None)
+
+
+def _unsettled_tokens(text: str, side: list[SideItem], references: bool) -> Iterator[Token]:
+    count = 0
     last_end = 0
     scanner = _SCANNER if references else _SCANNER_WITHOUT_REFERENCES
     for match in scanner.finditer(text):
@@ -255,24 +274,24 @@ def scan_text(text: str, *, references: bool = True) -> Scan:
         start, end = match.span(group)
         raw = match.group(group)
         if group in SIDE_KINDS:
-            side.append(SideItem(len(tokens), _side_key(group, raw), start, end))
+            side.append(SideItem(count, _side_key(group, raw), start, end))
             continue
         glued = (
-            bool(tokens)
+            count > 0
             and _is_glued(text, last_end, start)
-            and not (side and side[-1].before == len(tokens))
+            and not (side and side[-1].before == count)
         )
         if group == "word" and not raw.isascii() and _NEEDS_SPLIT.search(raw):
             for part in _WORD_PARTS.finditer(raw):
                 part_group = part.lastgroup or ""
                 part_start, part_end = start + part.start(), start + part.end()
-                tokens.append(_token(part.group(), part_start, part_end, part_group, glued))
+                yield _token(part.group(), part_start, part_end, part_group, glued)
+                count += 1
                 glued = True
         else:
-            tokens.append(_token(raw, start, end, group, glued))
+            yield _token(raw, start, end, group, glued)
+            count += 1
         last_end = end
-    _mark_case_sensitive(text, tokens)
-    return Scan(tokens, side)
 
 
 def _token(raw: str, start: int, end: int, group: str, glued: bool) -> Token:
@@ -377,47 +396,34 @@ def _capitals(word: str) -> bool:
     return len(word) >= 2 and word.isupper()
 
 
-def _mark_case_sensitive(text: str, tokens: list[Token]) -> None:
-    """Flag the words whose case is compared: mixed case ("mW"); 2-3 capitals ("MB") unless a
-    neighbouring word is in capitals too (a heading or a shouted sentence, where "IN" is just
-    "in"); a short word after a number across whitespace only (a unit: "5 m", "400 Mb"); a
-    short word glued to a symbol ("A+", "C#")."""
-    for index, token in enumerate(tokens):
-        word = token.exact
-        if token.kind != WORD or (len(word) > SHORT_WORD and word.islower()):
-            continue
-        sensitive = _mixed_case(word)
-        if not sensitive and 2 <= len(word) <= 3 and word.isupper():
-            sensitive = not _capital_neighbour(tokens, index)
-        if not sensitive and len(word) <= SHORT_WORD:
-            sensitive = _next_to_number_or_symbol(text, tokens, index)
-        if not sensitive and index + 1 < len(tokens):
-            after = tokens[index + 1]
-            sensitive = len(word) <= SHORT_WORD and after.glued and after.kind == NUMBER
-        if sensitive:
-            tokens[index] = token._replace(sensitive=True)
+def _settled(text: str, before: Token | None, token: Token, after: Token | None) -> Token:
+    return token._replace(sensitive=True) if _case_sensitive(text, before, token, after) else token
 
 
-def _capital_neighbour(tokens: list[Token], index: int) -> bool:
-    return any(
-        0 <= other < len(tokens) and tokens[other].kind == WORD and _capitals(tokens[other].exact)
-        for other in (index - 1, index + 1)
-    )
+def _case_sensitive(text: str, before: Token | None, token: Token, after: Token | None) -> bool:
+    """Is the word's case compared? Mixed case ("mW"); 2-3 capitals ("MB") unless a neighbouring
+    word is in capitals too (a heading or a shouted sentence, where "IN" is just "in"); a short
+    word after a number across whitespace only (a unit: "5 m", "400 Mb"), or glued to a symbol
+    or to a number after it ("A+", "C#", "v1")."""
+    word = token.exact
+    if token.kind != WORD or (len(word) > SHORT_WORD and word.islower()):
+        return False
+    if _mixed_case(word):
+        return True
+    if 2 <= len(word) <= 3 and word.isupper():
+        return not (_capital_word(before) or _capital_word(after))
+    if len(word) > SHORT_WORD:
+        return False
+    if before is not None and (
+        (
+            before.kind in (NUMBER, SCRIPT)
+            and (token.glued or text[before.end : token.start].isspace())
+        )
+        or (token.glued and before.kind == SYMBOL)
+    ):
+        return True
+    return after is not None and after.glued and after.kind in (SYMBOL, NUMBER)
 
 
-def _next_to_number_or_symbol(text: str, tokens: list[Token], index: int) -> bool:
-    """A unit after a number ("5 m", "400 Mb", "10⁶ cells" does not count: 5 letters), or a
-    short word glued to a symbol on either side ("A+", "C#", "+C")."""
-    token = tokens[index]
-    if index > 0:
-        before = tokens[index - 1]
-        if before.kind in (NUMBER, SCRIPT) and (
-            token.glued or text[before.end : token.start].isspace()
-        ):
-            return True
-        if token.glued and before.kind == SYMBOL:
-            return True
-    if index + 1 < len(tokens):
-        after = tokens[index + 1]
-        return after.glued and after.kind == SYMBOL
-    return False
+def _capital_word(token: Token | None) -> bool:
+    return token is not None and token.kind == WORD and _capitals(token.exact)
