@@ -36,6 +36,7 @@ from typing import Final
 import regex
 
 from verifier import closest as closest_passage
+from verifier.oneoff import found_spans
 from verifier.status import Status
 from verifier.tokenizer import (
     CHAR,
@@ -171,8 +172,18 @@ def normalized_digest(text: str) -> str:
 
 
 def check_quote(quote: str, source: str) -> QuoteCheck:
-    """Check that ``quote`` occurs in ``source`` (see the module docstring for the steps)."""
-    return prepare(source).check(quote)
+    """Check that ``quote`` occurs in ``source`` (see the module docstring for the steps).
+
+    Equal to ``prepare(source).check(quote)``; a quote that is found is usually found by
+    tokenizing only windows of the source around its rarest word (``verifier.oneoff``).
+    """
+    spans = found_spans(quote, source)
+    if spans is None:
+        return prepare(source).check(quote)
+    start, end = spans[0]
+    return QuoteCheck(
+        QUOTE_FOUND, True, start, end, source[start:end], len(spans), spans, None, None
+    )
 
 
 def prepare(source: str) -> PreparedSource:
