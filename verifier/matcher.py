@@ -278,8 +278,11 @@ class PreparedSource:
         """Indices of the tokens that overlap the code-point range ``[start, end)``."""
         return range(bisect_right(self._ends, start), bisect_left(self._starts, end))
 
-    def check(self, quote: str) -> QuoteCheck:
-        """Check ``quote`` against this source; equal to ``check_quote(quote, self.source)``."""
+    def check(self, quote: str, *, closest: bool = True) -> QuoteCheck:
+        """Check ``quote`` against this source; equal to ``check_quote(quote, self.source)``.
+
+        ``closest=False`` skips the search for the closest passage of a quote not found.
+        """
         self._checks += 1
         first_refusal: _Refusal | None = None
         primary: Scan | None = None
@@ -300,7 +303,8 @@ class PreparedSource:
             return _unchecked(EMPTY_QUOTE)
         if first_refusal is not None:
             return self._refused(first_refusal)
-        return QuoteCheck(NOT_FOUND, False, None, None, None, 0, (), self._closest(primary), None)
+        nearest = self._closest(primary) if closest else None
+        return QuoteCheck(NOT_FOUND, False, None, None, None, 0, (), nearest, None)
 
     def occurrences(self, quote_ids: Sequence[int]) -> list[int]:
         """Start token indices of every run of source tokens with these key ids, in order.

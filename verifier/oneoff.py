@@ -24,7 +24,7 @@ import regex
 from verifier.tokenizer import INVISIBLE, NUMBER, SYMBOL, WORD, Token, scan_text
 
 MAX_HITS: Final = 64
-MARGIN: Final = 64
+MARGIN: Final = 16
 _UNSAFE_SOURCE: Final = regex.compile(rf"[{INVISIBLE}]|[\-\u2010][^\S\n]*\r?\n")
 _UNSAFE_QUOTE: Final = regex.compile(r"\u2026|\u22ef|\.\s?\.\s?\.|\[")
 
@@ -42,7 +42,8 @@ def found_spans(quote: str, source: str) -> tuple[tuple[int, int], ...] | None:
     if hits is None or not hits:
         return None
     spans: set[tuple[int, int]] = set()
-    for start, end in _windows(hits, source, len(quote)):
+    before, after = anchor.start, len(quote) - anchor.start
+    for start, end in _windows(hits, source, before, after):
         found = _check_window(quote, source, start, end)
         if found is None:
             return None
@@ -74,12 +75,14 @@ def _hits(anchor: str, source: str) -> list[int] | None:
     return hits
 
 
-def _windows(hits: list[int], source: str, reach: int) -> list[tuple[int, int]]:
-    """Whitespace-bounded windows around the hits, merged where they overlap."""
+def _windows(hits: list[int], source: str, before: int, after: int) -> list[tuple[int, int]]:
+    """Whitespace-bounded windows around the hits, merged where they overlap: twice the quote's
+    length on either side of the anchor, and a margin (a match that does not fit sends the
+    check to the whole source)."""
     windows: list[tuple[int, int]] = []
     for hit in hits:
-        start = _whitespace_before(source, hit - reach - MARGIN)
-        end = _whitespace_after(source, hit + reach + MARGIN)
+        start = _whitespace_before(source, hit - 2 * before - MARGIN)
+        end = _whitespace_after(source, hit + 2 * after + MARGIN)
         if windows and start <= windows[-1][1]:
             windows[-1] = (windows[-1][0], max(end, windows[-1][1]))
         else:
@@ -111,7 +114,7 @@ def _check_window(quote: str, source: str, start: int, end: int) -> list[tuple[i
 
     sentinel = "" if start == 0 else "x "
     window = prepare(sentinel + source[start:end])
-    result = window.check(quote)
+    result = window.check(quote, closest=False)
     if not result.found:
         return []
     first_allowed = 0 if start == 0 else 2
