@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
+from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 import migrations
@@ -33,7 +33,6 @@ MIGRATION_LOCK = 0x736E6170  # "snap": the PostgreSQL advisory lock held while m
 # The newest migration in migrations/versions; a test checks it against Alembic's own head, so
 # a new migration cannot be added without moving this too.
 HEAD_REVISION = "0001"
-VERSION_TABLE = "alembic_version"  # Alembic's default, which migrations/env.py keeps
 
 
 def alembic_config(connection: sa.Connection | None = None, url: str | None = None) -> Config:
@@ -96,8 +95,9 @@ def create_db_engine(url: str, *, must_exist: bool = False) -> Engine:
 
 def revision_in(connection: sa.Connection) -> str | None:
     """The revision recorded in Alembic's version table, read the way Alembic reads it (None:
-    no table or no row, i.e. an empty database), without importing Alembic."""
-    if not sa.inspect(connection).has_table(VERSION_TABLE):
+    no table or no row, i.e. an empty database), without importing Alembic.  The table name is
+    Alembic's default, which migrations/env.py keeps."""
+    if not sa.inspect(connection).has_table("alembic_version"):
         return None
     rows = connection.execute(sa.text("SELECT version_num FROM alembic_version")).all()
     if len(rows) > 1:
@@ -110,7 +110,7 @@ def read_revision(engine: Engine) -> str | None:
     try:
         with engine.connect() as connection:
             return revision_in(connection)
-    except OperationalError as exc:
+    except DBAPIError as exc:  # unreachable, refused, or unreadable: one line, exit code 3
         safe = engine.url.render_as_string(hide_password=True)
         raise DatabaseError(f"cannot open the database at {safe}: {exc.orig}") from None
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+import sqlalchemy as sa
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
 from records.db import HEAD_REVISION, Database, alembic_config, read_revision
 from records.workspace import Workspace
+from snap.errors import DatabaseError
 
 
 def test_head_revision_constant_is_alembics_only_head() -> None:
@@ -39,3 +42,15 @@ def test_an_empty_sqlite_file_reads_as_no_revision(tmp_path: Path) -> None:
         assert database.current_revision() == HEAD_REVISION
     finally:
         database.dispose()
+
+
+def test_several_recorded_revisions_are_one_clear_error(tmp_path: Path) -> None:
+    """Alembic refuses a version table with two rows; so does the cheap check."""
+    url = f"sqlite:///{tmp_path}/branched.db"
+    Database(url).dispose()
+    engine = sa.create_engine(url)
+    with engine.begin() as connection:
+        connection.execute(sa.text("INSERT INTO alembic_version VALUES ('0002')"))
+    engine.dispose()
+    with pytest.raises(DatabaseError, match=r"several schema revisions \(0001, 0002\)"):
+        Database(url)
