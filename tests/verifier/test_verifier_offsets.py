@@ -168,6 +168,7 @@ def test_a_lone_surrogate_pair_is_two_code_points() -> None:
     assert [offsets.to_utf16(i) for i in range(5)] == [0, 1, 2, 3, 4]
     assert [offsets.to_codepoint(u) for u in range(5)] == [0, 1, 2, 3, 4]
     assert [offsets.to_utf8(i) for i in range(5)] == [0, 1, 4, 7, 8]
+    assert [offsets.from_utf8(b) for b in (0, 1, 4, 7, 8)] == [0, 1, 2, 3, 4]
 
 
 def test_large_text_conversions_do_not_rescan_the_text() -> None:
