@@ -1,9 +1,16 @@
-"""Hashing through the store's read path vs ``sha256sum`` on the same file.
+"""Hashing through the store's read path vs the fastest plain SHA-256 of the same file.
 
 Every read of a blob re-hashes it, so the verified read path should cost little more than
 hashing the file at all.  This stores one large file (200 MiB by default) in a FolderStore,
-then times ``read_into`` a null sink against ``sha256sum`` on the stored file, best of N runs
-each (page cache warm for both), and prints the ratio.  The goal is a ratio within 1.25.
+then times ``read_into`` a null sink against two baselines on the stored file, best of N runs
+each (page cache warm for all), and prints the ratios:
+
+- ``hashlib.file_digest(file, "sha256")`` in the same process: what a careful Python engineer
+  would write, on the same OpenSSL SHA-256 (with the CPU's SHA instructions) snap uses;
+- ``openssl dgst -sha256``, the command-line tool on the same library.
+
+(coreutils ``sha256sum`` is not a baseline: it does not use the SHA instructions, so it is about
+4x slower here and flatters any contender.)  The goal is a ratio within 1.25 of hashlib.
 
     .venv/bin/python bench/bench_store.py [--size-mib 200] [--repeat 5] [--json]
 """
@@ -42,21 +49,25 @@ def write_random_file(path: Path, size: int) -> str:
     return "sha256:" + hasher.hexdigest()
 
 
-def best_of(repeat: int, action: Callable[[], object]) -> float:
-    timings = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        action()
-        timings.append(time.perf_counter() - start)
-    return min(timings)
+def seconds_of(action: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    action()
+    return time.perf_counter() - start
 
 
-def run_sha256sum(path: Path, digest: str) -> None:
+def run_hashlib(path: Path, digest: str) -> None:
+    with path.open("rb") as handle:
+        found = hashlib.file_digest(handle, "sha256").hexdigest()
+    if found != digest.removeprefix("sha256:"):
+        raise SystemExit(f"hashlib disagrees with the store's digest for {path}")
+
+
+def run_openssl(path: Path, digest: str) -> None:
     output = subprocess.run(
-        ["sha256sum", str(path)], check=True, capture_output=True, text=True
+        ["openssl", "dgst", "-sha256", "-r", str(path)], check=True, capture_output=True, text=True
     ).stdout
     if output.split()[0] != digest.removeprefix("sha256:"):
-        raise SystemExit(f"sha256sum disagrees with the store's digest for {path}")
+        raise SystemExit(f"openssl disagrees with the store's digest for {path}")
 
 
 def measure(folder: Path, size: int, repeat: int) -> dict[str, float]:
@@ -71,18 +82,23 @@ def measure(folder: Path, size: int, repeat: int) -> dict[str, float]:
         if store.read_into("raw", digest, NullSink()) != size:
             raise SystemExit("read_into returned the wrong size")
 
-    store_read()  # warm the page cache for both contenders
-    store_seconds = best_of(repeat, store_read)
-    sha256sum_seconds = best_of(repeat, lambda: run_sha256sum(stored, digest))
-    return {
-        "size_mib": size / MIB,
-        "store_read_seconds": store_seconds,
-        "sha256sum_seconds": sha256sum_seconds,
-        "store_read_mib_per_s": size / MIB / store_seconds,
-        "sha256sum_mib_per_s": size / MIB / sha256sum_seconds,
-        "ratio": store_seconds / sha256sum_seconds,
-        "goal_ratio": GOAL_RATIO,
+    store_read()  # warm the page cache for every contender
+    contenders: dict[str, Callable[[], object]] = {
+        "store_read": store_read,
+        "hashlib": lambda: run_hashlib(stored, digest),
+        "openssl": lambda: run_openssl(stored, digest),
     }
+    timings: dict[str, list[float]] = {name: [] for name in contenders}
+    for _ in range(repeat):  # interleaved, so load on a shared machine hits all alike
+        for name, action in contenders.items():
+            timings[name].append(seconds_of(action))
+    result: dict[str, float] = {"size_mib": size / MIB, "goal_ratio": GOAL_RATIO}
+    for name, values in timings.items():
+        result[f"{name}_seconds"] = min(values)
+        result[f"{name}_mib_per_s"] = size / MIB / min(values)
+    result["ratio_vs_hashlib"] = result["store_read_seconds"] / result["hashlib_seconds"]
+    result["ratio_vs_openssl"] = result["store_read_seconds"] / result["openssl_seconds"]
+    return result
 
 
 def print_table(result: dict[str, float], repeat: int) -> None:
@@ -90,13 +106,16 @@ def print_table(result: dict[str, float], repeat: int) -> None:
     print(f"{'path':<32} {'seconds':>9} {'MiB/s':>9}")
     rows = [
         ("FolderStore.read_into(NullSink)", "store_read"),
-        ("sha256sum", "sha256sum"),
+        ("hashlib.file_digest (in process)", "hashlib"),
+        ("openssl dgst -sha256", "openssl"),
     ]
     for label, name in rows:
         seconds, rate = result[f"{name}_seconds"], result[f"{name}_mib_per_s"]
         print(f"{label:<32} {seconds:>9.3f} {rate:>9.0f}")
-    verdict = "within" if result["ratio"] <= GOAL_RATIO else "OUTSIDE"
-    print(f"ratio store/sha256sum: {result['ratio']:.3f} ({verdict} the {GOAL_RATIO}x goal)")
+    ratio = result["ratio_vs_hashlib"]
+    verdict = "within" if ratio <= GOAL_RATIO else "OUTSIDE"
+    print(f"ratio store/hashlib: {ratio:.3f} ({verdict} the {GOAL_RATIO}x goal)")
+    print(f"ratio store/openssl: {result['ratio_vs_openssl']:.3f}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -106,8 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dir", type=Path, default=None, help="scratch folder (default: tmp)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     args = parser.parse_args(argv)
-    if shutil.which("sha256sum") is None:
-        print("sha256sum not found on PATH", file=sys.stderr)
+    if shutil.which("openssl") is None:
+        print("openssl not found on PATH", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(dir=args.dir, prefix="bench-store-") as scratch:
         result = measure(Path(scratch), args.size_mib * MIB, args.repeat)

@@ -3,6 +3,10 @@
 SQLite (the embedded default) is migrated automatically on first use; any other database must
 be migrated explicitly with ``snap db upgrade``, because production schemas change only when an
 operator says so.
+
+Every command opens the database, so opening is kept cheap: the schema check reads the
+``alembic_version`` table directly and compares it with ``HEAD_REVISION``, and Alembic (which
+loads every dialect's DDL support and Mako) is imported only to migrate.
 """
 
 from __future__ import annotations
@@ -10,27 +14,31 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
+from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 import migrations
 from snap.errors import ConfigError, DatabaseError
 
+if TYPE_CHECKING:
+    from alembic.config import Config
+
 MIGRATIONS_DIR = Path(migrations.__file__).parent
 MIGRATION_LOCK = 0x736E6170  # "snap": the PostgreSQL advisory lock held while migrating
+# The newest migration in migrations/versions; a test checks it against Alembic's own head, so
+# a new migration cannot be added without moving this too.
+HEAD_REVISION = "0001"
 
 
 def alembic_config(connection: sa.Connection | None = None, url: str | None = None) -> Config:
     """An Alembic config pointing at the packaged migrations (no alembic.ini needed)."""
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     if url is not None:
@@ -85,11 +93,24 @@ def create_db_engine(url: str, *, must_exist: bool = False) -> Engine:
     return engine
 
 
+def revision_in(connection: sa.Connection) -> str | None:
+    """The revision recorded in Alembic's version table, read the way Alembic reads it (None:
+    no table or no row, i.e. an empty database), without importing Alembic.  The table name is
+    Alembic's default, which migrations/env.py keeps."""
+    if not sa.inspect(connection).has_table("alembic_version"):
+        return None
+    rows = connection.execute(sa.text("SELECT version_num FROM alembic_version")).all()
+    if len(rows) > 1:
+        revisions = ", ".join(sorted(str(row[0]) for row in rows))
+        raise DatabaseError(f"the database has several schema revisions ({revisions})")
+    return str(rows[0][0]) if rows else None
+
+
 def read_revision(engine: Engine) -> str | None:
     try:
         with engine.connect() as connection:
-            return MigrationContext.configure(connection).get_current_revision()
-    except OperationalError as exc:
+            return revision_in(connection)
+    except DBAPIError as exc:  # unreachable, refused, or unreadable: one line, exit code 3
         safe = engine.url.render_as_string(hide_password=True)
         raise DatabaseError(f"cannot open the database at {safe}: {exc.orig}") from None
 
@@ -137,7 +158,7 @@ class Database:
         return self.engine.url.render_as_string(hide_password=True)
 
     def head_revision(self) -> str | None:
-        return ScriptDirectory.from_config(alembic_config()).get_current_head()
+        return HEAD_REVISION
 
     def current_revision(self) -> str | None:
         return read_revision(self.engine)
@@ -145,17 +166,21 @@ class Database:
     def upgrade(self, revision: str = "head") -> None:
         """Migrate in one transaction, under a lock, re-checking inside it: two processes that
         both find the database behind leave it migrated once, not failed."""
+        from alembic import command
+
         with self.engine.begin() as connection:
             if self.dialect == "postgresql":
                 connection.execute(
                     sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK}
                 )
-            current = MigrationContext.configure(connection).get_current_revision()
+            current = revision_in(connection)
             if revision == "head" and current == self.head_revision():
                 return
             command.upgrade(alembic_config(connection), revision)
 
     def downgrade(self, revision: str) -> None:
+        from alembic import command
+
         with self.engine.begin() as connection:
             command.downgrade(alembic_config(connection), revision)
 

@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
-from verifier import Closest, PreparedSource, codepoint_to_utf16, describe_span
+from verifier import Closest, PreparedSource, describe_span
+from verifier.offsets import TextOffsets
 
 PASSING = "quote_found"
+
+
+@lru_cache(maxsize=8)
+def offsets_of(text: str) -> TextOffsets:
+    """One prepared conversion per source text, shared by every citation found in it (the key
+    is the text itself: hashed once, then compared by identity)."""
+    return TextOffsets(text)
 
 
 @dataclass(frozen=True)
@@ -55,10 +64,8 @@ class CitationResult:
             text = source.source
             selector, _ = describe_span(text, outcome.start, outcome.end)
             quote = {"prefix": selector.prefix, "exact": selector.exact, "suffix": selector.suffix}
-            span_utf16 = (
-                codepoint_to_utf16(text, outcome.start),
-                codepoint_to_utf16(text, outcome.end),
-            )
+            offsets = offsets_of(text)
+            span_utf16 = (offsets.to_utf16(outcome.start), offsets.to_utf16(outcome.end))
         return cls(citation_id, url, outcome, quote, span_utf16, claim_text, verification_id)
 
     @property

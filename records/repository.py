@@ -13,7 +13,6 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import or_, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from records.models import Capture, Citation, Snapshot, Verification, utcnow
@@ -23,10 +22,18 @@ from verifier import token_keys
 
 
 def insert_if_absent(session: Session, model: type[Any], values: dict[str, Any]) -> None:
-    """INSERT … ON CONFLICT DO NOTHING on SQLite and PostgreSQL alike."""
-    dialect = session.get_bind().dialect.name
-    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    session.execute(insert(model).values(**values).on_conflict_do_nothing())
+    """INSERT … ON CONFLICT DO NOTHING on SQLite and PostgreSQL alike.
+
+    Each dialect's module is imported here, not at the top: a SQLite user never loads the
+    PostgreSQL dialect."""
+    if session.get_bind().dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+        session.execute(pg_insert(model).values(**values).on_conflict_do_nothing())
+    else:
+        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+        session.execute(sqlite_insert(model).values(**values).on_conflict_do_nothing())
 
 
 def parse_time(text: str) -> datetime:

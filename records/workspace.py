@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from records.db import Database
 from snap.config import Settings
-from snapshotter.fetch import FetchOptions
 from snapshotter.store import BlobStore, open_store
+
+if TYPE_CHECKING:
+    from snapshotter.fetch import FetchOptions
 
 
 @dataclass
@@ -28,6 +31,8 @@ class Workspace:
 
     @property
     def fetch_options(self) -> FetchOptions:
+        from snapshotter.fetch import FetchOptions  # only commands that fetch load http and ssl
+
         return FetchOptions.from_settings(self.settings)
 
     def close(self) -> None:

@@ -1,5 +1,5 @@
 """``python -m snap``: the same command line as the ``snap`` script."""
 
-from snap.cli import main
+from snap.entry import main
 
 main()

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from snap.errors import ExtractionError
-from snapshotter.extract import Extraction, Page, extract
-from snapshotter.fetch import Fetched, FetchOptions, fetch
+from snapshotter.extract.result import Extraction, Page
 from snapshotter.store import BlobStore, StoredBlob
 from snapshotter.store.hashing import source_digest
 from verifier import NORMALIZER_ID, normalized_digest
+
+if TYPE_CHECKING:
+    from snapshotter.fetch import Fetched, FetchOptions
 
 
 def rfc3339(moment: datetime | None) -> str | None:
@@ -99,6 +101,11 @@ def capture(target: str, store: BlobStore, options: FetchOptions) -> SnapshotRec
     Raises ``FetchError`` for a failed capture (the caller records it as failed) and
     ``ExtractionError`` for bytes that claim to be text but do not decode.
     """
+    # Imported here: reading records (snap verify, audit) needs SnapshotRecord, not the network
+    # and extraction stack.
+    from snapshotter.extract import extract
+    from snapshotter.fetch import fetch
+
     fetched = fetch(target, options)
     try:
         try:

@@ -8,6 +8,11 @@ Why each request looks the way it does:
 * ``ChecksumSHA256`` is snap's own digest, so S3 refuses an upload corrupted in transit; a
   single ``PutObject`` (never multipart) keeps S3's checksum a checksum of the whole object.
 * Object Lock retention keeps the version from being deleted or shortened until it expires.
+* A blob larger than ``HEAD_FIRST_BYTES`` is looked up with ``HeadObject`` first: S3 refuses a
+  conditional put of an existing key only after the body was sent (LocalStack answers 412
+  before reading it and leaves the client waiting for its read timeout), so re-storing a large
+  capture would cost a whole upload, or a minute.  The put stays conditional: two writers
+  that both find the key absent still leave one object.
 
 boto3 is imported lazily: the folder store, and commands that never touch S3, do not pay for it.
 """
@@ -43,6 +48,8 @@ TAG_NAMES = ("extractor", "normalizer")
 DEFAULT_REGION = "us-east-1"
 # S3 answers 409 while another conditional write of the same key is in flight: retry briefly.
 CONFLICT_RETRIES = 6
+# Above this size a HEAD (one small round trip) is cheaper than risking a refused upload.
+HEAD_FIRST_BYTES = 4 * 1024 * 1024
 # Characters AWS documents as allowed in tag values; anything else becomes "_".
 _TAG_UNSAFE = re.compile(r"[^\w .:/=+\-@]")
 _DENIED_CODES = ("AccessDenied", "403", "Forbidden", "InvalidAccessKeyId", "SignatureDoesNotMatch")
@@ -107,6 +114,10 @@ def _is_not_found(error: Any) -> bool:
     return _http_status(error) == 404
 
 
+def _is_denied(error: Any) -> bool:
+    return _error_code(error) in _DENIED_CODES or _http_status(error) == 403
+
+
 def _full_object_sha256(response: Mapping[str, Any]) -> str | None:
     """S3's stored SHA-256 as ``sha256:<hex>``, or None when absent or a composite checksum."""
     value = response.get("ChecksumSHA256")
@@ -161,6 +172,10 @@ class S3Store:
         key = self.key_of(kind, digest)
         actual, size = source_digest(source)
         require_digest(key, digest, actual)
+        if size > HEAD_FIRST_BYTES:
+            found = self._stored_copy(kind, digest, size, denied_is_absent=True)
+            if found is not None:
+                return found
         for attempt in range(CONFLICT_RETRIES):
             try:
                 return self._put_once(kind, digest, key, source, size, tags)
@@ -220,10 +235,23 @@ class S3Store:
         )
 
     def _confirm_existing(self, kind: str, digest: str, size: int) -> StoredBlob:
-        """Check that what is already stored is what we were asked to store."""
-        blob = self._head(kind, digest)
-        if blob is None:
+        """After a 412: the key exists, so it must be found, and be what we were asked to store."""
+        found = self._stored_copy(kind, digest, size)
+        if found is None:
             raise StoreError(f"S3 said {self.key_of(kind, digest)} exists but it cannot be found")
+        return found
+
+    def _stored_copy(
+        self, kind: str, digest: str, size: int, *, denied_is_absent: bool = False
+    ) -> StoredBlob | None:
+        """The stored blob, checked to be this content (by S3's checksum, else by reading it
+        back), or None when nothing is stored under its key.
+
+        ``denied_is_absent``: for the look before a put, a writer not allowed to read still
+        gets its conditional put, as it did before the look."""
+        blob = self._head(kind, digest, denied_is_absent=denied_is_absent)
+        if blob is None:
+            return None
         stored, found = blob
         if stored is not None:
             require_digest(found.key, digest, stored)
@@ -256,7 +284,9 @@ class S3Store:
         found = self._head(kind, digest)
         return None if found is None else found[1]
 
-    def _head(self, kind: str, digest: str) -> tuple[str | None, StoredBlob] | None:
+    def _head(
+        self, kind: str, digest: str, *, denied_is_absent: bool = False
+    ) -> tuple[str | None, StoredBlob] | None:
         """S3's stored SHA-256 (if any) and the blob's metadata, or None when absent."""
         from botocore.exceptions import ClientError
 
@@ -267,7 +297,7 @@ class S3Store:
                     Bucket=self.bucket, Key=key, ChecksumMode="ENABLED"
                 )
             except ClientError as error:
-                if _is_not_found(error):
+                if _is_not_found(error) or (denied_is_absent and _is_denied(error)):
                     return None
                 raise
         blob = StoredBlob(

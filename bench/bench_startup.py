@@ -1,0 +1,268 @@
+"""Benchmark of what a user waits for per command: process start, imports, and the work itself.
+
+Run: ``.venv/bin/python bench/bench_startup.py [--json] [--runs N]``
+
+Each round runs, as separate processes and interleaved (so load on a shared machine hits every
+contender alike): a bare interpreter (``python -c pass``, the baseline), ``snap --version``,
+``snap fetch`` of a small page served on 127.0.0.1, and ``snap verify`` of a one-citation file
+against that capture.  Medians over the rounds are compared with the goals:
+
+- ``snap --version`` at most 1.5x the bare interpreter, measured in the same run;
+- ``snap verify`` of one citation at most 150 ms wall; ``snap fetch`` at most 250 ms wall.
+
+The per-process cost is broken down as interpreter (the bare start), imports (a process that
+only imports, in order, the modules the command had loaded when it exited, minus the bare start)
+and work (the rest).  Everything stays on loopback: the page is served by a server started here,
+the database is SQLite and the store a folder in a temporary directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.http_fixtures import LoopbackServer  # noqa: E402
+
+GOALS = {"version_ratio": 1.5, "verify_ms": 150.0, "fetch_ms": 250.0}
+PAGE = ROOT / "examples" / "cdn-caching.html"
+QUOTE = "the origin serves only 1 request in 10"
+# Runs the snap command line like the console script does, then writes the names of every
+# module loaded by the time the process exits (in load order) to the file named by argv[1].
+MODULES_RUNNER = """
+import atexit, sys
+out = sys.argv[1]
+def dump():
+    with open(out, "w") as f:
+        f.write("\\n".join(name for name in list(sys.modules) if name != "__main__"))
+atexit.register(dump)
+sys.argv = ["snap", *sys.argv[2:]]
+from snap.entry import main
+main()
+"""
+IMPORT_ONLY = """
+import importlib, sys
+for name in open(sys.argv[1]).read().split():
+    try:
+        importlib.import_module(name)
+    except Exception:
+        pass
+"""
+
+
+def run(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU (user + system) seconds of one process; a failure stops the benchmark."""
+    started = time.perf_counter()
+    process = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - started
+    process.returncode = os.waitstatus_to_exitcode(status)
+    assert process.stderr is not None
+    errors = process.stderr.read().decode(errors="replace").strip()
+    process.stderr.close()
+    if process.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} exited {process.returncode}: {errors}")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def loaded_modules(args: list[str], env: dict[str, str], folder: Path, name: str) -> Path:
+    """The file listing the modules ``snap ARGS`` had imported when it exited."""
+    listing = folder / f"modules-{name}.txt"
+    subprocess.run(
+        [sys.executable, "-c", MODULES_RUNNER, str(listing), *args],
+        env=env,
+        capture_output=True,
+        check=False,
+    )
+    return listing
+
+
+def import_shares(argv: list[str], env: dict[str, str]) -> dict[str, float]:
+    """Each top-level package's share of the import time (``-X importtime`` self times, from
+    one run of the import-only process): which dependencies the remaining cost is."""
+    done = subprocess.run(
+        [argv[0], "-X", "importtime", *argv[1:]], env=env, capture_output=True, text=True
+    )
+    totals: dict[str, int] = {}
+    for line in done.stderr.splitlines():
+        parts = line.split("|")
+        if len(parts) != 3 or not parts[0].split(":")[-1].strip().isdigit():
+            continue
+        package = parts[2].strip().split(".")[0]
+        totals[package] = totals.get(package, 0) + int(parts[0].split(":")[-1])
+    whole = sum(totals.values()) or 1
+    top = sorted(totals.items(), key=lambda item: -item[1])[:6]
+    return {package: round(micros / whole, 2) for package, micros in top}
+
+
+def write_citation(folder: Path, snapshot_id: str) -> Path:
+    citation = {
+        "citationId": "bench-startup",
+        "snapshotId": snapshot_id,
+        "selector": {"quote": {"exact": QUOTE}},
+    }
+    path = folder / "citation.json"
+    path.write_text(json.dumps(citation), encoding="utf-8")
+    return path
+
+
+def commands(snap: str, url: str, citation: Path) -> dict[str, list[str]]:
+    return {
+        "bare": [sys.executable, "-c", "pass"],
+        "version": [snap, "--version"],
+        "fetch": [snap, "fetch", "--allow-private", url],
+        "verify": [snap, "verify", str(citation)],
+    }
+
+
+def measure(runs: int) -> dict[str, Any]:
+    snap = str(Path(sys.executable).with_name("snap"))
+    with LoopbackServer() as server, tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("SNAP_", "AWS_"))}
+        env["SNAP_HOME"] = str(folder / "home")
+        server.route("/page", body=PAGE.read_bytes())
+        url = server.url("/page")
+        first = subprocess.run(
+            [snap, "fetch", "--json", "--allow-private", url],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        citation = write_citation(folder, json.loads(first.stdout)["snapshotId"])
+        argvs = commands(snap, url, citation)
+        timings: dict[str, list[tuple[float, float]]] = {name: [] for name in argvs}
+        listings = {
+            name: loaded_modules(argv[1:], env, folder, name)
+            for name, argv in argvs.items()
+            if name != "bare"
+        }
+        imports = {
+            name: [sys.executable, "-c", IMPORT_ONLY, str(path)] for name, path in listings.items()
+        }
+        import_timings: dict[str, list[tuple[float, float]]] = {name: [] for name in imports}
+        for _ in range(runs):
+            for name, argv in argvs.items():
+                timings[name].append(run(argv, env))
+            for name, argv in imports.items():
+                import_timings[name].append(run(argv, env))
+        module_counts = {name: len(path.read_text().split()) for name, path in listings.items()}
+        shares = {name: import_shares(argv, env) for name, argv in imports.items()}
+    report = summarize(timings, import_timings, module_counts, runs)
+    for name, row in report["commands"].items():
+        row["importShares"] = shares[name]
+    return report
+
+
+def medians_ms(values: list[tuple[float, float]]) -> tuple[float, float]:
+    """Median wall and median CPU milliseconds."""
+    return (
+        statistics.median(wall for wall, _ in values) * 1000,
+        statistics.median(cpu for _, cpu in values) * 1000,
+    )
+
+
+def breakdown(total: float, bare: float, import_only: float) -> dict[str, float]:
+    imports = max(import_only - bare, 0.0)
+    return {
+        "total": round(total, 1),
+        "interpreter": round(bare, 1),
+        "imports": round(imports, 1),
+        "work": round(max(total - bare - imports, 0.0), 1),
+    }
+
+
+def summarize(
+    timings: dict[str, list[tuple[float, float]]],
+    import_timings: dict[str, list[tuple[float, float]]],
+    module_counts: dict[str, int],
+    runs: int,
+) -> dict[str, Any]:
+    ms = {name: medians_ms(values) for name, values in timings.items()}
+    bare_wall, bare_cpu = ms["bare"]
+    commands = {}
+    for name, values in import_timings.items():
+        import_wall, import_cpu = medians_ms(values)
+        commands[name] = {
+            "wallMs": breakdown(ms[name][0], bare_wall, import_wall),
+            "cpuMs": breakdown(ms[name][1], bare_cpu, import_cpu),
+            "modulesLoaded": module_counts[name],
+        }
+    version_ratio = ms["version"][0] / bare_wall
+    return {
+        "runs": runs,
+        "loadAverage": round(os.getloadavg()[0], 2),
+        "bare": {"wallMs": round(bare_wall, 1), "cpuMs": round(bare_cpu, 1)},
+        "commands": commands,
+        "versionRatio": round(version_ratio, 2),
+        "versionRatioCpu": round(ms["version"][1] / bare_cpu, 2),
+        "goalsMet": {
+            "versionRatio": version_ratio <= GOALS["version_ratio"],
+            "verifyMs": ms["verify"][0] <= GOALS["verify_ms"],
+            "fetchMs": ms["fetch"][0] <= GOALS["fetch_ms"],
+        },
+    }
+
+
+def print_report(report: dict[str, Any]) -> None:
+    print(
+        f"medians of {report['runs']} interleaved runs (1-minute load average"
+        f" {report['loadAverage']}); bare interpreter {report['bare']['wallMs']} ms wall,"
+        f" {report['bare']['cpuMs']} ms CPU"
+    )
+    header = ("command", "total", "interp.", "imports", "work")
+    for clock in ("wallMs", "cpuMs"):
+        print(f"\n{clock[:-2]} ms   " + "".join(f"{h:>9}" for h in header[1:]) + "  modules")
+        for name, row in report["commands"].items():
+            cells = "".join(
+                f"{row[clock][h]:>9}" for h in ("total", "interpreter", "imports", "work")
+            )
+            print(f"{name:<10}{cells}  {row['modulesLoaded']:>7}")
+    print("\nshare of import time by package (-X importtime, one run):")
+    for name, row in report["commands"].items():
+        shares = ", ".join(
+            f"{package} {share:.0%}" for package, share in row["importShares"].items()
+        )
+        print(f"{name:<10}{shares}")
+    goals = report["goalsMet"]
+    verdict = {True: "met", False: "NOT met"}
+    print(
+        f"\nsnap --version / bare interpreter: {report['versionRatio']}x wall,"
+        f" {report['versionRatioCpu']}x CPU (goal <= {GOALS['version_ratio']}x wall:"
+        f" {verdict[goals['versionRatio']]})"
+    )
+    print(
+        f"snap verify, one citation: goal <= {GOALS['verify_ms']:.0f} ms wall: "
+        f"{verdict[goals['verifyMs']]}"
+    )
+    print(
+        f"snap fetch, small loopback page: goal <= {GOALS['fetch_ms']:.0f} ms wall: "
+        f"{verdict[goals['fetchMs']]}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args()
+    report = measure(args.runs)
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print_report(report)
+
+
+if __name__ == "__main__":
+    main()

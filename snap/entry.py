@@ -1,0 +1,25 @@
+"""The ``snap`` program's entry point: answer ``snap --version`` before loading anything.
+
+Scripts and package managers probe ``snap --version`` often, and the command line proper
+(click, and through the commands SQLAlchemy and the rest) costs more to import than the
+interpreter takes to start.  Exactly ``snap --version`` is answered here, with the very line
+click's version option prints (a test keeps the two equal); everything else goes to
+``snap.cli``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from snap import __version__
+
+VERSION_LINE = f"snap, version {__version__}"
+
+
+def main() -> None:
+    if sys.argv[1:] == ["--version"]:
+        sys.stdout.write(VERSION_LINE + "\n")
+        return
+    from snap.cli import main as cli_main
+
+    cli_main()

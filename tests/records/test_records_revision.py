@@ -1,0 +1,56 @@
+"""The cheap schema check on every start agrees with Alembic, and cannot drift from it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+
+from records.db import HEAD_REVISION, Database, alembic_config, read_revision
+from records.workspace import Workspace
+from snap.errors import DatabaseError
+
+
+def test_head_revision_constant_is_alembics_only_head() -> None:
+    heads = ScriptDirectory.from_config(alembic_config()).get_heads()
+    assert heads == [HEAD_REVISION], "moved the migrations? update records.db.HEAD_REVISION"
+
+
+def alembics_view(database: Database) -> str | None:
+    with database.engine.connect() as connection:
+        return MigrationContext.configure(connection).get_current_revision()
+
+
+def test_revision_read_agrees_with_alembic_both_ways(workspace: Workspace) -> None:
+    database = workspace.db
+    assert read_revision(database.engine) == alembics_view(database) == HEAD_REVISION
+    database.downgrade("base")
+    assert read_revision(database.engine) is None
+    assert alembics_view(database) is None
+    database.upgrade()
+    assert read_revision(database.engine) == alembics_view(database) == HEAD_REVISION
+
+
+def test_an_empty_sqlite_file_reads_as_no_revision(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/empty.db"
+    assert Database.revision_of(url) is None
+    database = Database(url)  # SQLite migrates itself on first use
+    try:
+        assert database.current_revision() == HEAD_REVISION
+    finally:
+        database.dispose()
+
+
+def test_several_recorded_revisions_are_one_clear_error(tmp_path: Path) -> None:
+    """Alembic refuses a version table with two rows; so does the cheap check."""
+    url = f"sqlite:///{tmp_path}/branched.db"
+    Database(url).dispose()
+    engine = sa.create_engine(url)
+    with engine.begin() as connection:
+        connection.execute(sa.text("INSERT INTO alembic_version VALUES ('0002')"))
+    engine.dispose()
+    with pytest.raises(DatabaseError, match=r"several schema revisions \(0001, 0002\)"):
+        Database(url)

@@ -1,0 +1,107 @@
+"""Each command imports only what it needs: checked by the modules a real process had loaded.
+
+Start-up time is mostly imports, and a stray top-level import (SQLAlchemy's PostgreSQL dialect
+for a SQLite user, Alembic on every start, boto3 without S3, trafilatura without HTML) brings
+the cost back silently.  Timing is too noisy to guard this; ``sys.modules`` is not.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from snap.cli import cli
+from snap.entry import VERSION_LINE
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+# Runs ``snap ARGS`` the way the console script does and writes the loaded module names to the
+# file named first; atexit, because click ends the process with sys.exit.
+RUNNER = """
+import atexit, json, sys
+out = sys.argv[1]
+atexit.register(lambda: open(out, "w").write(json.dumps(sorted(sys.modules))))
+sys.argv = ["snap", *sys.argv[2:]]
+from snap.entry import main
+main()
+"""
+HEAVY = ("sqlalchemy", "alembic", "boto3", "botocore", "trafilatura", "pypdf", "psycopg")
+NOT_FOR_SQLITE = ("alembic", "boto3", "botocore", "psycopg", "sqlalchemy.dialects.postgresql")
+
+
+def loaded(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """Run ``snap ARGS`` in a fresh interpreter (embedded SQLite + folder store in tmp_path)."""
+    listing = tmp_path / "modules.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SNAP_", "AWS_"))}
+    env["SNAP_HOME"] = str(tmp_path / "home")
+    done = subprocess.run(
+        [sys.executable, "-c", RUNNER, str(listing), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    return done, set(json.loads(listing.read_text()))
+
+
+def present(modules: set[str], names: tuple[str, ...]) -> list[str]:
+    return sorted(m for m in modules if any(m == n or m.startswith(n + ".") for n in names))
+
+
+def test_version_loads_no_command_line_at_all(tmp_path: Path) -> None:
+    done, modules = loaded(tmp_path, "--version")
+    assert done.returncode == 0
+    assert done.stdout == VERSION_LINE + "\n"
+    assert present(modules, (*HEAVY, "click", "regex", "records", "snapshotter")) == []
+
+
+def test_the_fast_version_line_is_clicks(tmp_path: Path) -> None:
+    assert CliRunner().invoke(cli, ["--version"]).output == VERSION_LINE + "\n"
+
+
+def test_help_loads_no_backend(tmp_path: Path) -> None:
+    done, modules = loaded(tmp_path, "--help")
+    assert done.returncode == 0
+    assert "Usage: snap" in done.stdout
+    assert present(modules, HEAVY) == []
+
+
+@pytest.fixture
+def captured_text(tmp_path: Path) -> tuple[Path, str]:
+    """A plain-text file captured once (which creates and migrates the database)."""
+    source = tmp_path / "note.txt"
+    source.write_text("The origin serves only 1 request in 10 when the hit ratio is 90 percent.")
+    done, _ = loaded(tmp_path, "fetch", "--json", str(source))
+    assert done.returncode == 0, done.stderr
+    return source, json.loads(done.stdout)["snapshotId"]
+
+
+def test_fetch_of_text_on_sqlite(tmp_path: Path, captured_text: tuple[Path, str]) -> None:
+    done, modules = loaded(tmp_path, "fetch", str(captured_text[0]))
+    assert done.returncode == 0, done.stderr
+    assert "sqlalchemy.orm" in modules  # it really recorded the capture
+    assert present(modules, (*NOT_FOR_SQLITE, "trafilatura", "pypdf")) == []
+
+
+def test_verify_on_sqlite(tmp_path: Path, captured_text: tuple[Path, str]) -> None:
+    citation = tmp_path / "citation.json"
+    quote = {"exact": "serves only 1 request in 10"}
+    citation.write_text(json.dumps({"snapshotId": captured_text[1], "selector": {"quote": quote}}))
+    done, modules = loaded(tmp_path, "verify", str(citation))
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert "quote found" in done.stdout
+    assert present(modules, (*NOT_FOR_SQLITE, "trafilatura", "pypdf")) == []
+
+
+def test_fetch_of_html_loads_the_html_extractor_only(tmp_path: Path) -> None:
+    """The control: the check above can fail, because HTML does load trafilatura."""
+    done, modules = loaded(tmp_path, "fetch", str(EXAMPLES / "cdn-caching.html"))
+    assert done.returncode == 0, done.stderr
+    assert "trafilatura" in modules
+    assert present(modules, ("boto3", "botocore", "psycopg", "pypdf")) == []
