@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from lxml import etree
 from lxml.html import HtmlElement
 
+from snap.errors import ExtractionError
 from snapshotter.extract.html_render import render
 from snapshotter.extract.html_visible import (
     SCRIPT_RULE,
@@ -169,7 +170,10 @@ def _trafilatura_text(root: HtmlElement) -> str:
     # trafilatura returns None when it finds no main text: that is an empty page for us.
     if not xml:
         return ""
-    document = etree.fromstring(xml.encode("utf-8"))
+    try:
+        document = etree.fromstring(xml.encode("utf-8"))
+    except etree.XMLSyntaxError as error:  # trafilatura writes its XML with lxml: not expected
+        raise ExtractionError(f"the page's main text could not be laid out ({error})") from None
     for element in document.iter():
         tag = str(element.tag)
         parent = element.getparent()

@@ -136,6 +136,9 @@ def test_code_listings_captions_definitions_and_headings_are_kept() -> None:
             "land.citation",
         ),
         ("table note<sup>[a]</sup> applies", "table note[a] applies", "notea"),
+        ('said<a href="#fn2" class="footnote-ref"><sup>2</sup></a> so', "said[2] so", "said²"),
+        ('<a href="/wiki/Square_metre">km<sup>2</sup></a> wide', "km² wide", "[2]"),
+        ('<a href="#area">km<sup>2</sup></a> wide', "km² wide", "[2]"),
         ("empty<sup> </sup>end", "empty end", "emptyend"),
         ("area <math><msup><mi>r</mi><mn>2</mn></msup></math> here", "area r² here", "r2"),
         (
