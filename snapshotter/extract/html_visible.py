@@ -10,7 +10,8 @@ attribute, an inline style with ``display: none`` or ``visibility: hidden|collap
 ``aria-hidden="true"``, ``<template>``, ``<script>``, ``<style>``, a closed ``<dialog>``,
 ``<noscript>`` on a page that has scripts, and the screen-reader-only classes ``sr-only``,
 ``visually-hidden`` and ``screen-reader-text``.  Stylesheet rules are not evaluated: a class
-that a stylesheet hides stays in.
+that a stylesheet hides stays in.  A closed ``<details>`` stays in: its text is one click away
+and browsers' find-in-page opens it.
 
 ``<sup>``/``<sub>`` (the rule is named in the extractor id as ``sup=uni1``):
 
