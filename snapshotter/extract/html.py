@@ -5,7 +5,8 @@ charset declaration), then:
 
 1. text a reader never sees is removed and ``<sup>``/``<sub>`` are written as text
    (``html_visible``: hidden elements, Unicode super/subscripts, ``[1]`` footnote marks);
-2. navigation, asides, forms and search boxes are removed (they are not the content);
+2. navigation, asides, forms and search boxes are removed (they are not the content), except
+   a form that holds most of the page's text (ASP.NET pages wrap the whole page in one);
 3. the content is the page's ``<main>`` (or ``role="main"``, or its largest ``<article>``)
    when that holds at least ``MIN_LANDMARK_SHARE`` of the page's text; it is laid out by
    ``html_render`` (code listings line by line, captions, table cells separated by tabs);
@@ -127,7 +128,10 @@ def _is_boilerplate(element: HtmlElement) -> bool:
 
 
 def _remove_boilerplate(root: HtmlElement) -> None:
+    total = _text_length(root)
     for element in [element for element in root.iter() if _is_boilerplate(element)]:
+        if element.tag == "form" and 2 * _text_length(element) > total:
+            continue  # a page wrapped in one form (ASP.NET WebForms): the form is the page
         remove_keeping_tail(element)
 
 

@@ -228,3 +228,18 @@ def test_tables_from_the_trafilatura_fallback_are_tab_separated() -> None:
     text = _trafilatura_text(root)  # trafilatura's own result, laid out by snap's renderer
     assert "Operator\tMeaning\n||\tlogical or\nx²\tsquare" in text
     assert text.count("|") == 2
+
+
+def test_a_page_wrapped_in_one_form_keeps_its_text() -> None:
+    """ASP.NET WebForms pages put the whole page inside one <form>; it is not a search box."""
+    paragraphs = "".join(f"<p>{FILLER} Part {n}.</p>" for n in range(3))
+    page = (
+        '<html><body><form id="aspnetForm" method="post"><input type="hidden" name="__VIEWSTATE">'
+        '<div id="header">Borough Council</div><form role="search"><input name="q">'
+        "<label>Search the site</label></form>"
+        f'<div id="content"><h1>Bin collection changes</h1>{paragraphs}</div></form></body></html>'
+    ).encode()
+    text = html_text(page, None)
+    assert "Bin collection changes" in text
+    assert f"{FILLER} Part 2." in text
+    assert "Search the site" not in text
