@@ -243,3 +243,10 @@ def test_a_page_wrapped_in_one_form_keeps_its_text() -> None:
     assert "Bin collection changes" in text
     assert f"{FILLER} Part 2." in text
     assert "Search the site" not in text
+
+
+@pytest.mark.parametrize("void", ["wbr", "source", "track", "embed", "keygen"])
+def test_text_after_an_html5_void_element_is_kept(void: str) -> None:
+    """libxml2 nests what follows these elements inside them; the text is still shown."""
+    text = _text(f"<p>harbour::<{void}><a href='count.html'>count</a>::<{void}>median here</p>")
+    assert "harbour::count::median here" in text
