@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from html import escape as html_escape
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from lxml.html import fragment_fromstring
+from lxml.html import document_fromstring, fragment_fromstring
 from trafilatura.utils import load_html
 
 from snapshotter.extract.html import _trafilatura_text, html_text
+from snapshotter.extract.html_render import render
 from snapshotter.extract.html_visible import remove_hidden, script_text, write_scripts_as_text
 from tests.snapshotter.page_coverage import measure, page_names
 
@@ -250,3 +253,25 @@ def test_text_after_an_html5_void_element_is_kept(void: str) -> None:
     """libxml2 nests what follows these elements inside them; the text is still shown."""
     text = _text(f"<p>harbour::<{void}><a href='count.html'>count</a>::<{void}>median here</p>")
     assert "harbour::count::median here" in text
+
+
+VISIBLE_TAGS = [
+    "div", "p", "span", "b", "code", "pre", "table", "tr", "td", "th", "ul", "li", "dl", "dt",
+    "dd", "h2", "figure", "figcaption", "blockquote", "a", "section", "wbr",
+]  # fmt: skip
+WORDS = st.text(alphabet="ab1|&<>?:.-\u00a0 \n\t", max_size=6).map(html_escape)
+TREES = st.recursive(
+    WORDS,
+    lambda children: st.tuples(st.sampled_from(VISIBLE_TAGS), st.lists(children, max_size=4)).map(
+        lambda pair: f"<{pair[0]}>{''.join(pair[1])}</{pair[0]}>"
+    ),
+    max_leaves=25,
+)
+
+
+@given(body=TREES)
+def test_layout_loses_and_adds_no_visible_character(body: str) -> None:
+    """Whatever the nesting (even broken), only white space differs from the page's text."""
+    root = document_fromstring(f"<html><body><main>{body}x</main></body></html>")
+    expected = "".join(root.find(".//main").text_content().split())
+    assert "".join(render(root.find(".//main")).split()) == expected
