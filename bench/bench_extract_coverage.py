@@ -1,16 +1,16 @@
 """Extraction coverage: the share of a page's visible main-content lines in the stored text.
 
-For each hand-written fixture page in ``tests/snapshotter/pages`` (an mdBook chapter with
-code listings, an mdBook operator table, a Wikipedia-like article, an MDN-like reference
-page, a news article, a scientific page with units), the visible lines were written down by
-hand next to the page.  This prints, per page, how many of them snap's text holds (in page
-order, white space collapsed) and how many lines a reader never sees leaked into it, against
-the baseline measured in the same run: trafilatura 2.3 with the settings snap used before
-(plain-text output, tables on), the fastest reasonable extractor a careful engineer would
-reach for.  The baseline is also counted with order ignored ("base any"), which is kinder
-to an extractor that drops a block: in page order, a line found further on moves the
-cursor past the lines it skipped.  Extraction time per page is reported for both, best of
-``--repeat`` runs.  The goal is at least 99% on every page and no leaks.
+For each hand-written fixture page in ``tests/snapshotter/pages`` (an mdBook chapter with code
+listings, an mdBook operator table, a rustdoc function page, a Wikipedia-like article, an MDN-
+like reference page, a news article, a scientific page with units), the visible lines were
+written down by hand next to the page. This prints, per page, how many of them snap's text
+holds (in page order, white space collapsed) and how many lines a reader never sees leaked into
+it, against the baseline measured in the same run: trafilatura 2.3 with the settings snap used
+before (plain-text output, tables on), the fastest reasonable extractor a careful engineer
+would reach for. The baseline is also counted with order ignored ("base any"), which is kinder
+to an extractor that drops a block: in page order, a line found further on moves the cursor
+past the lines it skipped. Extraction time per page is reported for both, best of ``--repeat``
+runs. The goal is at least 99% on every page and no leaks.
 
     .venv/bin/python bench/bench_extract_coverage.py [--repeat 5] [--json]
 """

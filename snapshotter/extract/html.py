@@ -5,7 +5,8 @@ charset declaration), then:
 
 1. text a reader never sees is removed and ``<sup>``/``<sub>`` are written as text
    (``html_visible``: hidden elements, Unicode super/subscripts, ``[1]`` footnote marks);
-2. navigation, asides, forms and search boxes are removed (they are not the content);
+2. navigation, asides, forms and search boxes are removed (they are not the content), except
+   a form that holds most of the page's text (ASP.NET pages wrap the whole page in one);
 3. the content is the page's ``<main>`` (or ``role="main"``, or its largest ``<article>``)
    when that holds at least ``MIN_LANDMARK_SHARE`` of the page's text; it is laid out by
    ``html_render`` (code listings line by line, captions, table cells separated by tabs);
@@ -32,6 +33,7 @@ from typing import TYPE_CHECKING
 from lxml import etree
 from lxml.html import HtmlElement
 
+from snap.errors import ExtractionError
 from snapshotter.extract.html_render import render
 from snapshotter.extract.html_visible import (
     SCRIPT_RULE,
@@ -126,7 +128,10 @@ def _is_boilerplate(element: HtmlElement) -> bool:
 
 
 def _remove_boilerplate(root: HtmlElement) -> None:
+    total = _text_length(root)
     for element in [element for element in root.iter() if _is_boilerplate(element)]:
+        if element.tag == "form" and 2 * _text_length(element) > total:
+            continue  # a page wrapped in one form (ASP.NET WebForms): the form is the page
         remove_keeping_tail(element)
 
 
@@ -169,7 +174,10 @@ def _trafilatura_text(root: HtmlElement) -> str:
     # trafilatura returns None when it finds no main text: that is an empty page for us.
     if not xml:
         return ""
-    document = etree.fromstring(xml.encode("utf-8"))
+    try:
+        document = etree.fromstring(xml.encode("utf-8"))
+    except etree.XMLSyntaxError as error:  # trafilatura writes its XML with lxml: not expected
+        raise ExtractionError(f"the page's main text could not be laid out ({error})") from None
     for element in document.iter():
         tag = str(element.tag)
         parent = element.getparent()

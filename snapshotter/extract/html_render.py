@@ -26,11 +26,14 @@ BLOCK_TAGS = frozenset(
 )  # fmt: skip
 PREFORMATTED_TAGS = frozenset({"pre", "listing", "xmp", "plaintext"})
 CELL_TAGS = frozenset({"td", "th"})
+# Elements whose content a reader does not see as text.  Not here: the HTML5 void elements
+# ``wbr``, ``source``, ``track``, ``embed`` and ``keygen``, which libxml2 does not know to be
+# empty: it nests the text that follows them inside them, so they are laid out as inline.
 SKIPPED_TAGS = frozenset(
     {
-        "img", "picture", "video", "audio", "iframe", "object", "embed", "canvas", "svg",
-        "input", "select", "textarea", "button", "rt", "rp", "annotation", "annotation-xml",
-        "area", "map", "source", "track", "wbr",
+        "img", "picture", "video", "audio", "iframe", "object", "canvas", "svg", "input",
+        "select", "textarea", "button", "rt", "rp", "annotation", "annotation-xml", "area",
+        "map",
     }
 )  # fmt: skip
 CELL_SEPARATOR = "\t"
@@ -115,13 +118,27 @@ def _element(element: etree._Element, lines: _Lines, preformatted: bool) -> None
 
 
 def _row(row: etree._Element, lines: _Lines) -> None:
-    """One table row on one line, cells separated by a tab (never a symbol)."""
-    cells = []
-    for cell in row:
-        if isinstance(cell.tag, str) and str(cell.tag).lower() in CELL_TAGS:
+    """One table row on one line, cells separated by a tab (never a symbol).
+
+    Text or elements that stray into a row outside any cell (broken markup that browsers
+    show anyway) are kept, each as a cell of its own, rather than lost.
+    """
+    cells = [stray for stray in (_flat(row.text),) if stray]
+    for child in row:
+        if isinstance(child.tag, str):
             inner = _Lines()
-            _children(cell, inner, preformatted=False)
-            cells.append(" ".join(inner.text().split()))
+            if str(child.tag).lower() in CELL_TAGS:
+                _children(child, inner, preformatted=False)
+                cells.append(_flat(inner.text()))  # an empty cell is still a cell
+            else:
+                _element(child, inner, preformatted=False)
+                cells.extend(stray for stray in (_flat(inner.text()),) if stray)
+        cells.extend(stray for stray in (_flat(child.tail),) if stray)
     lines.line_break()
     lines.raw(CELL_SEPARATOR.join(cells))
     lines.line_break()
+
+
+def _flat(text: str | None) -> str:
+    """A cell's text on one line."""
+    return " ".join((text or "").split())

@@ -10,12 +10,16 @@ attribute, an inline style with ``display: none`` or ``visibility: hidden|collap
 ``aria-hidden="true"``, ``<template>``, ``<script>``, ``<style>``, a closed ``<dialog>``,
 ``<noscript>`` on a page that has scripts, and the screen-reader-only classes ``sr-only``,
 ``visually-hidden`` and ``screen-reader-text``.  Stylesheet rules are not evaluated: a class
-that a stylesheet hides stays in.
+that a stylesheet hides stays in.  A closed ``<details>`` stays in: its text is one click away
+and browsers' find-in-page opens it.
 
 ``<sup>``/``<sub>`` (the rule is named in the extractor id as ``sup=uni1``):
 
-- a ``<sup>`` that holds a link is a footnote reference and becomes a bracketed mark, ``[1]``
-  (Wikipedia's ``[1]`` and a bare ``<a href="#fn1">1</a>`` alike), never a superscript digit;
+- a ``<sup>`` that holds a link, or that is all the text of a link to the same page
+  (``<a href="#fn1"><sup>1</sup></a>``), is a note reference and becomes a bracketed mark,
+  ``[1]`` (Wikipedia's ``[1]`` and a bare ``<a href="#fn1">1</a>`` alike), never a
+  superscript digit; a linked exponent (``<a href="/wiki/Square_metre">m<sup>2</sup></a>``)
+  stays an exponent;
 - a run whose every character has a form in Unicode's Superscripts and Subscripts (digits,
   ``+ - − = ( )``, ``i n`` raised, ``a e o x ə h k l m n p s t`` lowered, and spaces) is written
   in those forms: ``10⁶``, ``CO₂``, ``e⁻``, ``xⁿ``;
@@ -139,7 +143,7 @@ def script_text(element: HtmlElement, kind: str | None = None) -> str:
     if not text:
         return " " if raw else ""  # a raised space is still a space between words
     kind = kind or str(element.tag)
-    if kind == "sup" and next(element.iter("a"), None) is not None:
+    if kind == "sup" and (next(element.iter("a"), None) is not None or _is_note_link(element)):
         mark = text.strip("[]").strip()
         return f"[{mark}]" if mark else ""
     if text.startswith("[") and text.endswith("]"):
@@ -149,6 +153,15 @@ def script_text(element: HtmlElement, kind: str | None = None) -> str:
     if all(char == " " or char != original for char, original in zip(converted, text, strict=True)):
         return converted
     return f"{marker}({text})"
+
+
+def _is_note_link(element: HtmlElement) -> bool:
+    """Whether ``element`` is all the text of a link to a place on the same page (pandoc's
+    ``<a href="#fn1"><sup>1</sup></a>``), which is a note reference, not an exponent."""
+    link = next(element.iterancestors("a"), None)
+    if link is None or not (link.get("href") or "").startswith("#"):
+        return False
+    return collapse(link.text_content()).strip() == collapse("".join(element.itertext())).strip()
 
 
 def write_scripts_as_text(root: HtmlElement) -> None:

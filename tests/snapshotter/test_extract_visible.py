@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from html import escape as html_escape
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from lxml.html import fragment_fromstring
+from lxml.html import document_fromstring, fragment_fromstring
 from trafilatura.utils import load_html
 
 from snapshotter.extract.html import _trafilatura_text, html_text
+from snapshotter.extract.html_render import render
 from snapshotter.extract.html_visible import remove_hidden, script_text, write_scripts_as_text
 from tests.snapshotter.page_coverage import measure, page_names
 
@@ -136,6 +139,9 @@ def test_code_listings_captions_definitions_and_headings_are_kept() -> None:
             "land.citation",
         ),
         ("table note<sup>[a]</sup> applies", "table note[a] applies", "notea"),
+        ('said<a href="#fn2" class="footnote-ref"><sup>2</sup></a> so', "said[2] so", "said²"),
+        ('<a href="/wiki/Square_metre">km<sup>2</sup></a> wide', "km² wide", "[2]"),
+        ('<a href="#area">km<sup>2</sup></a> wide', "km² wide", "[2]"),
         ("empty<sup> </sup>end", "empty end", "emptyend"),
         ("area <math><msup><mi>r</mi><mn>2</mn></msup></math> here", "area r² here", "r2"),
         (
@@ -225,3 +231,47 @@ def test_tables_from_the_trafilatura_fallback_are_tab_separated() -> None:
     text = _trafilatura_text(root)  # trafilatura's own result, laid out by snap's renderer
     assert "Operator\tMeaning\n||\tlogical or\nx²\tsquare" in text
     assert text.count("|") == 2
+
+
+def test_a_page_wrapped_in_one_form_keeps_its_text() -> None:
+    """ASP.NET WebForms pages put the whole page inside one <form>; it is not a search box."""
+    paragraphs = "".join(f"<p>{FILLER} Part {n}.</p>" for n in range(3))
+    page = (
+        '<html><body><form id="aspnetForm" method="post"><input type="hidden" name="__VIEWSTATE">'
+        '<div id="header">Borough Council</div><form role="search"><input name="q">'
+        "<label>Search the site</label></form>"
+        f'<div id="content"><h1>Bin collection changes</h1>{paragraphs}</div></form></body></html>'
+    ).encode()
+    text = html_text(page, None)
+    assert "Bin collection changes" in text
+    assert f"{FILLER} Part 2." in text
+    assert "Search the site" not in text
+
+
+@pytest.mark.parametrize("void", ["wbr", "source", "track", "embed", "keygen"])
+def test_text_after_an_html5_void_element_is_kept(void: str) -> None:
+    """libxml2 nests what follows these elements inside them; the text is still shown."""
+    text = _text(f"<p>harbour::<{void}><a href='count.html'>count</a>::<{void}>median here</p>")
+    assert "harbour::count::median here" in text
+
+
+VISIBLE_TAGS = [
+    "div", "p", "span", "b", "code", "pre", "table", "tr", "td", "th", "ul", "li", "dl", "dt",
+    "dd", "h2", "figure", "figcaption", "blockquote", "a", "section", "wbr",
+]  # fmt: skip
+WORDS = st.text(alphabet="ab1|&<>?:.-\u00a0 \n\t", max_size=6).map(html_escape)
+TREES = st.recursive(
+    WORDS,
+    lambda children: st.tuples(st.sampled_from(VISIBLE_TAGS), st.lists(children, max_size=4)).map(
+        lambda pair: f"<{pair[0]}>{''.join(pair[1])}</{pair[0]}>"
+    ),
+    max_leaves=25,
+)
+
+
+@given(body=TREES)
+def test_layout_loses_and_adds_no_visible_character(body: str) -> None:
+    """Whatever the nesting (even broken), only white space differs from the page's text."""
+    root = document_fromstring(f"<html><body><main>{body}x</main></body></html>")
+    expected = "".join(root.find(".//main").text_content().split())
+    assert "".join(render(root.find(".//main")).split()) == expected
