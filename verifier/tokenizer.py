@@ -159,10 +159,15 @@ _WORD_PARTS: Final = regex.compile(
     rf"(?P<char>{_UNSPACED_UNIT})|(?P<script>[{SUPER_SUB}]++)|(?P<word>[^{UNSPACED}{SUPER_SUB}]++)",
     regex.VERSION1,
 )
-_SCANNER_WITHOUT_REFERENCES: Final = regex.compile(
-    _SCANNER.pattern.replace("(?P<reference>", "(?P<reference>(?!)"),
-    regex.VERBOSE | regex.VERSION1,
-)
+
+
+@functools.cache
+def _scanner_without_references() -> regex.Pattern[str]:
+    """The scanner with "[1]"-like marks read as text; compiled on first use (rarely needed)."""
+    return regex.compile(
+        _SCANNER.pattern.replace("(?P<reference>", "(?P<reference>(?!)"),
+        regex.VERBOSE | regex.VERSION1,
+    )
 _INVISIBLE_RUN = regex.compile(rf"[{INVISIBLE}]+")
 _HYPHENATION = regex.compile(_HYPHEN_BREAK)
 _ONLY_INVISIBLE = regex.compile(rf"[{INVISIBLE}]*")
@@ -268,7 +273,7 @@ def iter_tokens(text: str, side: list[SideItem], *, references: bool = True) -> 
 def _unsettled_tokens(text: str, side: list[SideItem], references: bool) -> Iterator[Token]:
     count = 0
     last_end = 0
-    scanner = _SCANNER if references else _SCANNER_WITHOUT_REFERENCES
+    scanner = _SCANNER if references else _scanner_without_references()
     for match in scanner.finditer(text):
         group = match.lastgroup or ""
         start, end = match.span(group)
