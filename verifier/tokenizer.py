@@ -263,7 +263,11 @@ def iter_tokens(text: str, side: list[SideItem], *, references: bool = True) -> 
     current: Token | None = None
     for after in _unsettled_tokens(text, side, references):
         if current is not None:
-            yield _settled(text, before, current, after)
+            word = current.exact
+            if current.kind != WORD or (len(word) > SHORT_WORD and word.islower()):
+                yield current  # the usual token: its case can never count
+            else:
+                yield _settled(text, before, current, after)
             before = current
         current = after
     if current is not None:
