@@ -93,6 +93,7 @@ def test_options_from_settings(tmp_path: Path) -> None:
         timeout=2.5,
         max_redirects=3,
         allow_private=True,
+        total_timeout=25.0,  # without SNAP_DEADLINE: ten timeouts
         user_agent=f"snap/{snap.__version__} (+citation snapshot)",
     )
 
@@ -163,11 +164,11 @@ def first_hop_allowed(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]
     real_connect = socket.create_connection
     decisions: list[tuple[str, bool]] = []
 
-    def resolve(host: str, port: int, *, allow_private: bool) -> str:
+    def resolve(host: str, port: int, *, allow_private: bool, timeout: float) -> str:
         decisions.append((host, allow_private))
         if host == "allowed.test":
             return "127.0.0.1"
-        return guard.resolve_checked(host, port, allow_private=allow_private)
+        return guard.resolve_checked(host, port, allow_private=allow_private, timeout=timeout)
 
     def connect(address: tuple[str, int], *args: Any, **kwargs: Any) -> socket.socket:
         if address[0] != "127.0.0.1":
