@@ -296,8 +296,11 @@ def evidence_intact(report: dict[str, Any]) -> bool:
 
 def as_url(target: str) -> str:
     """A local path, as typed to ``snap fetch``, names its capture by its ``file://`` URL."""
-    if "://" not in target and Path(target).exists():
-        return Path(target).resolve().as_uri()
+    try:
+        if "://" not in target and Path(target).exists():
+            return Path(target).resolve().as_uri()
+    except (OSError, ValueError):  # a name too long (or with NUL) to be a file is a URL
+        pass
     return target
 
 

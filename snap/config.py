@@ -69,7 +69,7 @@ def check_range(name: str, value: float, low: float, high: float, *, low_open: b
 
 
 def _lock_mode(environ: Mapping[str, str]) -> str:
-    mode = environ.get("SNAP_S3_LOCK_MODE", "GOVERNANCE").strip().upper()
+    mode = (environ.get("SNAP_S3_LOCK_MODE") or "GOVERNANCE").strip().upper()
     if mode not in (*LOCK_MODES, NO_LOCK):
         raise ConfigError(
             f"SNAP_S3_LOCK_MODE must be GOVERNANCE, COMPLIANCE or none, got {mode[:40]!r}"

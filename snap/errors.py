@@ -10,6 +10,16 @@ Exit codes: 0 success, 1 a check failed or a capture failed, 2 unusable input or
 
 from __future__ import annotations
 
+import re
+
+# Control characters other than whitespace (which is collapsed): a URL or header from a hostile
+# server must not move the cursor or recolour the terminal of whoever reads the error.
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    return f"\\x{ord(match.group()):02x}"
+
 
 class SnapError(Exception):
     """Base class: a one-line, user-facing message and the exit code that goes with it."""
@@ -17,7 +27,7 @@ class SnapError(Exception):
     exit_code = 1
 
     def __init__(self, message: str) -> None:
-        super().__init__(" ".join(message.split()))
+        super().__init__(" ".join(_CONTROL.sub(_escaped, message).split()))
 
     @property
     def message(self) -> str:

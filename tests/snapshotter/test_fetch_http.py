@@ -181,7 +181,21 @@ def first_hop_allowed(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]
 
 
 @pytest.mark.parametrize(
-    "target_host", ["127.0.0.1", "0x7f.0.0.1", "[::ffff:127.0.0.1]", "localhost", "metadata.test"]
+    "target_host",
+    [
+        "127.0.0.1",
+        "0x7f.0.0.1",
+        "[::ffff:127.0.0.1]",
+        "localhost",
+        "metadata.test",
+        # literals the guard refuses before any connection (the connect function is replaced)
+        "168.63.129.16",
+        "192.0.0.192",
+        "100.100.100.200",
+        "[fd00:ec2::254]",
+        "[3fff::1]",
+        "[64:ff9b::a9fe:a9fe]",
+    ],
 )
 def test_redirect_to_a_refused_address_is_not_followed(
     http_server: LoopbackServer,
