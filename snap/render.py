@@ -256,6 +256,11 @@ def store_init(result: dict[str, Any]) -> str:
     verb = "created" if result["created"] else "already exists"
     if "bucket" not in result:
         return f"folder store {result['store']} {verb} (write-once files, no retention lock)"
+    if result["objectLock"] and result.get("lockMode") == "NONE":
+        return (
+            f"{PASS} bucket {result['bucket']} {verb} with Object Lock, but SNAP_S3_LOCK_MODE=none:"
+            " new objects get no retention"
+        )
     if result["objectLock"]:
         return (
             f"{PASS} bucket {result['bucket']} {verb} with Object Lock; new objects are "

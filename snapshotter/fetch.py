@@ -131,7 +131,7 @@ def fetch(target: str, options: FetchOptions, *, workdir: Path | None = None) ->
     try:
         urlsplit(target).port  # noqa: B018 - parses the whole URL, port included
     except ValueError as error:
-        raise FetchError(f"not a valid URL: {target} ({error})", url=target) from None
+        raise FetchError(f"not a valid URL: {shown(target)} ({error})", url=target) from None
     _sweep_once(workdir)
     local = _local_path(target)
     if local is not None:
@@ -148,6 +148,19 @@ def _sweep_once(workdir: Path | None) -> None:
     if workdir not in _swept:
         _swept.add(workdir)
         remove_stale_temp_files(workdir)
+
+
+SHOWN_CHARS = 300
+
+
+def shown(target: str | Path) -> str:
+    """A URL or path as it appears in a one-line message: a 20 KB URL is cut in the middle,
+    so the reason after it stays readable (the record keeps the whole URL)."""
+    text = str(target)
+    if len(text) <= SHOWN_CHARS:
+        return text
+    half = SHOWN_CHARS // 2
+    return f"{text[:half]}…[{len(text) - SHOWN_CHARS} characters]…{text[-half:]}"
 
 
 # --- local files -------------------------------------------------------------------------
@@ -181,14 +194,14 @@ def _open_regular(source: Path) -> tuple[BinaryIO, os.stat_result]:
     try:
         descriptor = os.open(source, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
-        raise InputError(f"no such file: {source}") from None
+        raise InputError(f"no such file: {shown(source)}") from None
     except OSError as error:
-        raise InputError(f"cannot read {source}: {error.strerror}") from None
+        raise InputError(f"cannot read {shown(source)}: {error.strerror}") from None
     info = os.fstat(descriptor)
     if not stat.S_ISREG(info.st_mode):
         os.close(descriptor)
         raise InputError(
-            f"{source} is not a regular file (a folder, FIFO, socket or device);"
+            f"{shown(source)} is not a regular file (a folder, FIFO, socket or device);"
             " snap captures only regular files"
         )
     os.set_blocking(descriptor, True)
@@ -220,7 +233,7 @@ def _copy_local(source: Path, options: FetchOptions, workdir: Path | None) -> Fe
         raise TooLarge(str(error), url=uri, final_url=uri, provenance=provenance) from None
     except OSError as error:
         sink.discard()
-        raise InputError(f"cannot read {source}: {error.strerror}") from None
+        raise InputError(f"cannot read {shown(source)}: {error.strerror}") from None
     return sink.finish(
         url=uri, final_url=uri, status=None, content_type=None, provenance=provenance
     )
@@ -511,7 +524,7 @@ class _HttpCapture:
 
     def _failure(self, reason: str) -> FetchError:
         return FetchError(
-            f"could not fetch {self.current}: {reason}",
+            f"could not fetch {shown(self.current)}: {reason}",
             url=self.url,
             final_url=self.current,
             status=self.status,
@@ -562,7 +575,7 @@ class _HttpCapture:
             port = parts.port or (443 if scheme == "https" else 80)
             host = (parts.hostname or "").encode("idna").decode("ascii")
         except (ValueError, UnicodeError) as error:
-            raise FetchError(f"malformed URL {url}: {error}") from None
+            raise FetchError(f"malformed URL {shown(url)}: {error}") from None
         self.provenance.pop("ip", None)
         self.provenance.pop("tlsCertSha256", None)
         address = resolve_checked(
@@ -624,7 +637,7 @@ class _HttpCapture:
         self.provenance["fetchedAt"] = _now()
         self.provenance["headers"] = _recorded_headers(response)
         if not 200 <= response.status < 300:
-            raise FetchError(f"HTTP {response.status} {response.reason} from {self.current}")
+            raise FetchError(f"HTTP {response.status} {response.reason} from {shown(self.current)}")
         self._refuse_declared_oversize(response)
         decoder = _Decoder(_content_encoding(response))
         sink = _BodySink(self.options.max_bytes, self.workdir)

@@ -253,7 +253,7 @@ def server_cases() -> list[Case]:
             "redirect-long",
             _redirect(lambda p: f"{p.base}/nowhere/" + "a" * 20_000),
             1,
-            "HTTP 404",
+            "characters]…",  # HTTP 404, with the 20 KB URL shortened in the one line
         ),
         Case("redirect-no-location", _serve(response_head("302 Found", length=0)), 1, "HTTP 302"),
         Case(
