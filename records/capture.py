@@ -6,25 +6,42 @@ from urllib.parse import urlsplit
 
 from records.repository import record_failed_capture, record_snapshot
 from records.workspace import Workspace
-from snap.errors import CaptureError
+from snap.errors import CaptureError, ConfigError, InputError, SnapError
 from snapshotter.capture import SnapshotRecord, capture
 
 
 def capture_source(workspace: Workspace, target: str) -> SnapshotRecord:
     """Fetch, extract and store ``target``, then record the capture and its snapshot.
 
-    A failed fetch is recorded as a failed capture before the error is raised again: an auditor
-    asking "what did snap see at that URL?" must see the failure too.
+    A capture that fails for any reason is recorded as a failed capture before the error is
+    raised again: an auditor asking "what did snap see at that URL?" must see the failure too.
+    Only input that never became a capture attempt (an empty target, a missing local file, a
+    FIFO) is not recorded.  An unexpected error is recorded and raised as a CaptureError, so
+    one bad source never ends a run with an internal error.
     """
     try:
         record = capture(target, workspace.store, workspace.fetch_options)
-    except CaptureError as error:
-        with workspace.db.session() as session:
-            record_failed_capture(session, target, error)
+    except (InputError, ConfigError):
         raise
+    except CaptureError as error:
+        _record_failure(workspace, target, error)
+        raise
+    except SnapError as error:  # the store failed: recorded, and still exit 3
+        _record_failure(workspace, target, CaptureError(error.message, url=target))
+        raise
+    except Exception as error:
+        summary = f"{type(error).__name__}: {error}"[:300]
+        failure = CaptureError(f"could not capture {target[:300]}: {summary}", url=target)
+        _record_failure(workspace, target, failure)
+        raise failure from error
     with workspace.db.session() as session:
         record_snapshot(session, record)
     return record
+
+
+def _record_failure(workspace: Workspace, target: str, error: CaptureError) -> None:
+    with workspace.db.session() as session:
+        record_failed_capture(session, target, error)
 
 
 def is_web_url(target: str) -> bool:

@@ -2,7 +2,9 @@
 
 Problems (exit 1): a blob whose bytes do not match its digest, a snapshot whose blob is missing.
 Orphans (blobs no snapshot row names, left by an interrupted capture) are listed but harmless:
-content addressing means they can only ever be correct copies of something.
+content addressing means they can only ever be correct copies of something.  So are temporary
+files of a capture killed mid-download (``snap-fetch-*``, stale and unlocked); ``--repair``
+removes them.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from records.texts import rehash_blob
 from records.workspace import Workspace
 from snap.errors import StoreError
 from snapshotter.store import blob_key
+from snapshotter.tempfiles import remove_stale_temp_files, stale_temp_files
 
 
 @dataclass
@@ -25,6 +28,8 @@ class FsckReport:
     snapshots_checked: int = 0
     problems: list[dict[str, str]] = field(default_factory=list)
     orphans: list[str] = field(default_factory=list)
+    temp_files: list[str] = field(default_factory=list)
+    temp_files_removed: bool = False
 
     @property
     def ok(self) -> bool:
@@ -37,6 +42,8 @@ class FsckReport:
             "snapshotsChecked": self.snapshots_checked,
             "problems": self.problems,
             "orphans": self.orphans,
+            "tempFiles": self.temp_files,
+            "tempFilesRemoved": self.temp_files_removed,
         }
 
 
@@ -55,9 +62,16 @@ def plan_fsck(workspace: Workspace) -> FsckPlan:
 
 
 def fsck(
-    workspace: Workspace, plan: FsckPlan, *, progress: Callable[[int], None] | None = None
+    workspace: Workspace,
+    plan: FsckPlan,
+    *,
+    progress: Callable[[int], None] | None = None,
+    repair: bool = False,
 ) -> FsckReport:
     report = FsckReport()
+    left_behind = remove_stale_temp_files() if repair else stale_temp_files()
+    report.temp_files = [str(path) for path in left_behind]
+    report.temp_files_removed = repair
     store = workspace.store
     snapshots = plan.snapshots
     needed = set().union(*(needed_by(s) for s in snapshots))

@@ -153,7 +153,14 @@ def cli(ctx: click.Context, store_url: str | None, database_url: str | None) -> 
     help="Allow loopback and private addresses (also SNAP_ALLOW_PRIVATE=1).",
 )
 @click.option("--max-bytes", type=click.IntRange(min=1), help="Size cap (default 50 MiB).")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), help="Seconds.")
+@click.option(
+    "--timeout", type=float, help="Seconds for connecting and for each read (default 30)."
+)
+@click.option(
+    "--deadline",
+    type=float,
+    help="Seconds for the whole capture, redirects included (default 10 x timeout).",
+)
 @json_option
 @click.pass_context
 def fetch(
@@ -162,12 +169,14 @@ def fetch(
     allow_private: bool | None,
     max_bytes: int | None,
     timeout: float | None,
+    deadline: float | None,
     as_json: bool,
 ) -> None:
     """Capture TARGET (an http(s) URL or a local file) and store it write-once."""
     from records.capture import capture_source
 
-    with workspace(ctx, allow_private=allow_private, max_bytes=max_bytes, timeout=timeout) as ws:
+    limits: dict[str, Any] = {"max_bytes": max_bytes, "timeout": timeout, "deadline": deadline}
+    with workspace(ctx, allow_private=allow_private, **limits) as ws:
         record = capture_source(ws, target)
     if as_json:
         emit_json(record.to_json())
@@ -287,8 +296,11 @@ def evidence_intact(report: dict[str, Any]) -> bool:
 
 def as_url(target: str) -> str:
     """A local path, as typed to ``snap fetch``, names its capture by its ``file://`` URL."""
-    if "://" not in target and Path(target).exists():
-        return Path(target).resolve().as_uri()
+    try:
+        if "://" not in target and Path(target).exists():
+            return Path(target).resolve().as_uri()
+    except (OSError, ValueError):  # a name too long (or with NUL) to be a file is a URL
+        pass
     return target
 
 
@@ -341,17 +353,25 @@ def reverify(
 
 
 @cli.command()
+@click.option(
+    "--repair",
+    is_flag=True,
+    help="Remove temporary files left by killed captures (stale and unlocked).",
+)
 @json_option
 @click.pass_context
-def fsck(ctx: click.Context, as_json: bool) -> None:
-    """Re-hash every stored blob and check every snapshot's blobs; exit 1 on any problem."""
+def fsck(ctx: click.Context, repair: bool, as_json: bool) -> None:
+    """Re-hash every stored blob and check every snapshot's blobs; exit 1 on any problem.
+
+    Also lists temporary files that killed captures left behind; --repair removes them.
+    """
     from records.fsck import fsck as run_fsck
     from records.fsck import plan_fsck
 
     with workspace(ctx, existing=True) as ws:
         plan = plan_fsck(ws)
         with progress_counter(len(plan.blobs), "checking blobs") as bar:
-            report = run_fsck(ws, plan, progress=bar.update)
+            report = run_fsck(ws, plan, progress=bar.update, repair=repair)
     if as_json:
         emit_json(report.to_json())
     else:

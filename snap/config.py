@@ -6,6 +6,7 @@ so tests and embedding applications can configure snap without touching the proc
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -14,7 +15,15 @@ from pathlib import Path
 from snap.errors import ConfigError
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
+DEFAULT_TIMEOUT = 30.0
+DEADLINE_FACTOR = 10  # without SNAP_DEADLINE a capture may take this many timeouts in all
 LOCK_MODES = ("GOVERNANCE", "COMPLIANCE")
+NO_LOCK = "NONE"  # SNAP_S3_LOCK_MODE=none: an S3 store without retention, said so in audits
+# Sane bounds: a value outside them is a typo or an attack on the process, never a wish.
+MAX_SECONDS = 24 * 3600.0
+MAX_BYTES_LIMIT = 64 * 1024**3
+MAX_REDIRECTS_LIMIT = 100
+MAX_LOCK_DAYS = 100 * 366
 
 
 def default_home(environ: Mapping[str, str]) -> Path:
@@ -23,30 +32,49 @@ def default_home(environ: Mapping[str, str]) -> Path:
     return Path(data_home) / "snap"
 
 
-def _int_setting(environ: Mapping[str, str], name: str, default: int, minimum: int) -> int:
-    raw = environ.get(name)
-    if raw is None or raw == "":
+def _int_setting(environ: Mapping[str, str], name: str, default: int) -> int:
+    raw = environ.get(name, "").strip()
+    if raw == "":
         return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ConfigError(f"{name} must be a whole number, got {raw!r}") from None
-    if value < minimum:
-        raise ConfigError(f"{name} must be at least {minimum}, got {value}")
-    return value
+    if not raw.lstrip("+-").isdigit() or len(raw) > 20:  # int() of 10**6 digits is slow
+        raise ConfigError(f"{name} must be a whole number, got {raw[:40]!r}")
+    return int(raw)
 
 
-def _float_setting(environ: Mapping[str, str], name: str, default: float) -> float:
-    raw = environ.get(name)
-    if raw is None or raw == "":
+def _float_setting(environ: Mapping[str, str], name: str, default: float | None) -> float | None:
+    raw = environ.get(name, "").strip()
+    if raw == "":
         return default
     try:
-        value = float(raw)
+        if len(raw) > 40:
+            raise ValueError
+        return float(raw)
     except ValueError:
-        raise ConfigError(f"{name} must be a number of seconds, got {raw!r}") from None
-    if value <= 0:
-        raise ConfigError(f"{name} must be positive, got {raw!r}")
-    return value
+        raise ConfigError(f"{name} must be a number of seconds, got {raw[:40]!r}") from None
+
+
+def _timeout(environ: Mapping[str, str]) -> float:
+    value = _float_setting(environ, "SNAP_TIMEOUT", DEFAULT_TIMEOUT)
+    return DEFAULT_TIMEOUT if value is None else value
+
+
+def check_range(name: str, value: float, low: float, high: float, *, low_open: bool) -> None:
+    """One line for a value that is not finite or outside [low, high] (or (low, high])."""
+    too_low = value <= low if low_open else value < low
+    if not math.isfinite(value) or too_low or value > high:
+        lower = f"more than {low:g}" if low_open else f"at least {low:g}"
+        raise ConfigError(
+            f"{name} must be a finite number {lower} and at most {high:g}, got {value}"
+        )
+
+
+def _lock_mode(environ: Mapping[str, str]) -> str:
+    mode = (environ.get("SNAP_S3_LOCK_MODE") or "GOVERNANCE").strip().upper()
+    if mode not in (*LOCK_MODES, NO_LOCK):
+        raise ConfigError(
+            f"SNAP_S3_LOCK_MODE must be GOVERNANCE, COMPLIANCE or none, got {mode[:40]!r}"
+        )
+    return mode
 
 
 def _flag(environ: Mapping[str, str], name: str) -> bool:
@@ -67,30 +95,45 @@ class Settings:
     database_url: str
     max_bytes: int = DEFAULT_MAX_BYTES
     allow_private: bool = False
-    timeout: float = 30.0
+    timeout: float = DEFAULT_TIMEOUT
     max_redirects: int = 10
     lock_mode: str = "GOVERNANCE"
     lock_days: int = 365
+    deadline: float | None = None  # the whole capture; None means DEADLINE_FACTOR * timeout
+
+    def __post_init__(self) -> None:
+        """Validated here, so command-line overrides (``with_overrides``) are checked too."""
+        check_range("SNAP_TIMEOUT (--timeout)", self.timeout, 0, MAX_SECONDS, low_open=True)
+        if self.deadline is not None:
+            check_range("SNAP_DEADLINE (--deadline)", self.deadline, 0, MAX_SECONDS, low_open=True)
+        check_range(
+            "SNAP_MAX_BYTES (--max-bytes)", self.max_bytes, 1, MAX_BYTES_LIMIT, low_open=False
+        )
+        check_range(
+            "SNAP_MAX_REDIRECTS", self.max_redirects, 0, MAX_REDIRECTS_LIMIT, low_open=False
+        )
+        check_range("SNAP_S3_LOCK_DAYS", self.lock_days, 1, MAX_LOCK_DAYS, low_open=False)
+
+    @property
+    def capture_deadline(self) -> float:
+        """Seconds one whole capture (connect, TLS, headers, body, redirects) may take."""
+        return self.deadline if self.deadline is not None else self.timeout * DEADLINE_FACTOR
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if environ is None else environ
         home = Path(env.get("SNAP_HOME") or default_home(env)).expanduser()
-        lock_mode = env.get("SNAP_S3_LOCK_MODE", "GOVERNANCE").strip().upper()
-        if lock_mode not in LOCK_MODES:
-            raise ConfigError(
-                f"SNAP_S3_LOCK_MODE must be GOVERNANCE or COMPLIANCE, got {lock_mode!r}"
-            )
         return cls(
             home=home,
             store_url=env.get("SNAP_STORE") or str(home / "store"),
             database_url=env.get("SNAP_DATABASE_URL") or f"sqlite:///{home / 'snap.db'}",
-            max_bytes=_int_setting(env, "SNAP_MAX_BYTES", DEFAULT_MAX_BYTES, 1),
+            max_bytes=_int_setting(env, "SNAP_MAX_BYTES", DEFAULT_MAX_BYTES),
             allow_private=_flag(env, "SNAP_ALLOW_PRIVATE"),
-            timeout=_float_setting(env, "SNAP_TIMEOUT", 30.0),
-            max_redirects=_int_setting(env, "SNAP_MAX_REDIRECTS", 10, 0),
-            lock_mode=lock_mode,
-            lock_days=_int_setting(env, "SNAP_S3_LOCK_DAYS", 365, 1),
+            timeout=_timeout(env),
+            max_redirects=_int_setting(env, "SNAP_MAX_REDIRECTS", 10),
+            lock_mode=_lock_mode(env),
+            lock_days=_int_setting(env, "SNAP_S3_LOCK_DAYS", 365),
+            deadline=_float_setting(env, "SNAP_DEADLINE", None),
         )
 
     def with_overrides(self, **changes: object) -> Settings:

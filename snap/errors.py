@@ -10,6 +10,17 @@ Exit codes: 0 success, 1 a check failed or a capture failed, 2 unusable input or
 
 from __future__ import annotations
 
+import re
+
+# Control characters other than whitespace (which is collapsed): a URL or header from a hostile
+# server must not move the cursor or recolour the terminal of whoever reads the error.
+MAX_MESSAGE = 2000
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    return f"\\x{ord(match.group()):02x}"
+
 
 class SnapError(Exception):
     """Base class: a one-line, user-facing message and the exit code that goes with it."""
@@ -17,7 +28,10 @@ class SnapError(Exception):
     exit_code = 1
 
     def __init__(self, message: str) -> None:
-        super().__init__(" ".join(message.split()))
+        line = " ".join(_CONTROL.sub(_escaped, message).split())
+        if len(line) > MAX_MESSAGE:  # a 20,000-character URL from a server is not a clear line
+            line = f"{line[: MAX_MESSAGE - 40]}… ({len(line) - MAX_MESSAGE + 40} characters cut)"
+        super().__init__(line)
 
     @property
     def message(self) -> str:

@@ -194,6 +194,13 @@ def capture_source_label(capture: dict[str, Any]) -> str:
     return "file" if (capture.get("provenance") or {}).get("source") == "file" else "-"
 
 
+def retention_line(retention: dict[str, Any]) -> str:
+    """What S3 reported when the blob was read back; no mode means no retention at all."""
+    if not retention.get("mode"):
+        return "  retention no retention (the stored blobs can be deleted)"
+    return f"  retention {retention['mode']} until {retention['until'] or '-'}"
+
+
 def snapshot_lines(snapshot: dict[str, Any]) -> list[str]:
     lines = [
         f"snapshot {snapshot['snapshotId']}",
@@ -202,8 +209,7 @@ def snapshot_lines(snapshot: dict[str, Any]) -> list[str]:
         f"  store     {snapshot['store']}",
         f"  versions  raw={snapshot['versionIds']['raw'] or '-'} "
         f"text={snapshot['versionIds']['text'] or '-'}",
-        f"  retention {snapshot['retention']['mode'] or 'none'} "
-        f"until {snapshot['retention']['until'] or '-'}",
+        retention_line(snapshot["retention"]),
     ]
     for blob in snapshot["blobs"]:
         state = "digest verified now" if blob["intact"] else f"DAMAGED: {blob['error']}"
@@ -225,6 +231,8 @@ def verification_line(verification: dict[str, Any]) -> str:
 def fsck_report(report: dict[str, Any]) -> str:
     lines = [f"{FAIL} {problem['problem']}" for problem in report["problems"]]
     lines += [f"  orphan (no snapshot names it): {key}" for key in report["orphans"]]
+    left = "removed" if report.get("tempFilesRemoved") else "left by a killed capture (--repair)"
+    lines += [f"  temporary file {left}: {path}" for path in report.get("tempFiles", [])]
     verdict = "ok" if report["ok"] else f"{len(report['problems'])} problem(s)"
     lines.append(
         f"checked {report['blobsChecked']} blobs and {report['snapshotsChecked']} "
@@ -237,6 +245,11 @@ def store_init(result: dict[str, Any]) -> str:
     verb = "created" if result["created"] else "already exists"
     if "bucket" not in result:
         return f"folder store {result['store']} {verb} (write-once files, no retention lock)"
+    if result["objectLock"] and result.get("lockMode") == "NONE":
+        return (
+            f"{PASS} bucket {result['bucket']} {verb} with Object Lock, but SNAP_S3_LOCK_MODE=none:"
+            " new objects get no retention"
+        )
     if result["objectLock"]:
         return (
             f"{PASS} bucket {result['bucket']} {verb} with Object Lock; new objects are "

@@ -111,16 +111,23 @@ def capture(target: str, store: BlobStore, options: FetchOptions) -> SnapshotRec
         try:
             extraction = extract(fetched.path, fetched.declared_content_type)
         except ExtractionError as error:
-            raise ExtractionError(
-                error.message,
-                url=fetched.url,
-                final_url=fetched.final_url,
-                status=fetched.status,
-                provenance=fetched.provenance,
-            ) from None
+            raise _extraction_failure(fetched, error.message) from None
+        except Exception as error:  # an extractor's own bug or limit: still a recorded failure
+            reason = f"could not extract text: {type(error).__name__}: {error}"[:400]
+            raise _extraction_failure(fetched, reason) from error
         return store_capture(fetched, extraction, store)
     finally:
-        fetched.path.unlink(missing_ok=True)
+        fetched.cleanup()
+
+
+def _extraction_failure(fetched: Fetched, message: str) -> ExtractionError:
+    return ExtractionError(
+        message,
+        url=fetched.url,
+        final_url=fetched.final_url,
+        status=fetched.status,
+        provenance=fetched.provenance,
+    )
 
 
 def store_capture(fetched: Fetched, extraction: Extraction, store: BlobStore) -> SnapshotRecord:

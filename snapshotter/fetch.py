@@ -16,12 +16,14 @@ representation of the resource; the transfer encoding a server picked is not par
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import http.client
 import os
 import socket
 import ssl
-import tempfile
+import stat
+import threading
 import time
 import zlib
 from collections.abc import Callable, Iterator
@@ -36,12 +38,13 @@ import snap
 from snap.config import Settings
 from snap.errors import FetchError, InputError, TooLarge
 from snapshotter.guard import check_url_scheme, resolve_checked
+from snapshotter.tempfiles import create_locked, remove_stale_temp_files
 
 CHUNK_SIZE = 64 * 1024
 INFLATE_STEP = 1024 * 1024  # most decoded bytes produced (and held in memory) at once
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 DEFAULT_USER_AGENT = f"snap/{snap.__version__} (+citation snapshot)"
-TOTAL_TIMEOUT_FACTOR = 10  # the whole download may take this many read timeouts
+TOTAL_TIMEOUT_FACTOR = 10  # without a deadline, a capture may take this many read timeouts
 _PATH_SAFE = "/%:@!$&'()*+,;=-._~"
 
 
@@ -50,9 +53,10 @@ class FetchOptions:
     """How one fetch behaves.
 
     ``timeout`` bounds connecting and each read; ``total_timeout`` (default
-    ``TOTAL_TIMEOUT_FACTOR * timeout``) bounds the whole download so a server that trickles
-    one byte at a time cannot hold snap forever.  ``ca_file`` replaces the system trust store
-    (for tests and private CAs).
+    ``TOTAL_TIMEOUT_FACTOR * timeout``) is the one deadline of the whole capture (name
+    resolution, connect, TLS, headers, body, every redirect), enforced by closing the
+    connection when it passes, so a server that trickles one byte at a time cannot hold snap.
+    ``ca_file`` replaces the system trust store (for tests and private CAs).
     """
 
     max_bytes: int
@@ -70,6 +74,7 @@ class FetchOptions:
             timeout=settings.timeout,
             max_redirects=settings.max_redirects,
             allow_private=settings.allow_private,
+            total_timeout=settings.capture_deadline,
         )
 
     @property
@@ -89,10 +94,13 @@ class Fetched:
     status: int | None  # None for a local file
     declared_content_type: str | None
     provenance: dict[str, object] = field(default_factory=dict)
+    lock: BinaryIO | None = field(default=None, compare=False, repr=False)
 
     def cleanup(self) -> None:
-        """Delete the temporary file (safe to call twice)."""
+        """Delete the temporary file, then drop its lock (safe to call twice)."""
         _discard(self.path)
+        if self.lock is not None:
+            self.lock.close()
 
 
 @contextmanager
@@ -123,12 +131,36 @@ def fetch(target: str, options: FetchOptions, *, workdir: Path | None = None) ->
     try:
         urlsplit(target).port  # noqa: B018 - parses the whole URL, port included
     except ValueError as error:
-        raise FetchError(f"not a valid URL: {target} ({error})", url=target) from None
+        raise FetchError(f"not a valid URL: {shown(target)} ({error})", url=target) from None
+    _sweep_once(workdir)
     local = _local_path(target)
     if local is not None:
         return _copy_local(local, options, workdir)
     check_url_scheme(target)
     return _HttpCapture(target, options, workdir).run()
+
+
+_swept: set[Path | None] = set()
+
+
+def _sweep_once(workdir: Path | None) -> None:
+    """Remove what killed captures left behind, once per process and folder."""
+    if workdir not in _swept:
+        _swept.add(workdir)
+        remove_stale_temp_files(workdir)
+
+
+SHOWN_CHARS = 300
+
+
+def shown(target: str | Path) -> str:
+    """A URL or path as it appears in a one-line message: a 20 KB URL is cut in the middle,
+    so the reason after it stays readable (the record keeps the whole URL)."""
+    text = str(target)
+    if len(text) <= SHOWN_CHARS:
+        return text
+    half = SHOWN_CHARS // 2
+    return f"{text[:half]}…[{len(text) - SHOWN_CHARS} characters]…{text[-half:]}"
 
 
 # --- local files -------------------------------------------------------------------------
@@ -141,25 +173,53 @@ def _local_path(target: str) -> Path | None:
         if parts.netloc not in ("", "localhost"):
             raise InputError(f"file URLs must name a local file, got host {parts.netloc!r}")
         return Path(unquote(parts.path))
-    looks_like_url = len(parts.scheme) > 1 and not Path(target).exists()
+    looks_like_url = len(parts.scheme) > 1 and not _exists(target)
     return None if looks_like_url else Path(target)
+
+
+def _exists(target: str) -> bool:
+    """Whether a path exists; a string no file can be named (too long, NUL) names none."""
+    try:
+        return Path(target).exists()
+    except (OSError, ValueError):
+        return False
+
+
+def _open_regular(source: Path) -> tuple[BinaryIO, os.stat_result]:
+    """Open a regular file for reading; a FIFO, device, socket or folder is refused.
+
+    Opened non-blocking first so that a FIFO with no writer cannot block the open, then
+    checked with ``fstat`` on the very file opened (no window to swap it for another).
+    """
+    try:
+        descriptor = os.open(source, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise InputError(f"no such file: {shown(source)}") from None
+    except OSError as error:
+        raise InputError(f"cannot read {shown(source)}: {error.strerror}") from None
+    info = os.fstat(descriptor)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(descriptor)
+        raise InputError(
+            f"{shown(source)} is not a regular file (a folder, FIFO, socket or device);"
+            " snap captures only regular files"
+        )
+    os.set_blocking(descriptor, True)
+    return os.fdopen(descriptor, "rb"), info
 
 
 def _copy_local(source: Path, options: FetchOptions, workdir: Path | None) -> Fetched:
     """Copy the file so the snapshot is of the bytes as they were now, even if it changes."""
     try:
-        stat = source.stat()
-        handle = source.open("rb")
-    except FileNotFoundError:
-        raise InputError(f"no such file: {source}") from None
-    except OSError as error:
-        raise InputError(f"cannot read {source}: {error.strerror}") from None
+        handle, info = _open_regular(source)
+    except ValueError:
+        raise InputError("the path contains a NUL character") from None
     absolute = source.resolve()
     provenance: dict[str, object] = {
         "fetchedAt": _now(),
         "source": "file",
         "path": str(absolute),
-        "mtime": _rfc3339(datetime.fromtimestamp(stat.st_mtime, UTC)),
+        "mtime": _rfc3339(datetime.fromtimestamp(info.st_mtime, UTC)),
         "snapVersion": snap.__version__,
     }
     uri = absolute.as_uri()
@@ -173,7 +233,7 @@ def _copy_local(source: Path, options: FetchOptions, workdir: Path | None) -> Fe
         raise TooLarge(str(error), url=uri, final_url=uri, provenance=provenance) from None
     except OSError as error:
         sink.discard()
-        raise InputError(f"cannot read {source}: {error.strerror}") from None
+        raise InputError(f"cannot read {shown(source)}: {error.strerror}") from None
     return sink.finish(
         url=uri, final_url=uri, status=None, content_type=None, provenance=provenance
     )
@@ -183,15 +243,17 @@ def _copy_local(source: Path, options: FetchOptions, workdir: Path | None) -> Fe
 
 
 class _BodySink:
-    """A temporary file that hashes what is written and refuses to grow past the cap."""
+    """A temporary file that hashes what is written and refuses to grow past the cap.
+
+    The file stays locked (see ``snapshotter.tempfiles``) until its ``Fetched`` is cleaned
+    up, so another process sweeping stale capture files never deletes it under us.
+    """
 
     def __init__(self, max_bytes: int, workdir: Path | None) -> None:
         self.max_bytes = max_bytes
         self.size = 0
         self._hash = hashlib.sha256()
-        descriptor, name = tempfile.mkstemp(prefix="snap-fetch-", dir=workdir)
-        self.path = Path(name)
-        self._file: BinaryIO = os.fdopen(descriptor, "wb")
+        self.path, self._file = create_locked(workdir)
 
     @property
     def room(self) -> int:
@@ -205,8 +267,8 @@ class _BodySink:
         self.size += len(data)
 
     def discard(self) -> None:
-        self._file.close()
         _discard(self.path)
+        self._file.close()
 
     def finish(
         self,
@@ -217,7 +279,7 @@ class _BodySink:
         content_type: str | None,
         provenance: dict[str, object],
     ) -> Fetched:
-        self._file.close()
+        self._file.flush()
         return Fetched(
             path=self.path,
             raw_digest=f"sha256:{self._hash.hexdigest()}",
@@ -227,6 +289,7 @@ class _BodySink:
             status=status,
             declared_content_type=content_type,
             provenance=provenance,
+            lock=self._file,
         )
 
 
@@ -300,14 +363,18 @@ class _Decoder:
 class _PinnedHTTPConnection(http.client.HTTPConnection):
     """Connects to the address the guard checked; Host still names the real host."""
 
-    def __init__(self, host: str, port: int, address: str, timeout: float) -> None:
+    def __init__(
+        self, host: str, port: int, address: str, timeout: float, watchdog: _Watchdog
+    ) -> None:
         super().__init__(host, port, timeout=timeout)
         self.address = address
+        self.watchdog = watchdog
         self.peer: tuple[str, int] | None = None
         self.cert_sha256: str | None = None
 
     def _open_socket(self) -> socket.socket:
         sock = socket.create_connection((self.address, self.port), self.timeout)
+        self.watchdog.watch(sock)
         name = sock.getpeername()
         self.peer = (str(name[0]), int(name[1]))
         return sock
@@ -322,9 +389,15 @@ class _PinnedHTTPSConnection(_PinnedHTTPConnection):
     default_port = http.client.HTTPS_PORT
 
     def __init__(
-        self, host: str, port: int, address: str, timeout: float, context: ssl.SSLContext
+        self,
+        host: str,
+        port: int,
+        address: str,
+        timeout: float,
+        watchdog: _Watchdog,
+        context: ssl.SSLContext,
     ) -> None:
-        super().__init__(host, port, address, timeout)
+        super().__init__(host, port, address, timeout, watchdog)
         self.tls_context = context
 
     def connect(self) -> None:
@@ -334,10 +407,50 @@ class _PinnedHTTPSConnection(_PinnedHTTPConnection):
         except BaseException:
             raw.close()
             raise
+        self.watchdog.watch(sock)
         certificate = sock.getpeercert(binary_form=True)
         if certificate:
             self.cert_sha256 = hashlib.sha256(certificate).hexdigest()
         self.sock = sock
+
+
+class _Watchdog:
+    """Ends the capture's connection when the deadline passes, whatever it is waiting for.
+
+    Socket timeouts bound each wait, not their sum: a server that sends one header byte per
+    second never lets a per-read timeout fire.  A timer thread shuts the socket down at the
+    deadline, which wakes any blocked connect, handshake or read.  ``expired`` must be checked
+    after every read loop, because a shut-down socket reads as an ordinary end of stream.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.expired = False
+        self._lock = threading.Lock()
+        self._socket: socket.socket | None = None
+        self._timer = threading.Timer(max(seconds, 0.0), self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._socket = sock
+            if self.expired:
+                _shutdown(sock)
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            if self._socket is not None:
+                _shutdown(self._socket)
+
+    def stop(self) -> None:
+        self._timer.cancel()
+
+
+def _shutdown(sock: socket.socket) -> None:
+    """Shut the descriptor down directly (for TLS too: no TLS alert, no shared state)."""
+    with contextlib.suppress(OSError):  # already closed or never connected
+        socket.socket.shutdown(sock, socket.SHUT_RDWR)
 
 
 class _HttpCapture:
@@ -357,36 +470,61 @@ class _HttpCapture:
             "snapVersion": snap.__version__,
         }
         self.deadline = time.monotonic() + options.deadline_seconds
+        self.watchdog = _Watchdog(options.deadline_seconds)
         self._socket: socket.socket | None = None  # kept: http.client drops it from the
         # connection once the response owns the stream, and reads need a shrinking timeout
 
     def run(self) -> Fetched:
         try:
-            return self._follow()
-        except FetchError as error:
-            raise type(error)(
+            fetched = self._run()
+        finally:
+            self.watchdog.stop()
+        return fetched
+
+    def _run(self) -> Fetched:
+        try:
+            fetched = self._follow()
+        except Exception as error:
+            if self.watchdog.expired:  # whatever broke, it broke because time ran out
+                raise self._failure(self._timeout_reason()) from None
+            raise self._classified(error) from None
+        if self.watchdog.expired:  # a shut-down socket reads as a normal end of the body
+            fetched.cleanup()
+            raise self._failure(self._timeout_reason())
+        return fetched
+
+    def _classified(self, error: Exception) -> Exception:
+        """The failure as a FetchError with everything known so far; unknown errors as is."""
+        if isinstance(error, FetchError):
+            return type(error)(
                 str(error),
                 url=self.url,
                 final_url=self.current,
                 status=self.status,
                 provenance=self.provenance,
-            ) from None
-        except ssl.SSLCertVerificationError as error:
-            raise self._failure(f"TLS certificate check failed: {error.verify_message}") from None
-        except TimeoutError:
-            raise self._failure(self._timeout_reason()) from None
-        except (OSError, http.client.HTTPException, zlib.error) as error:
+            )
+        if isinstance(error, ssl.SSLCertVerificationError):
+            return self._failure(f"TLS certificate check failed: {error.verify_message}")
+        if isinstance(error, TimeoutError):
+            return self._failure(self._timeout_reason())
+        if isinstance(error, (OSError, http.client.HTTPException, zlib.error)):
             reason = str(error) or type(error).__name__
-            raise self._failure(f"network error: {reason}") from None
+            return self._failure(f"network error: {reason}"[:500])
+        if isinstance(error, (ValueError, UnicodeError)):
+            return self._failure(f"malformed response or URL: {error}"[:500])
+        return error
 
     def _timeout_reason(self) -> str:
-        if time.monotonic() >= self.deadline - 0.01:
-            return f"timed out: the whole download took over {self.options.deadline_seconds:g} s"
+        if self.watchdog.expired or time.monotonic() >= self.deadline - 0.01:
+            return (
+                f"timed out: the whole download took over {self.options.deadline_seconds:g} s"
+                " (the capture deadline)"
+            )
         return f"timed out after {self.options.timeout:g} s"
 
     def _failure(self, reason: str) -> FetchError:
         return FetchError(
-            f"could not fetch {self.current}: {reason}",
+            f"could not fetch {shown(self.current)}: {reason}",
             url=self.url,
             final_url=self.current,
             status=self.status,
@@ -437,16 +575,23 @@ class _HttpCapture:
             port = parts.port or (443 if scheme == "https" else 80)
             host = (parts.hostname or "").encode("idna").decode("ascii")
         except (ValueError, UnicodeError) as error:
-            raise FetchError(f"malformed URL {url}: {error}") from None
+            raise FetchError(f"malformed URL {shown(url)}: {error}") from None
         self.provenance.pop("ip", None)
         self.provenance.pop("tlsCertSha256", None)
-        address = resolve_checked(host, port, allow_private=self.options.allow_private)
+        address = resolve_checked(
+            host,
+            port,
+            allow_private=self.options.allow_private,
+            timeout=self._remaining(self.options.deadline_seconds),
+        )
         timeout = self._remaining(self.options.timeout)
         connection: _PinnedHTTPConnection
         if scheme == "https":
-            connection = _PinnedHTTPSConnection(host, port, address, timeout, self._tls_context())
+            connection = _PinnedHTTPSConnection(
+                host, port, address, timeout, self.watchdog, self._tls_context()
+            )
         else:
-            connection = _PinnedHTTPConnection(host, port, address, timeout)
+            connection = _PinnedHTTPConnection(host, port, address, timeout, self.watchdog)
         try:
             connection.connect()
         finally:
@@ -474,7 +619,12 @@ class _HttpCapture:
         location = response.getheader("Location")
         if response.status not in REDIRECT_STATUSES or not location:
             return None
-        absolute = urljoin(self.current, location.strip())
+        try:
+            absolute = urljoin(self.current, location.strip())
+            urlsplit(absolute).port  # noqa: B018 - parses the host and port too
+        except ValueError as error:
+            shown = location.strip()[:200]
+            raise FetchError(f"malformed redirect Location {shown!r}: {error}") from None
         hop: dict[str, object] = {
             "url": self.current,
             "status": response.status,
@@ -487,7 +637,7 @@ class _HttpCapture:
         self.provenance["fetchedAt"] = _now()
         self.provenance["headers"] = _recorded_headers(response)
         if not 200 <= response.status < 300:
-            raise FetchError(f"HTTP {response.status} {response.reason} from {self.current}")
+            raise FetchError(f"HTTP {response.status} {response.reason} from {shown(self.current)}")
         self._refuse_declared_oversize(response)
         decoder = _Decoder(_content_encoding(response))
         sink = _BodySink(self.options.max_bytes, self.workdir)

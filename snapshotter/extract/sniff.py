@@ -59,19 +59,59 @@ def media_type(declared: str | None) -> str | None:
     return value if "/" in value else None
 
 
-def declared_charset(declared: str | None) -> str | None:
-    """The Python codec name for the declared charset, or None when absent or unknown."""
+# Codecs Python calls "text encodings" that are not character sets: they transform text
+# (punycode, idna, the escape codecs), decode nothing (undefined), or smuggle markup past
+# filters (utf-7, refused by the WHATWG Encoding Standard for that reason).
+_NOT_CHARSETS = frozenset(
+    {
+        "punycode",
+        "idna",
+        "undefined",
+        "unicode-escape",
+        "raw-unicode-escape",
+        "utf-7",
+        "charmap",
+        "mbcs",
+        "oem",
+    }
+)
+MAX_CHARSET_LABEL = 64
+
+
+def charset_label(declared: str | None) -> str | None:
+    """The ``charset`` parameter exactly as declared (stripped), or None when there is none."""
     if not declared:
         return None
     message = Message()
     message["content-type"] = declared
     charset = message.get_param("charset")
-    if not isinstance(charset, str):
+    if not isinstance(charset, str) or not charset.strip():
+        return None
+    return charset.strip()
+
+
+def text_codec(label: str) -> str | None:
+    """The Python codec for a charset label, or None unless it is a real text encoding.
+
+    ``codecs.lookup`` also finds bytes-to-bytes transforms (base64, hex, zlib, rot13) and text
+    transforms (punycode, idna): decoding a page "as base64" is not reading it, so only
+    codecs that map bytes to characters qualify.
+    """
+    if len(label) > MAX_CHARSET_LABEL:
         return None
     try:
-        return codecs.lookup(charset.strip()).name
-    except LookupError:
+        info = codecs.lookup(label)
+    except (LookupError, ValueError, TypeError):
         return None
+    if not getattr(info, "_is_text_encoding", True) or info.name in _NOT_CHARSETS:
+        return None
+    return info.name
+
+
+def declared_charset(declared: str | None) -> str | None:
+    """The codec of the declared charset, or None when absent, unknown or not a text encoding."""
+    label = charset_label(declared)
+    return None if label is None else text_codec(label)
 
 
 def bom_encoding(data: bytes) -> str | None:

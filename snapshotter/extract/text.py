@@ -1,6 +1,9 @@
 """Plain text: decoded faithfully or not at all.
 
-The order is byte-order mark, then the declared charset, then strict UTF-8.  Nothing is ever
+The order is byte-order mark, then the declared charset, then strict UTF-8.  A declared
+charset that is unknown or not a text encoding (``rot13``, ``base64``, ``punycode``) is
+ignored and the text decoded by detection; the extractor id then ends in ``+detected`` so the
+record says the charset was not the one declared.  Nothing is ever
 decoded with replacement characters: a quote checked against a text with U+FFFD in it could
 pass or fail for reasons that have nothing to do with the source.  Line endings are kept as
 they are (offsets into the text must match the bytes a reader sees).
@@ -10,7 +13,7 @@ from __future__ import annotations
 
 from snap.errors import ExtractionError
 from snapshotter.extract.result import Extraction, with_text
-from snapshotter.extract.sniff import bom_encoding, declared_charset
+from snapshotter.extract.sniff import bom_encoding, charset_label, declared_charset
 
 TEXT_EXTRACTOR_VERSION = 1
 
@@ -39,9 +42,22 @@ def decode_text(data: bytes, declared: str | None) -> tuple[str, str]:
     charset = declared_charset(declared)
     if charset and charset != "utf-8":
         raise ExtractionError(f"the text is neither valid {charset} (as declared) nor valid UTF-8")
+    label = charset_label(declared)
+    if label is not None and charset is None:
+        raise ExtractionError(
+            f"the declared charset {label[:MAX_SHOWN]!r} is not a text encoding snap can use,"
+            " and the text is not valid UTF-8"
+        )
     raise ExtractionError("the text is not valid UTF-8 and declares no charset that fits")
+
+
+MAX_SHOWN = 40
 
 
 def extract_text(data: bytes, declared: str | None, content_type: str) -> Extraction:
     text, encoding = decode_text(data, declared)
-    return with_text(content_type, text, f"text@{TEXT_EXTRACTOR_VERSION}+charset={encoding}")
+    extractor = f"text@{TEXT_EXTRACTOR_VERSION}+charset={encoding}"
+    declared_label = charset_label(declared)
+    if bom_encoding(data) is None and declared_label and encoding != declared_charset(declared):
+        extractor += "+detected"  # the declared charset was unknown, refused or did not fit
+    return with_text(content_type, text, extractor)

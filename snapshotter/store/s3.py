@@ -8,6 +8,9 @@ Why each request looks the way it does:
 * ``ChecksumSHA256`` is snap's own digest, so S3 refuses an upload corrupted in transit; a
   single ``PutObject`` (never multipart) keeps S3's checksum a checksum of the whole object.
 * Object Lock retention keeps the version from being deleted or shortened until it expires.
+  What is recorded is what S3 reports when the object is read back (``HeadObject`` on the
+  version just written), never what was asked for; a bucket without Object Lock is refused
+  unless the store is configured without retention (``lock_mode="NONE"``).
 * A blob larger than ``HEAD_FIRST_BYTES`` is looked up with ``HeadObject`` first: S3 refuses a
   conditional put of an existing key only after the body was sent (LocalStack answers 412
   before reading it and leaves the client waiting for its read timeout), so re-storing a large
@@ -26,7 +29,7 @@ import re
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -44,6 +47,7 @@ from snapshotter.store.hashing import (
 )
 
 LOCK_MODES = ("GOVERNANCE", "COMPLIANCE")
+NO_LOCK = "NONE"  # explicitly without retention: nothing is asked for, nothing is claimed
 TAG_NAMES = ("extractor", "normalizer")
 DEFAULT_REGION = "us-east-1"
 # S3 answers 409 while another conditional write of the same key is in flight: retry briefly.
@@ -144,8 +148,10 @@ class S3Store:
     ) -> None:
         if not bucket:
             raise ConfigError("an S3 store needs a bucket name (s3://bucket/prefix)")
-        if lock_mode not in LOCK_MODES:
-            raise ConfigError(f"lock mode must be GOVERNANCE or COMPLIANCE, got {lock_mode!r}")
+        if lock_mode not in (*LOCK_MODES, NO_LOCK):
+            raise ConfigError(
+                f"lock mode must be GOVERNANCE or COMPLIANCE (or NONE), got {lock_mode!r}"
+            )
         if lock_days < 1:
             raise ConfigError(f"lock days must be at least 1, got {lock_days}")
         self.bucket = bucket
@@ -154,6 +160,7 @@ class S3Store:
         self.lock_days = lock_days
         self.location = f"s3://{bucket}/{self.prefix}" if self.prefix else f"s3://{bucket}"
         self.client = client if client is not None else make_s3_client()
+        self._lock_checked = lock_mode == NO_LOCK
 
     def __repr__(self) -> str:
         return f"S3Store({self.location!r}, lock_mode={self.lock_mode!r})"
@@ -172,6 +179,7 @@ class S3Store:
         key = self.key_of(kind, digest)
         actual, size = source_digest(source)
         require_digest(key, digest, actual)
+        self._require_object_lock()
         if size > HEAD_FIRST_BYTES:
             found = self._stored_copy(kind, digest, size, denied_is_absent=True)
             if found is not None:
@@ -196,8 +204,7 @@ class S3Store:
     ) -> StoredBlob:
         from botocore.exceptions import ClientError
 
-        retain_until = datetime.now(UTC).replace(microsecond=0) + timedelta(days=self.lock_days)
-        request = {
+        request: dict[str, Any] = {
             "Bucket": self.bucket,
             "Key": key,
             "ContentLength": size,
@@ -205,10 +212,12 @@ class S3Store:
             "IfNoneMatch": "*",
             "ChecksumAlgorithm": "SHA256",
             "ChecksumSHA256": base64.b64encode(bytes.fromhex(digest[7:])).decode("ascii"),
-            "ObjectLockMode": self.lock_mode,
-            "ObjectLockRetainUntilDate": retain_until,
-            "Tagging": tagging(kind, tags),
         }
+        if self.lock_mode != NO_LOCK:
+            retain_until = datetime.now(UTC).replace(microsecond=0)
+            request["ObjectLockMode"] = self.lock_mode
+            request["ObjectLockRetainUntilDate"] = retain_until + timedelta(days=self.lock_days)
+        request["Tagging"] = tagging(kind, tags)
         with self._boundary("PutObject", key), _body(source) as body:
             try:
                 response = self.client.put_object(Body=body, **request)
@@ -223,16 +232,36 @@ class S3Store:
                         " in transit (its checksum did not match)"
                     ) from None
                 raise
-        return StoredBlob(
-            kind,
-            digest,
-            key,
-            size,
-            version_id=response.get("VersionId"),
-            lock_mode=self.lock_mode,
-            retain_until=retain_until,
-            created=True,
-        )
+        return self._read_back(kind, digest, response.get("VersionId"))
+
+    def _read_back(self, kind: str, digest: str, version_id: str | None) -> StoredBlob:
+        """The version just written, with the retention S3 reports for it (not what we asked)."""
+        found = self._head(kind, digest, version_id=version_id)
+        if found is None:
+            raise StoreError(
+                f"S3 accepted {self.key_of(kind, digest)} in bucket {self.bucket!r}"
+                " but cannot find it when read back"
+            )
+        blob = found[1]
+        if self.lock_mode != NO_LOCK and (blob.lock_mode is None or blob.retain_until is None):
+            raise StoreError(
+                f"S3 reports no Object Lock retention on {blob.key} in bucket {self.bucket!r}"
+                f" although {self.lock_mode} retention was requested; the evidence could be"
+                " deleted (check the bucket's Object Lock settings)"
+            )
+        return replace(blob, created=True)
+
+    def _require_object_lock(self) -> None:
+        """Refuse, once per store, to write evidence into a bucket without Object Lock."""
+        if self._lock_checked:
+            return
+        if not self._lock_enabled():
+            raise StoreError(
+                f"S3 bucket {self.bucket!r} reports no Object Lock, so stored evidence could be"
+                " deleted; use a bucket made by 'snap store init', or set"
+                " SNAP_S3_LOCK_MODE=none to store without retention"
+            )
+        self._lock_checked = True
 
     def _confirm_existing(self, kind: str, digest: str, size: int) -> StoredBlob:
         """After a 412: the key exists, so it must be found, and be what we were asked to store."""
@@ -285,17 +314,23 @@ class S3Store:
         return None if found is None else found[1]
 
     def _head(
-        self, kind: str, digest: str, *, denied_is_absent: bool = False
+        self,
+        kind: str,
+        digest: str,
+        *,
+        version_id: str | None = None,
+        denied_is_absent: bool = False,
     ) -> tuple[str | None, StoredBlob] | None:
         """S3's stored SHA-256 (if any) and the blob's metadata, or None when absent."""
         from botocore.exceptions import ClientError
 
         key = self.key_of(kind, digest)
+        request: dict[str, Any] = {"Bucket": self.bucket, "Key": key, "ChecksumMode": "ENABLED"}
+        if version_id:
+            request["VersionId"] = version_id
         with self._boundary("HeadObject", key):
             try:
-                response = self.client.head_object(
-                    Bucket=self.bucket, Key=key, ChecksumMode="ENABLED"
-                )
+                response = self.client.head_object(**request)
             except ClientError as error:
                 if _is_not_found(error) or (denied_is_absent and _is_denied(error)):
                     return None

@@ -61,7 +61,8 @@ def test_encodings_decode_exactly(
     expected = TEXT.replace("—", "-") if codec == "iso8859-1" else TEXT
     assert result.text == expected  # BOM removed, \r\n kept, nothing replaced
     assert result.content_type == "text/plain"
-    assert result.extractor == f"text@1+charset={codec}"
+    detected = "+detected" if declared and "us-ascii" in declared else ""
+    assert result.extractor == f"text@1+charset={codec}{detected}"
     assert result.flags == ()
 
 

@@ -93,6 +93,7 @@ def test_options_from_settings(tmp_path: Path) -> None:
         timeout=2.5,
         max_redirects=3,
         allow_private=True,
+        total_timeout=25.0,  # without SNAP_DEADLINE: ten timeouts
         user_agent=f"snap/{snap.__version__} (+citation snapshot)",
     )
 
@@ -163,11 +164,11 @@ def first_hop_allowed(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]
     real_connect = socket.create_connection
     decisions: list[tuple[str, bool]] = []
 
-    def resolve(host: str, port: int, *, allow_private: bool) -> str:
+    def resolve(host: str, port: int, *, allow_private: bool, timeout: float) -> str:
         decisions.append((host, allow_private))
         if host == "allowed.test":
             return "127.0.0.1"
-        return guard.resolve_checked(host, port, allow_private=allow_private)
+        return guard.resolve_checked(host, port, allow_private=allow_private, timeout=timeout)
 
     def connect(address: tuple[str, int], *args: Any, **kwargs: Any) -> socket.socket:
         if address[0] != "127.0.0.1":
@@ -180,7 +181,21 @@ def first_hop_allowed(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]
 
 
 @pytest.mark.parametrize(
-    "target_host", ["127.0.0.1", "0x7f.0.0.1", "[::ffff:127.0.0.1]", "localhost", "metadata.test"]
+    "target_host",
+    [
+        "127.0.0.1",
+        "0x7f.0.0.1",
+        "[::ffff:127.0.0.1]",
+        "localhost",
+        "metadata.test",
+        # literals the guard refuses before any connection (the connect function is replaced)
+        "168.63.129.16",
+        "192.0.0.192",
+        "100.100.100.200",
+        "[fd00:ec2::254]",
+        "[3fff::1]",
+        "[64:ff9b::a9fe:a9fe]",
+    ],
 )
 def test_redirect_to_a_refused_address_is_not_followed(
     http_server: LoopbackServer,

@@ -26,21 +26,22 @@ from snapshotter.guard import check_url_scheme, refusal_reason, resolve_checked
         ("10.0.0.5", "private"),
         ("172.16.3.4", "private"),
         ("192.168.1.1", "private"),
-        ("fc00::1", "private"),
-        ("169.254.169.254", "link-local"),
+        ("fc00::1", "unique-local"),
+        ("169.254.169.254", "cloud metadata"),
+        ("169.254.1.1", "link-local"),
         ("fe80::1", "link-local"),
         ("224.0.0.1", "multicast"),
         ("ff02::1", "multicast"),
         ("240.0.0.1", "reserved"),
-        ("255.255.255.255", "reserved"),
+        ("255.255.255.255", "limited broadcast"),
         ("100.64.0.1", "shared"),
         ("fec0::1", "site-local"),
         ("::ffff:127.0.0.1", "loopback"),
-        ("::ffff:169.254.169.254", "link-local"),
+        ("::ffff:169.254.169.254", "cloud metadata"),
         ("::ffff:10.1.2.3", "private"),
         ("2002:7f00:1::", "loopback"),  # 6to4 wrapping 127.0.0.1
         ("64:ff9b::a00:5", "private"),  # NAT64 wrapping 10.0.0.5
-        ("192.0.2.10", "private"),  # documentation range
+        ("192.0.2.10", "documentation"),
     ],
 )
 def test_non_public_addresses_are_refused(address: str, reason: str) -> None:

@@ -53,6 +53,15 @@ def head_response(content: bytes, **extra: Any) -> dict[str, Any]:
     }
 
 
+def bucket_has_object_lock(stubber: Stubber) -> None:
+    """What S3 answers before the first put: the store refuses buckets without Object Lock."""
+    stubber.add_response(
+        "get_object_lock_configuration",
+        {"ObjectLockConfiguration": {"ObjectLockEnabled": "Enabled"}},
+        {"Bucket": BUCKET},
+    )
+
+
 @pytest.mark.parametrize(
     ("code", "status", "message"),
     [
@@ -84,6 +93,7 @@ def test_existing_object_with_matching_checksum_is_reported_as_stored(
     stubbed: tuple[S3Store, Stubber],
 ) -> None:
     store, stubber = stubbed
+    bucket_has_object_lock(stubber)
     stubber.add_client_error("put_object", "PreconditionFailed", http_status_code=412)
     stubber.add_response("head_object", head_response(CONTENT))
     blob = store.put("raw", DIGEST, CONTENT, tags={})
@@ -95,6 +105,7 @@ def test_existing_object_with_another_checksum_is_an_integrity_error(
     stubbed: tuple[S3Store, Stubber],
 ) -> None:
     store, stubber = stubbed
+    bucket_has_object_lock(stubber)
     stubber.add_client_error("put_object", "PreconditionFailed", http_status_code=412)
     stubber.add_response("head_object", head_response(b"other bytes!"))
     with pytest.raises(IntegrityError) as caught:
@@ -108,6 +119,7 @@ def test_existing_object_without_a_checksum_is_read_and_rehashed(
     from botocore.response import StreamingBody
 
     store, stubber = stubbed
+    bucket_has_object_lock(stubber)
     stubber.add_client_error("put_object", "PreconditionFailed", http_status_code=412)
     stubber.add_response("head_object", {"ContentLength": len(CONTENT), "VersionId": "v1"})
     body = StreamingBody(io.BytesIO(CONTENT), len(CONTENT))
@@ -117,8 +129,10 @@ def test_existing_object_without_a_checksum_is_read_and_rehashed(
 
 def test_a_conflicting_concurrent_write_is_retried(stubbed: tuple[S3Store, Stubber]) -> None:
     store, stubber = stubbed
+    bucket_has_object_lock(stubber)
     stubber.add_client_error("put_object", "ConditionalRequestConflict", http_status_code=409)
     stubber.add_response("put_object", {"VersionId": "v2"})
+    stubber.add_response("head_object", head_response(CONTENT, VersionId="v2"))
     blob = store.put("raw", DIGEST, CONTENT, tags={})
     assert (blob.created, blob.version_id) == (True, "v2")
 
@@ -127,6 +141,7 @@ def test_an_upload_corrupted_in_transit_is_a_store_error(
     stubbed: tuple[S3Store, Stubber],
 ) -> None:
     store, stubber = stubbed
+    bucket_has_object_lock(stubber)
     stubber.add_client_error("put_object", "BadDigest", http_status_code=400)
     with pytest.raises(StoreError, match="corrupted in transit"):
         store.put("raw", DIGEST, CONTENT, tags={})
@@ -149,9 +164,41 @@ def test_put_sends_one_conditional_locked_checksummed_request(
         "ObjectLockRetainUntilDate": ANY,
         "Tagging": "kind=raw&normalizer=tok-nfkc-lower%401",
     }
+    bucket_has_object_lock(stubber)
     stubber.add_response("put_object", {"VersionId": "v9"}, expected)
+    read_back = {"Bucket": BUCKET, "Key": expected["Key"], "ChecksumMode": "ENABLED"}
+    stubber.add_response(
+        "head_object", head_response(CONTENT, VersionId="v9"), {**read_back, "VersionId": "v9"}
+    )
     blob = store.put("raw", DIGEST, CONTENT, tags={"normalizer": "tok-nfkc-lower@1"})
     assert (blob.created, blob.version_id, blob.lock_mode) == (True, "v9", "GOVERNANCE")
+    assert blob.retain_until == datetime(2030, 1, 1, tzinfo=UTC)  # what S3 reported
+
+
+def test_a_put_that_s3_reports_without_retention_is_refused(
+    stubbed: tuple[S3Store, Stubber],
+) -> None:
+    store, stubber = stubbed
+    bucket_has_object_lock(stubber)
+    stubber.add_response("put_object", {"VersionId": "v3"})
+    unlocked = head_response(CONTENT, VersionId="v3")
+    del unlocked["ObjectLockMode"], unlocked["ObjectLockRetainUntilDate"]
+    stubber.add_response("head_object", unlocked)
+    with pytest.raises(StoreError, match="reports no Object Lock retention"):
+        store.put("raw", DIGEST, CONTENT, tags={})
+
+
+def test_a_bucket_without_object_lock_is_refused_before_writing(
+    stubbed: tuple[S3Store, Stubber],
+) -> None:
+    store, stubber = stubbed
+    stubber.add_client_error(
+        "get_object_lock_configuration",
+        "ObjectLockConfigurationNotFoundError",
+        http_status_code=404,
+    )
+    with pytest.raises(StoreError, match=r"reports no Object Lock.*SNAP_S3_LOCK_MODE=none"):
+        store.put("raw", DIGEST, CONTENT, tags={})
 
 
 def test_an_unreachable_endpoint_is_a_store_error() -> None:
@@ -222,7 +269,7 @@ def test_init_bucket_reports_an_existing_bucket_without_object_lock(moto_endpoin
     store = S3Store("plain-bucket", client=client)
     status = store.init_bucket()
     assert (status.created, status.object_lock_enabled) == (False, False)
-    with pytest.raises(StoreError, match="does not have Object Lock enabled"):
+    with pytest.raises(StoreError, match="reports no Object Lock"):
         store.put("raw", DIGEST, CONTENT, tags={})
 
 

@@ -1,0 +1,82 @@
+"""Temporary capture files: created locked, and swept when a killed capture left them behind.
+
+A capture streams its body into ``snap-fetch-*`` in the temporary folder.  A process killed
+with ``kill -9`` cannot delete it, so the next capture (and ``snap fsck --repair``) removes
+such files, but only when two things say the owner is gone: the file is older than
+``STALE_AGE`` seconds, and nobody holds the ``flock`` every live capture keeps on its file
+until the file is deleted.  The lock alone would do; the age is a second guard for file
+systems where ``flock`` is not shared between processes.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import stat
+import tempfile
+import time
+from pathlib import Path
+from typing import BinaryIO
+
+PREFIX = "snap-fetch-"
+STALE_AGE = 15 * 60.0  # seconds; a live capture's file is also locked, so this is a backstop
+
+
+def create_locked(workdir: Path | None) -> tuple[Path, BinaryIO]:
+    """A new ``snap-fetch-*`` file, opened for writing and exclusively locked by this process.
+
+    The lock lasts as long as the returned file object is open.
+    """
+    descriptor, name = tempfile.mkstemp(prefix=PREFIX, dir=workdir)
+    fcntl.flock(descriptor, fcntl.LOCK_EX)  # a new file: nobody else can hold it yet
+    return Path(name), os.fdopen(descriptor, "wb")
+
+
+def stale_temp_files(workdir: Path | None = None, *, min_age: float = STALE_AGE) -> list[Path]:
+    """Capture files of this user older than ``min_age`` that no live process holds locked."""
+    folder = Path(workdir or tempfile.gettempdir())
+    try:
+        candidates = [entry for entry in folder.iterdir() if entry.name.startswith(PREFIX)]
+    except OSError:
+        return []
+    return sorted(path for path in candidates if _is_stale(path, min_age))
+
+
+def _is_stale(path: Path, min_age: float) -> bool:
+    try:
+        info = path.lstat()
+    except OSError:
+        return False
+    if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid():
+        return False
+    if time.time() - info.st_mtime < min_age:
+        return False
+    return _unlocked(path)
+
+
+def _unlocked(path: Path) -> bool:
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False  # a live capture holds it
+    finally:
+        os.close(descriptor)
+    return True
+
+
+def remove_stale_temp_files(
+    workdir: Path | None = None, *, min_age: float = STALE_AGE
+) -> list[Path]:
+    """Delete what ``stale_temp_files`` finds; returns the paths actually removed."""
+    removed = []
+    for path in stale_temp_files(workdir, min_age=min_age):
+        try:
+            path.unlink()
+        except OSError:
+            continue
+        removed.append(path)
+    return removed
