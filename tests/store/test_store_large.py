@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from botocore.stub import Stubber
 
+from snap.errors import StoreError
 from snapshotter.store import BlobStore, S3Store
 from snapshotter.store.s3 import HEAD_FIRST_BYTES
 from tests.s3_support import make_client
@@ -64,8 +65,15 @@ def test_a_16_mib_blob_stored_twice_finishes_in_seconds(
 
 
 def stubbed_store() -> tuple[S3Store, Stubber]:
+    """A store whose client answers from a stub; the bucket reports Object Lock (asked once,
+    before the first put)."""
     client = make_client("http://127.0.0.1:9", max_attempts=1)  # a closed port: nothing is sent
-    return S3Store("bucket", "p", client=client), Stubber(client)
+    stubber = Stubber(client)
+    stubber.add_response(
+        "get_object_lock_configuration",
+        {"ObjectLockConfiguration": {"ObjectLockEnabled": "Enabled"}},
+    )
+    return S3Store("bucket", "p", client=client), stubber
 
 
 def head_of(content: bytes) -> dict[str, Any]:
@@ -107,18 +115,22 @@ def test_a_small_blob_goes_straight_to_the_conditional_put() -> None:
     store, stubber = stubbed_store()
     with stubber:
         stubber.add_response("put_object", {"VersionId": "v2"})
+        stubber.add_response("head_object", head_of(content) | {"VersionId": "v2"})
         blob = store.put("raw", sha256(content), content, tags={})
         stubber.assert_no_pending_responses()
     assert (blob.created, blob.version_id) == (True, "v2")
 
 
-def test_a_writer_not_allowed_to_look_still_gets_its_conditional_put() -> None:
-    """HEAD needs read permission; a write-only role must not lose the ability to store."""
+def test_a_writer_not_allowed_to_look_still_puts_but_cannot_claim_retention() -> None:
+    """HEAD needs read permission: the look before the put is skipped when denied, but the
+    read back of the retention S3 applied cannot be, so the put fails loudly (nothing would
+    show the evidence is retained)."""
     content = b"z" * (HEAD_FIRST_BYTES + 1)
     store, stubber = stubbed_store()
     with stubber:
         stubber.add_client_error("head_object", "403", http_status_code=403)
         stubber.add_response("put_object", {"VersionId": "v3"})
-        blob = store.put("raw", sha256(content), content, tags={})
+        stubber.add_client_error("head_object", "403", http_status_code=403)
+        with pytest.raises(StoreError, match="access denied"):
+            store.put("raw", sha256(content), content, tags={})
         stubber.assert_no_pending_responses()
-    assert (blob.created, blob.version_id) == (True, "v3")
