@@ -54,7 +54,7 @@ from verifier.tokenizer import (
     SideItem,
     Token,
     fold_word,
-    iter_tokens,
+    iter_rows,
     scan_text,
 )
 
@@ -230,19 +230,20 @@ class PreparedSource:
         self._digest: str | None = None
         self._keys: list[str] = []
         vocabulary = self._vocabulary
-        for index, token in enumerate(iter_tokens(source, side)):
-            key_id = vocabulary.get(token.key)
+        keys, ids, starts, ends, meta = self._keys, self._ids, self._starts, self._ends, self._meta
+        for index, (_, start, end, kind, key, exact, glued, sensitive) in enumerate(
+            iter_rows(source, side)
+        ):
+            key_id = vocabulary.get(key)
             if key_id is None:
-                key_id = vocabulary[token.key] = len(self._keys)
-                self._keys.append(token.key)
-            self._ids.append(key_id)
-            self._starts.append(token.start)
-            self._ends.append(token.end)
-            self._meta.append(
-                token.kind | (GLUED if token.glued else 0) | (SENSITIVE if token.sensitive else 0)
-            )
-            if token.sensitive:
-                self._exact[index] = token.exact
+                key_id = vocabulary[key] = len(keys)
+                keys.append(key)
+            ids.append(key_id)
+            starts.append(start)
+            ends.append(end)
+            meta.append(kind | (GLUED if glued else 0) | (SENSITIVE if sensitive else 0))
+            if sensitive:
+                self._exact[index] = exact
         for item in side:
             self._side[item.before] = (*self._side.get(item.before, ()), item.key)
 

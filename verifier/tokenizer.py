@@ -168,6 +168,8 @@ def _scanner_without_references() -> regex.Pattern[str]:
         _SCANNER.pattern.replace("(?P<reference>", "(?P<reference>(?!)"),
         regex.VERBOSE | regex.VERSION1,
     )
+
+
 _INVISIBLE_RUN = regex.compile(rf"[{INVISIBLE}]+")
 _HYPHENATION = regex.compile(_HYPHEN_BREAK)
 _ONLY_INVISIBLE = regex.compile(rf"[{INVISIBLE}]*")
@@ -256,28 +258,42 @@ def scan_text(text: str, *, references: bool = True) -> Scan:
     return Scan(tokens, side)
 
 
+Row = tuple[str, int, int, int, str, str, bool, bool]
+"""A token as a plain tuple, in ``Token``'s field order: what the hot loops pass around."""
+
+
 def iter_tokens(text: str, side: list[SideItem], *, references: bool = True) -> Iterator[Token]:
-    """Yield the tokens of ``text`` one by one (case sensitivity settled), appending side items
-    to ``side`` as they are met: a prepared source never holds the whole token list."""
-    before: Token | None = None
-    current: Token | None = None
-    for after in _unsettled_tokens(text, side, references):
+    """Yield the tokens of ``text`` one by one, appending side items to ``side`` as met."""
+    return map(Token._make, iter_rows(text, side, references=references))
+
+
+def iter_rows(text: str, side: list[SideItem], *, references: bool = True) -> Iterator[Row]:
+    """The tokens of ``text`` as plain tuples (case sensitivity settled), one by one: a prepared
+    source never holds the whole token list, nor an object per token."""
+    before: Row | None = None
+    current: Row | None = None
+    for after in _unsettled_rows(text, side, references):
         if current is not None:
-            word = current.exact
-            if current.kind != WORD or (len(word) > SHORT_WORD and word.islower()):
+            word = current[5]
+            if current[3] != WORD or (len(word) > SHORT_WORD and word.islower()):
                 yield current  # the usual token: its case can never count
+            elif _case_sensitive(text, before, current, after):
+                yield (*current[:7], True)
             else:
-                yield _settled(text, before, current, after)
+                yield current
             before = current
         current = after
     if current is not None:
-        yield _settled(text, before, current, None)
+        if _case_sensitive(text, before, current, None):
+            current = (*current[:7], True)
+        yield current
 
 
-def _unsettled_tokens(text: str, side: list[SideItem], references: bool) -> Iterator[Token]:
+def _unsettled_rows(text: str, side: list[SideItem], references: bool) -> Iterator[Row]:
     count = 0
     last_end = 0
     scanner = _SCANNER if references else _scanner_without_references()
+    describe = _describe
     for match in scanner.finditer(text):
         group = match.lastgroup or ""
         start, end = match.span(group)
@@ -293,19 +309,25 @@ def _unsettled_tokens(text: str, side: list[SideItem], references: bool) -> Iter
         if group == "word" and not raw.isascii() and _NEEDS_SPLIT.search(raw):
             for part in _WORD_PARTS.finditer(raw):
                 part_group = part.lastgroup or ""
-                part_start, part_end = start + part.start(), start + part.end()
-                yield _token(part.group(), part_start, part_end, part_group, glued)
+                part_raw = part.group()
+                kind, key, exact = describe(part_group, part_raw)
+                yield (
+                    part_raw,
+                    start + part.start(),
+                    start + part.end(),
+                    kind,
+                    key,
+                    exact,
+                    glued,
+                    False,
+                )
                 count += 1
                 glued = True
         else:
-            yield _token(raw, start, end, group, glued)
+            kind, key, exact = describe(group, raw)
+            yield (raw, start, end, kind, key, exact, glued, False)
             count += 1
         last_end = end
-
-
-def _token(raw: str, start: int, end: int, group: str, glued: bool) -> Token:
-    kind, key, exact = _describe(group, raw)
-    return Token(raw, start, end, kind, key, exact, glued, False)
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -405,17 +427,13 @@ def _capitals(word: str) -> bool:
     return len(word) >= 2 and word.isupper()
 
 
-def _settled(text: str, before: Token | None, token: Token, after: Token | None) -> Token:
-    return token._replace(sensitive=True) if _case_sensitive(text, before, token, after) else token
-
-
-def _case_sensitive(text: str, before: Token | None, token: Token, after: Token | None) -> bool:
+def _case_sensitive(text: str, before: Row | None, token: Row, after: Row | None) -> bool:
     """Is the word's case compared? Mixed case ("mW"); 2-3 capitals ("MB") unless a neighbouring
     word is in capitals too (a heading or a shouted sentence, where "IN" is just "in"); a short
     word after a number across whitespace only (a unit: "5 m", "400 Mb"), or glued to a symbol
     or to a number after it ("A+", "C#", "v1")."""
-    word = token.exact
-    if token.kind != WORD or (len(word) > SHORT_WORD and word.islower()):
+    _, start, _, kind, _, word, glued, _ = token
+    if kind != WORD or (len(word) > SHORT_WORD and word.islower()):
         return False
     if _mixed_case(word):
         return True
@@ -424,15 +442,12 @@ def _case_sensitive(text: str, before: Token | None, token: Token, after: Token 
     if len(word) > SHORT_WORD:
         return False
     if before is not None and (
-        (
-            before.kind in (NUMBER, SCRIPT)
-            and (token.glued or text[before.end : token.start].isspace())
-        )
-        or (token.glued and before.kind == SYMBOL)
+        (before[3] in (NUMBER, SCRIPT) and (glued or text[before[2] : start].isspace()))
+        or (glued and before[3] == SYMBOL)
     ):
         return True
-    return after is not None and after.glued and after.kind in (SYMBOL, NUMBER)
+    return after is not None and after[6] and after[3] in (SYMBOL, NUMBER)
 
 
-def _capital_word(token: Token | None) -> bool:
-    return token is not None and token.kind == WORD and _capitals(token.exact)
+def _capital_word(token: Row | None) -> bool:
+    return token is not None and token[3] == WORD and _capitals(token[5])
