@@ -10,13 +10,14 @@ friends are kept as a position hint only, never used as proof.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from records.inputs.build import cited, provider_input, web_source
 from records.inputs.claims import claim_at
 from records.inputs.documents import DocumentMap, Source
 from records.inputs.fields import Field
-from records.inputs.model import CitationRequest, VerifyInput
+from records.inputs.model import CitationRequest, GivenDocument, VerifyInput
 
 NAME = "Anthropic Messages"
 STREAM_EVENTS = {
@@ -82,7 +83,10 @@ def parse(document: Any, documents: DocumentMap) -> VerifyInput:
         answer_id = message.child("id").optional_str()
         answer_ids.append(answer_id)
         requests += message_citations(message, given, answer_id)
-    return provider_input(root, requests, NAME, answer_ids[0] if len(answer_ids) == 1 else None)
+    parsed = provider_input(
+        root, requests, NAME, answer_ids[0] if len(answer_ids) == 1 else None
+    )
+    return replace(parsed, documents=given.every_document())
 
 
 def messages_of(root: Field) -> list[Field]:
@@ -142,6 +146,16 @@ class DocumentsInRequest:
             if content is None or not isinstance(content.value, list):
                 continue
             self.blocks += [b for b in content.items() if block_type(b) == "document"]
+
+    def every_document(self) -> tuple[GivenDocument, ...]:
+        """Every document of the request snap can find a source for."""
+        found = []
+        for index, block in enumerate(self.blocks):
+            title = block.child("title").value if isinstance(block.value, dict) else None
+            source = self.source(index, title if isinstance(title, str) else None)
+            if source.url or source.snapshot_id:
+                found.append(GivenDocument(index, source.url, source.snapshot_id))
+        return tuple(found)
 
     def source(self, index: int | None, title: str | None) -> Source:
         found = self.mapped.lookup(index, title)

@@ -49,9 +49,19 @@ class CitationRequest:
 
 
 @dataclass(frozen=True)
+class GivenDocument:
+    """A source the model was given (cited or not): where a misattributed quote may be."""
+
+    index: int | None
+    url: str | None = None
+    snapshot_id: str | None = None
+
+
+@dataclass(frozen=True)
 class VerifyInput:
     requests: tuple[CitationRequest, ...]
     is_answer: bool = False
     answer_id: str | None = None
     origin: str | None = None  # the file it came from, named in every later input error
     input_format: str = "snap"
+    documents: tuple[GivenDocument, ...] = ()  # every source of the response, for foundElsewhere
