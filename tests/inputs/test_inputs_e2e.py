@@ -11,6 +11,7 @@ import pytest
 from records.offset_units import slice_in
 from tests.http_fixtures import LoopbackServer
 from tests.inputs.conftest import FIXTURES, fixture_text
+from tests.pdf_fixtures import build_pdf
 from tests.records.conftest import Backend
 
 
@@ -62,9 +63,7 @@ def test_claude_response_is_captured_and_verified(
     ]
 
 
-def test_a_changed_number_in_cited_text_fails(
-    backend: Backend, tmp_path: Path, pages: str
-) -> None:
+def test_a_changed_number_in_cited_text_fails(backend: Backend, tmp_path: Path, pages: str) -> None:
     def change(document: dict[str, Any]) -> None:
         citation = document["response"]["content"][1]["citations"][0]
         citation["cited_text"] = citation["cited_text"].replace("87.5", "97.5")
@@ -149,11 +148,48 @@ def test_streaming_transcript_with_a_documents_map(
     assert report["results"][0]["claim"] == "tiered caching cut origin load tenfold"
 
 
-def test_no_quote_citations_survive_reverify(
-    backend: Backend, tmp_path: Path, pages: str
-) -> None:
+def test_no_quote_citations_survive_reverify(backend: Backend, tmp_path: Path, pages: str) -> None:
     verify_json(backend, write(tmp_path, "openai_chat.json", pages))
     done = backend.snap("reverify", "--json")
     assert done.returncode == 1, done.stderr
     report = json.loads(done.stdout)
     assert [r["status"] for r in report["results"]] == ["no_quote"]
+
+
+def test_a_pdf_cited_by_page_is_checked_on_that_page(backend: Backend, tmp_path: Path) -> None:
+    pdf = tmp_path / "annual.pdf"
+    pdf.write_bytes(
+        build_pdf(
+            [
+                ["Annual report 2024.", "This report covers the whole year."],
+                [
+                    "Revenue grew by 12 percent compared with the previous year.",
+                    "Subscriptions drove most of the growth.",
+                ],
+                ["Outlook: costs are expected to stay flat."],
+            ]
+        )
+    )
+    fetched = backend.snap("fetch", "--json", str(pdf))
+    assert fetched.returncode == 0, fetched.stderr
+    snapshot_id = json.loads(fetched.stdout)["snapshotId"]
+    mapping = tmp_path / "documents.json"
+    mapping.write_text(json.dumps({"Annual report (PDF)": snapshot_id}))
+    response = write(tmp_path, "claude_pdf_pages.json", "")
+    code, report = verify_json(backend, response, "--documents", str(mapping))
+    assert code == 0
+    assert [r["status"] for r in report["results"]] == ["quote_found", "quote_found"]
+    assert report["results"][0]["page"] == "2"
+
+    def wrong_page(document: list[Any]) -> None:
+        document[1]["content"][0]["citations"][0].update(start_page_number=3, end_page_number=4)
+
+    code, report = verify_json(
+        backend,
+        write(tmp_path, "claude_pdf_pages.json", "", wrong_page),
+        "--documents",
+        str(mapping),
+    )
+    assert code == 1
+    assert report["results"][0]["status"] == "position_mismatch"
+    assert "page 2" in report["results"][0]["reason"]
