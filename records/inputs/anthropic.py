@@ -83,9 +83,7 @@ def parse(document: Any, documents: DocumentMap) -> VerifyInput:
         answer_id = message.child("id").optional_str()
         answer_ids.append(answer_id)
         requests += message_citations(message, given, answer_id)
-    parsed = provider_input(
-        root, requests, NAME, answer_ids[0] if len(answer_ids) == 1 else None
-    )
+    parsed = provider_input(root, requests, NAME, answer_ids[0] if len(answer_ids) == 1 else None)
     return replace(parsed, documents=given.every_document())
 
 

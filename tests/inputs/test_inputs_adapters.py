@@ -207,3 +207,47 @@ def test_wrong_field_types_name_the_path() -> None:
         InputError, match=r"content\[1\]\.citations\[0\]\.cited_text: expected a string"
     ):
         parse_document(document)
+
+
+def test_claude_search_result_and_content_block_citations() -> None:
+    message = {
+        "id": "msg_01Rag7",
+        "type": "message",
+        "role": "assistant",
+        "content": [
+            {
+                "type": "text",
+                "text": "Tiered caching helps.",
+                "citations": [
+                    {
+                        "type": "search_result_location",
+                        "source": "https://127.0.0.1:9/kb/caching",
+                        "title": "Caching KB",
+                        "cited_text": "Tiered caching cuts origin load.",
+                        "search_result_index": 0,
+                        "start_block_index": 0,
+                        "end_block_index": 1,
+                    },
+                    {
+                        "type": "content_block_location",
+                        "cited_text": "Purge by tag.",
+                        "document_index": 2,
+                        "document_title": "Runbook",
+                        "start_block_index": 3,
+                        "end_block_index": 4,
+                    },
+                ],
+            }
+        ],
+    }
+    documents = parse_document_map({"Runbook": "sha256:" + "cd" * 32})
+    search, block = parse_document(message, documents).requests
+    assert search.url == "https://127.0.0.1:9/kb/caching"
+    assert search.details["positionHint"]["search_result_index"] == 0
+    assert block.snapshot_id == "sha256:" + "cd" * 32
+    assert block.details["positionHint"] == {"start_block_index": 3, "end_block_index": 4}
+
+
+def test_a_documents_map_of_the_wrong_shape_names_the_entry() -> None:
+    with pytest.raises(InputError, match=r"^0: expected a string, got a number"):
+        parse_document_map({"0": 5})

@@ -237,3 +237,22 @@ def test_the_cli_ends_every_input_in_exit_0_1_or_2_with_no_traceback(
     assert "internal error" not in result.output
     if result.exit_code == 2:
         one_error_line(result)
+
+
+@settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(PROVIDER_SHAPES, st.lists(st.integers(0, 50), max_size=8), JSON)
+def test_the_cli_ends_every_mutated_provider_response_in_exit_0_1_or_2(
+    tmp_path: Path, name: str, path: list[int], replacement: Any
+) -> None:
+    from tests.inputs.conftest import fixture
+
+    target = tmp_path / "response.json"
+    target.write_text(json.dumps(mutate(fixture(name), path, replacement)), encoding="utf-8")
+    result = run_verify(tmp_path, str(target))
+    assert result.exit_code in (1, 2), result.output  # nothing is captured: never all found
+    assert "Traceback" not in result.output
+    assert "internal error" not in result.output
+    if result.exit_code == 2:
+        one_error_line(result)
