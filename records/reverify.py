@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from records.capture import capture_source, is_web_url
-from records.inputs import UNQUOTED, CitationRequest, Position
+from records.inputs import QUOTED, UNQUOTED, CitationRequest, Position
 from records.models import Citation, Snapshot
 from records.outcome import CitationResult, Outcome, count_by_status
 from records.repository import (
@@ -183,7 +183,7 @@ def request_of(citation: Citation, *, in_own_snapshot: bool) -> CitationRequest:
         quote=TextQuoteSelector(citation.exact, citation.prefix, citation.suffix)
         if quoted
         else None,
-        kind="quote" if quoted else UNQUOTED,
+        kind=QUOTED if quoted else UNQUOTED,
         claim_text=citation.claim_text,
         citation_id=citation.id,
         url=citation.url,

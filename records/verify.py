@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from records.capture import capture_source, is_web_url
-from records.inputs import SNIPPET, UNQUOTED, CitationRequest, Position, VerifyInput
+from records.inputs import QUOTED, SNIPPET, UNQUOTED, CitationRequest, Position, VerifyInput
 from records.models import Snapshot
 from records.offset_units import span_units
 from records.outcome import (
@@ -438,7 +438,7 @@ def checked_selector(request: CitationRequest) -> dict[str, Any]:
         if quote is None
         else {"exact": quote.exact, "prefix": quote.prefix, "suffix": quote.suffix}
     }
-    if request.kind != "quote":
+    if request.kind != QUOTED:
         checked["kind"] = request.kind
     if request.position is not None:
         position = request.position

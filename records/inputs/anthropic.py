@@ -248,7 +248,7 @@ def one_citation(
     request = cited(
         citation, quote=quote, source=source, claim=claim, answer_id=answer_id, details=details
     )
-    return request if page is None else type(request)(**{**request.__dict__, "page": page})
+    return request if page is None else replace(request, page=page)
 
 
 def single_page(citation: Field, details: dict[str, Any]) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from records.inputs.documents import Source
@@ -69,8 +70,6 @@ def unique_labels(requests: Sequence[CitationRequest]) -> list[CitationRequest]:
     for request in requests:
         if counts[request.label] > 1:
             seen[request.label] += 1
-            request = type(request)(
-                **{**request.__dict__, "label": f"{request.label}#{seen[request.label]}"}
-            )
+            request = replace(request, label=f"{request.label}#{seen[request.label]}")
         out.append(request)
     return out

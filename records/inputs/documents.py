@@ -15,6 +15,7 @@ from pathlib import Path
 
 from records.inputs.fields import Field
 from records.inputs.reader import load_json_input
+from snap.errors import InputError
 
 SNAPSHOT_PREFIX = "sha256:"
 
@@ -65,8 +66,6 @@ def load_document_map(path: Path | None) -> DocumentMap:
     """The ``--documents`` file, read by the one input reader."""
     if path is None:
         return NO_DOCUMENTS
-    from snap.errors import InputError
-
     try:
         return parse_document_map(load_json_input(path))
     except InputError as error:

@@ -63,7 +63,7 @@ def parse_answer(root: Field) -> VerifyInput:
     claims = root.child("claims")
     if not isinstance(claims.value, list) or not claims.value:
         raise claims.fail("expected a non-empty list of claims")
-    answer_id = root.first("answerId", "answer").optional_str(longest=MAX_STRING_ID)
+    answer_id = root.child("answerId").optional_str(longest=MAX_STRING_ID)
     requests = []
     for claim in claims.items():
         request = parse_item(claim)
