@@ -29,6 +29,21 @@ def test_utf8_offsets_convert_back_to_code_points(text: str, data: st.DataObject
     assert utf8_to_codepoint(text, utf8) == offset
 
 
+LONG_TEXT = st.lists(st.sampled_from(["a", "é", "€", "🚀", " ", "\n"]), min_size=400, max_size=3000)
+
+
+@given(LONG_TEXT, st.data())
+def test_long_texts_convert_across_table_checkpoints(chars: list[str], data: st.DataObject) -> None:
+    text = "".join(chars)
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    spans = span_units(text, start, end)
+    for unit, span in spans.items():
+        assert slice_in(text, unit, span) == text[start:end]
+    assert utf8_to_codepoint(text, spans[UTF8]["start"]) == start
+    assert utf8_to_codepoint(text, spans[UTF8]["end"]) == end
+
+
 def test_a_utf8_offset_inside_a_character_or_past_the_end_is_refused() -> None:
     with pytest.raises(OffsetError, match="inside a character"):
         utf8_to_codepoint("é", 1)
