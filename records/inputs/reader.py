@@ -15,6 +15,7 @@ import errno
 import json
 import math
 import os
+import re
 import stat
 import sys
 from collections.abc import Mapping
@@ -27,6 +28,8 @@ DEFAULT_MAX_INPUT_BYTES: Final = 64 * 1024 * 1024
 MAX_DEPTH: Final = 64
 MAX_NUMBER_DIGITS: Final = 100  # Python refuses int() of more than 4,300 digits with ValueError
 STDIN: Final = "-"
+# the only ways strict JSON from valid UTF-8 can carry a NUL or a lone surrogate
+SUSPECT_ESCAPE: Final = re.compile(r"\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})")
 
 
 def max_input_bytes(environ: Mapping[str, str] | None = None) -> int:
@@ -98,8 +101,20 @@ def parse_json(text: str) -> Any:
         raise InputError(f"not valid JSON: {error.msg} at line {error.lineno}") from None
     except RecursionError:
         raise InputError(f"the JSON is nested more than {MAX_DEPTH} deep") from None
-    check_tree(document)
+    check_tree(document, strings=may_hold_unstorable(text))
     return document
+
+
+def may_hold_unstorable(text: str) -> bool:
+    """Whether parsed ``text`` may hold a NUL or lone surrogate: through a ``\\u`` escape, or
+    (for text not decoded from UTF-8 by this module) a raw lone surrogate."""
+    if SUSPECT_ESCAPE.search(text):
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def safe_int(digits: str) -> int:
@@ -121,8 +136,13 @@ def no_constant(name: str) -> Any:
     raise InputError(f"{name} is not a JSON number")
 
 
-def check_tree(document: Any) -> None:
-    """Depth and storable text, walked without recursion (a deep tree cannot crash the walk)."""
+def check_tree(document: Any, *, strings: bool = True) -> None:
+    """Depth and storable text, walked without recursion (a deep tree cannot crash the walk).
+
+    ``strings=False`` skips the text check: strict JSON decoded from valid UTF-8 can only hold
+    a NUL or a lone surrogate through a ``\\u`` escape, so text without such an escape
+    needs no look at its strings (``SUSPECT_ESCAPE``).
+    """
     stack: list[tuple[Any, int]] = [(document, 1)]
     while stack:
         value, depth = stack.pop()
@@ -134,7 +154,9 @@ def check_tree(document: Any) -> None:
         if depth > MAX_DEPTH:
             raise InputError(f"the JSON is nested more than {MAX_DEPTH} deep")
         children = [*value.keys(), *value.values()] if isinstance(value, dict) else value
-        stack.extend((child, depth + 1) for child in children)
+        stack.extend(
+            (child, depth + 1) for child in children if strings or isinstance(child, (dict, list))
+        )
 
 
 def refuse_unstorable(value: str) -> None:

@@ -100,6 +100,40 @@ def test_lone_surrogates_and_nul_are_refused_in_values_and_keys(escape: str) -> 
             parse_json(text)
 
 
+ANY_TEXT = st.text(alphabet=st.characters(codec=None), max_size=8)
+
+
+@given(
+    st.recursive(
+        ANY_TEXT | st.integers(),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(ANY_TEXT, inner, max_size=3),
+        max_leaves=10,
+    ),
+    st.booleans(),
+)
+def test_text_is_refused_exactly_when_some_string_cannot_be_stored(
+    document: Any, ascii_only: bool
+) -> None:
+    def strings(value: Any) -> list[str]:
+        if isinstance(value, str):
+            return [value]
+        if isinstance(value, dict):
+            return [s for k, v in value.items() for s in [k, *strings(v)]]
+        if isinstance(value, list):
+            return [s for item in value for s in strings(item)]
+        return []
+
+    def storable(text: str) -> bool:
+        return "\x00" not in text and not any(0xD800 <= ord(c) < 0xE000 for c in text)
+
+    text = json.dumps(document, ensure_ascii=ascii_only)
+    if all(map(storable, strings(document))):
+        assert parse_json(text) == document
+    else:
+        with pytest.raises(InputError, match="not text snap can store"):
+            parse_json(text)
+
+
 @pytest.mark.parametrize(
     ("unit", "kind"), [(["utf16"], "a list"), ({"u": 1}, "an object"), (3, "a number")]
 )
