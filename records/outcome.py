@@ -3,20 +3,30 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
-from verifier import Closest, PreparedSource, describe_span
-from verifier.offsets import TextOffsets
+from records.offset_units import offsets_of, span_units
+from verifier import Closest, PreparedSource, Status, describe_span
 
-PASSING = "quote_found"
+PASSING = Status.QUOTE_FOUND
+NO_QUOTE = Status.NO_QUOTE
+SNIPPET_NOT_VERBATIM = Status.SNIPPET_NOT_VERBATIM
+NO_QUOTE_REASON = (
+    "the citation names a source but quotes nothing; snap can prove the source was captured, "
+    "not that it supports the claim"
+)
+SNIPPET_REASON = (
+    "the search engine's snippet is not word for word in the captured source; snippets are "
+    "excerpts, not promised verbatim, so this is not evidence of a fabricated quote"
+)
+# The verifications table only accepts the older statuses until its CHECK constraint is
+# widened by a migration; until then the new ones are stored as their nearest older status,
+# with the real one in ``details["status"]``. One place, removed at merge.
+STORED_AS: dict[str, str] = {NO_QUOTE: "could_not_check", SNIPPET_NOT_VERBATIM: "not_found"}
 
 
-@lru_cache(maxsize=8)
-def offsets_of(text: str) -> TextOffsets:
-    """One prepared conversion per source text, shared by every citation found in it (the key
-    is the text itself: hashed once, then compared by identity)."""
-    return TextOffsets(text)
+def stored_status(status: str) -> str:
+    return STORED_AS.get(status, status)
 
 
 @dataclass(frozen=True)
@@ -48,6 +58,8 @@ class CitationResult:
     span_utf16: tuple[int, int] | None = None
     claim_text: str | None = None
     verification_id: int | None = None
+    offsets: dict[str, Any] | None = None  # the span in code points, UTF-16 and UTF-8
+    closest_offsets: dict[str, Any] | None = None
 
     @classmethod
     def of(
@@ -59,14 +71,28 @@ class CitationResult:
         claim_text: str | None = None,
         verification_id: int | None = None,
     ) -> CitationResult:
-        quote = span_utf16 = None
+        quote = span_utf16 = offsets = closest_offsets = None
         if source is not None and outcome.start is not None and outcome.end is not None:
             text = source.source
             selector, _ = describe_span(text, outcome.start, outcome.end)
             quote = {"prefix": selector.prefix, "exact": selector.exact, "suffix": selector.suffix}
-            offsets = offsets_of(text)
-            span_utf16 = (offsets.to_utf16(outcome.start), offsets.to_utf16(outcome.end))
-        return cls(citation_id, url, outcome, quote, span_utf16, claim_text, verification_id)
+            converter = offsets_of(text)
+            span_utf16 = (converter.to_utf16(outcome.start), converter.to_utf16(outcome.end))
+            offsets = span_units(text, outcome.start, outcome.end)
+        if source is not None and outcome.closest is not None:
+            closest = outcome.closest
+            closest_offsets = span_units(source.source, closest.start, closest.end)
+        return cls(
+            citation_id,
+            url,
+            outcome,
+            quote,
+            span_utf16,
+            claim_text,
+            verification_id,
+            offsets,
+            closest_offsets,
+        )
 
     @property
     def status(self) -> str:
@@ -93,7 +119,8 @@ class CitationResult:
             "spanUtf16": span_utf16,
             "quote": self.quote,
             "matches": outcome.matches,
-            "closest": closest_json(outcome.closest),
+            "offsets": self.offsets,
+            "closest": closest_json(outcome.closest, self.closest_offsets),
             "reason": outcome.reason,
         }
         if self.claim_text is not None:
@@ -102,16 +129,21 @@ class CitationResult:
         return result
 
 
-def closest_json(closest: Closest | None) -> dict[str, Any] | None:
+def closest_json(
+    closest: Closest | None, offsets: dict[str, Any] | None = None
+) -> dict[str, Any] | None:
     if closest is None:
         return None
-    return {
+    result = {
         "score": round(closest.score, 4),
         "text": closest.text,
         "start": closest.start,
         "end": closest.end,
         "differences": [list(span) for span in closest.differences],
     }
+    if offsets is not None:
+        result["offsets"] = offsets
+    return result
 
 
 def count_by_status(results: list[CitationResult]) -> dict[str, int]:

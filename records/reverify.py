@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from records.capture import capture_source, is_web_url
-from records.citation_input import CitationRequest, Position
+from records.inputs import QUOTED, UNQUOTED, CitationRequest, Position
 from records.models import Citation, Snapshot
 from records.outcome import CitationResult, Outcome, count_by_status
 from records.repository import (
@@ -177,9 +177,14 @@ def request_of(citation: Citation, *, in_own_snapshot: bool) -> CitationRequest:
         position = Position(
             citation.position_start, citation.position_end, citation.position_unit or "codepoint"
         )
+    quoted = bool(citation.exact)  # a citation that quoted nothing is stored with no words
     return CitationRequest(
         label=f"citation {citation.id}",
-        quote=TextQuoteSelector(citation.exact, citation.prefix, citation.suffix),
+        quote=TextQuoteSelector(citation.exact, citation.prefix, citation.suffix)
+        if quoted
+        else None,
+        kind=QUOTED if quoted else UNQUOTED,
+        claim_text=citation.claim_text,
         citation_id=citation.id,
         url=citation.url,
         position=position,

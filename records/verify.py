@@ -15,9 +15,19 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from records.capture import capture_source, is_web_url
-from records.citation_input import CitationRequest, Position, VerifyInput
+from records.inputs import QUOTED, SNIPPET, UNQUOTED, CitationRequest, Position, VerifyInput
 from records.models import Snapshot
-from records.outcome import CitationResult, Outcome, count_by_status
+from records.offset_units import span_units
+from records.outcome import (
+    NO_QUOTE,
+    NO_QUOTE_REASON,
+    SNIPPET_NOT_VERBATIM,
+    SNIPPET_REASON,
+    CitationResult,
+    Outcome,
+    count_by_status,
+    stored_status,
+)
 from records.repository import (
     captures_of_snapshot,
     get_snapshot,
@@ -34,6 +44,7 @@ from snapshotter.store.base import DIGEST_PATTERN
 from verifier import (
     NORMALIZER_ID,
     VERIFIER_ID,
+    Closest,
     PreparedSource,
     TextPositionSelector,
     position_from_utf16,
@@ -51,6 +62,8 @@ TOO_SHORT = "the stored text is too short to hold the page (a login wall or a sc
 class VerifyReport:
     results: list[CitationResult]
     is_answer: bool = False
+    answer_ids: tuple[str | None, ...] = ()  # of each result, for the per-answer summary
+    input_format: str = "snap"
 
     @property
     def passed(self) -> bool:
@@ -65,7 +78,25 @@ class VerifyReport:
         }
         if self.is_answer:
             summary["shareVerified"] = round(verified / len(self.results), 4)
+            summary["format"] = self.input_format
+            summary["answers"] = self.per_answer()
         return summary
+
+    def per_answer(self) -> list[dict[str, Any]]:
+        """The same counts for each answer of the input (a conversation has several)."""
+        grouped: dict[str | None, list[CitationResult]] = {}
+        for answer_id, result in zip(self.answer_ids, self.results, strict=True):
+            grouped.setdefault(answer_id, []).append(result)
+        return [
+            {
+                "answerId": answer_id,
+                "total": len(results),
+                "quoteFound": sum(r.passed for r in results),
+                "shareVerified": round(sum(r.passed for r in results) / len(results), 4),
+                "byStatus": count_by_status(results),
+            }
+            for answer_id, results in grouped.items()
+        ]
 
     def to_json(self) -> dict[str, Any]:
         return {"results": [r.to_json() for r in self.results], "summary": self.summary()}
@@ -91,13 +122,19 @@ def verify_citations(
                 check_request(session, texts, request, fetch_errors) for request in given.requests
             ]
             if given.is_answer:
-                checked = [mark_found_elsewhere(item, checked) for item in checked]
+                everything = checked + given_documents(session, texts, given)
+                checked = [mark_found_elsewhere(item, everything) for item in checked]
             results = [record_check(session, item) for item in checked]
     except InputError as error:
         if given.origin is None:
             raise
         raise InputError(f"{given.origin}: {error.message}") from None
-    return VerifyReport(results, is_answer=given.is_answer)
+    return VerifyReport(
+        results,
+        is_answer=given.is_answer,
+        answer_ids=tuple(request.answer_id for request in given.requests),
+        input_format=given.input_format,
+    )
 
 
 def capture_missing_sources(workspace: Workspace, given: VerifyInput) -> dict[str, str]:
@@ -107,11 +144,13 @@ def capture_missing_sources(workspace: Workspace, given: VerifyInput) -> dict[st
     must never make snap read a file from this machine. Returns why each failed capture failed
     (it is also recorded as a failed capture).
     """
+    cited = [(r.url, r.snapshot_id) for r in given.requests]
+    cited += [(d.url, d.snapshot_id) for d in given.documents]
     with workspace.db.session() as session:
         missing = {
-            r.url
-            for r in given.requests
-            if r.snapshot_id is None and r.url and latest_capture(session, r.url) is None
+            url
+            for url, snapshot_id in cited
+            if snapshot_id is None and url and latest_capture(session, url) is None
         }
     errors = {}
     for url in sorted(u for u in missing if u):
@@ -123,6 +162,30 @@ def capture_missing_sources(workspace: Workspace, given: VerifyInput) -> dict[st
         except SnapError as error:  # recorded as failed where it got that far; others go on
             errors[url] = error.message
     return errors
+
+
+def given_documents(session: Session, texts: SnapshotTexts, given: VerifyInput) -> list[_Checked]:
+    """Sources the model was given but that no citation of this input names: a quote missing
+    from its cited document is looked for in these too (``foundElsewhere``)."""
+    found = []
+    for document in given.documents:
+        request = CitationRequest(
+            label="document",
+            quote=None,
+            url=document.url,
+            snapshot_id=document.snapshot_id,
+            kind=UNQUOTED,
+            details={"documentIndex": document.index},
+        )
+        snapshot = resolve_snapshot(session, request)
+        if snapshot is None or snapshot.text_hash is None:
+            continue
+        try:
+            source = texts.prepared(snapshot)
+        except (IntegrityError, BlobNotFound):
+            continue
+        found.append(_Checked(request, snapshot, Outcome("document"), source))
+    return found
 
 
 def resolve_snapshot(session: Session, request: CitationRequest) -> Snapshot | None:
@@ -158,7 +221,9 @@ def captured_from(session: Session, snapshot: Snapshot, url: str) -> bool:
 
 
 def unknown_snapshot(request: CitationRequest, fetch_errors: dict[str, str]) -> Outcome:
-    if request.snapshot_id is None and request.url in fetch_errors:
+    if request.details.get("sourceProblem"):
+        reason = str(request.details["sourceProblem"])
+    elif request.snapshot_id is None and request.url in fetch_errors:
         reason = f"could not capture {request.url}: {fetch_errors[request.url]}"
     elif request.snapshot_id is None:
         reason = f"no snapshot of {request.url} has been captured (use --fetch to capture it)"
@@ -187,7 +252,26 @@ def check_against(
     stale = stale_fingerprint(request, snapshot)
     if stale is not None:
         return Outcome("stale_fingerprint", snapshot.id, reason=stale), source
-    return match_quote(source, snapshot, request, position), source
+    if request.kind == UNQUOTED or request.quote is None:
+        return unquoted(source, snapshot, request), source
+    outcome = match_quote(source, snapshot, request, position)
+    if request.kind == SNIPPET and outcome.status == "not_found":
+        return replace(outcome, status=SNIPPET_NOT_VERBATIM, reason=SNIPPET_REASON), source
+    return outcome, source
+
+
+def unquoted(source: PreparedSource, snapshot: Snapshot, request: CitationRequest) -> Outcome:
+    """A citation that quotes nothing never passes; the passage of the source closest to the
+    claim is shown as a hint for the reader to judge, never as proof."""
+    closest = None
+    if request.claim_text:
+        found = source.check(request.claim_text)
+        if found.found and found.start is not None and found.end is not None:
+            text = source.source[found.start : found.end]
+            closest = Closest(1.0, text, found.start, found.end, ())
+        else:
+            closest = found.closest
+    return Outcome(NO_QUOTE, snapshot.id, closest=closest, reason=NO_QUOTE_REASON)
 
 
 def stale_fingerprint(request: CitationRequest, snapshot: Snapshot) -> str | None:
@@ -217,6 +301,7 @@ def match_quote(
     request: CitationRequest,
     position: TextPositionSelector | None,
 ) -> Outcome:
+    assert request.quote is not None
     resolution = resolve(source, request.quote, position)
     outcome = Outcome(
         resolution.status,
@@ -228,7 +313,9 @@ def match_quote(
         resolution.reason,
     )
     if resolution.status in ("position_mismatch", "context_mismatch"):
-        outcome = replace(outcome, details={"foundAt": [list(s) for s in resolution.spans]})
+        found_at = [list(s) for s in resolution.spans]
+        offsets = [span_units(source.source, start, end) for start, end in resolution.spans]
+        outcome = replace(outcome, details={"foundAt": found_at, "foundAtOffsets": offsets})
     if resolution.status == "not_found" and "too_short" in snapshot.flags:
         return replace(outcome, status="could_not_check", reason=TOO_SHORT)
     if resolution.status == "position_mismatch":
@@ -275,7 +362,10 @@ def check_page(
 def mark_found_elsewhere(item: _Checked, everything: list[_Checked]) -> _Checked:
     """A quote missing from its cited source but present in another source of the same answer
     stays not found, and says where it is: the model cited the wrong document."""
-    if item.outcome.status != "not_found" or item.snapshot is None:
+    quote = item.request.quote
+    if item.outcome.status not in ("not_found", SNIPPET_NOT_VERBATIM) or item.snapshot is None:
+        return item
+    if quote is None:
         return item
     elsewhere = []
     seen = {item.snapshot.id}
@@ -283,14 +373,16 @@ def mark_found_elsewhere(item: _Checked, everything: list[_Checked]) -> _Checked
         if other.snapshot is None or other.source is None or other.snapshot.id in seen:
             continue
         seen.add(other.snapshot.id)
-        found = other.source.check(item.request.quote.exact)
-        if found.found:
+        found = other.source.check(quote.exact)
+        if found.found and found.start is not None and found.end is not None:
             elsewhere.append(
                 {
                     "snapshotId": other.snapshot.id,
                     "url": other.request.url,
                     "start": found.start,
                     "end": found.end,
+                    "offsets": span_units(other.source.source, found.start, found.end),
+                    **document_of(other.request),
                 }
             )
     if not elsewhere:
@@ -299,13 +391,30 @@ def mark_found_elsewhere(item: _Checked, everything: list[_Checked]) -> _Checked
     return replace(item, outcome=replace(item.outcome, details=details))
 
 
+def document_of(request: CitationRequest) -> dict[str, Any]:
+    """How the input names a source (a provider's document index), for foundElsewhere."""
+    index = request.details.get("documentIndex")
+    return {} if index is None else {"documentIndex": index}
+
+
+def with_request_details(outcome: Outcome, request: CitationRequest) -> Outcome:
+    """The provider's own fields (type, document, position hints) and the claim's span, kept
+    on the result and on the verification row: the claim stays apart from the quote."""
+    extra = {k: v for k, v in request.details.items() if k != "sourceProblem"}
+    if request.claim is not None and request.claim.span is not None:
+        extra["claimSpan"] = dict(request.claim.span)
+    if not extra:
+        return outcome
+    return replace(outcome, details={**extra, **outcome.details})
+
+
 def record_check(session: Session, item: _Checked) -> CitationResult:
-    request, outcome = item.request, item.outcome
+    request, outcome = item.request, with_request_details(item.outcome, item.request)
     url = request.url or (url_of_snapshot(session, item.snapshot.id) if item.snapshot else None)
     asserted = {
         "url": request.url,
         "snapshotId": request.snapshot_id,
-        "exact": request.quote.exact,
+        "exact": request.quote.exact if request.quote else "",
         "page": request.page,
         "answerId": request.answer_id,
         "claim": request.claim_text,
@@ -325,8 +434,12 @@ def checked_selector(request: CitationRequest) -> dict[str, Any]:
     what passed or failed, even when one citation id is checked with different selectors."""
     quote = request.quote
     checked: dict[str, Any] = {
-        "quote": {"exact": quote.exact, "prefix": quote.prefix, "suffix": quote.suffix}
+        "quote": None
+        if quote is None
+        else {"exact": quote.exact, "prefix": quote.prefix, "suffix": quote.suffix}
     }
+    if request.kind != QUOTED:
+        checked["kind"] = request.kind
     if request.position is not None:
         position = request.position
         checked["position"] = {"start": position.start, "end": position.end, "unit": position.unit}
@@ -347,9 +460,9 @@ def citation_values(
         "snapshot_id": snapshot.id if snapshot else None,
         "claimed_snapshot": None if snapshot else (request.snapshot_id or "")[:200] or None,
         "claimed_hashes": dict(request.hashes) if request.hashes else None,
-        "exact": request.quote.exact,
-        "prefix": request.quote.prefix,
-        "suffix": request.quote.suffix,
+        "exact": request.quote.exact if request.quote else "",
+        "prefix": request.quote.prefix if request.quote else "",
+        "suffix": request.quote.suffix if request.quote else "",
         "position_start": position.start if position else None,
         "position_end": position.end if position else None,
         "position_unit": position.unit if position else None,
@@ -364,14 +477,16 @@ def verification_values(citation_id: str, outcome: Outcome) -> dict[str, Any]:
     return {
         "citation_id": citation_id,
         "snapshot_id": outcome.snapshot_id,
-        "status": outcome.status,
+        "status": stored_status(outcome.status),
         "span_start": outcome.start,
         "span_end": outcome.end,
         "matches": outcome.matches,
         "closest_text": closest.text.replace("\x00", "\ufffd") if closest else None,
         "closest_score": closest.score if closest else None,
         "reason": outcome.reason,
-        "details": outcome.details,
+        "details": outcome.details
+        if stored_status(outcome.status) == outcome.status
+        else {**outcome.details, "status": outcome.status},
         "verifier": VERIFIER_ID,
         "normalizer": NORMALIZER_ID,
     }

@@ -204,6 +204,12 @@ def fetch(
     type=click.Path(path_type=Path),
     help="Write verified citations here as citation records and W3C annotations.",
 )
+@click.option(
+    "--documents",
+    "documents_path",
+    type=click.Path(path_type=Path),
+    help="JSON map from a model's document index, title or file id to a URL or snapshot id.",
+)
 @json_option
 @click.pass_context
 def verify(
@@ -212,17 +218,18 @@ def verify(
     fetch_missing: bool,
     allow_private: bool | None,
     emit_path: Path | None,
+    documents_path: Path | None,
     as_json: bool,
 ) -> None:
     """Check the citations in FILE against their stored snapshots.
 
     Exit 0 when every quote is found, 1 when any is not, 2 when FILE cannot be used.
     """
-    from records.citation_input import load_verify_input
     from records.emit import emit_verified
+    from records.inputs import load_document_map, load_verify_input
     from records.verify import verify_citations
 
-    given = load_verify_input(file)
+    given = load_verify_input(file, load_document_map(documents_path))
     if emit_path is not None:
         check_can_write(emit_path, file)
     with workspace(ctx, allow_private=allow_private) as ws:

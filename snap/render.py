@@ -16,7 +16,9 @@ if TYPE_CHECKING:
     from records.verify import VerifyReport
 
 PASS, FAIL = "✓", "✗"
-HEADLINES = {status.value: status.value.replace("_", " ") for status in Status}
+HEADLINES = {status.value: status.value.replace("_", " ") for status in Status} | {
+    Status.NO_QUOTE.value: "no quote to check"
+}
 
 
 def plural(count: int, noun: str) -> str:
@@ -74,10 +76,14 @@ def explanation(status: str, data: dict[str, Any]) -> list[str]:
     reason = data.get("reason")
     if status == "quote_found":
         return [f"    ({data['matches']} occurrences)"] if data["matches"] > 1 else []
-    if status == "not_found":
-        lines = ["    The cited source does not contain this quote."]
-        if reason:
-            lines.append(f"    Its words occur, but {reason}.")
+    if status == "no_quote":
+        return [f"    {reason}", *closest_lines(data, "claim")]
+    if status in ("not_found", "snippet_not_verbatim"):
+        if status == "snippet_not_verbatim":
+            lines = [f"    {reason}."]
+        else:
+            lines = ["    The cited source does not contain this quote."]
+            lines += [f"    Its words occur, but {reason}."] if reason else []
         lines += closest_lines(data)
         for other in data.get("foundElsewhere", []):
             where = other.get("url") or short_id(other["snapshotId"])
@@ -99,14 +105,15 @@ def explanation(status: str, data: dict[str, Any]) -> list[str]:
 SIMILAR_ENOUGH_TO_SHOW = 0.34  # below this the "closest" passage is unrelated text
 
 
-def closest_lines(data: dict[str, Any]) -> list[str]:
+def closest_lines(data: dict[str, Any], to: str = "quote") -> list[str]:
     closest = data.get("closest")
     if not closest:
         return []
     if closest["score"] < SIMILAR_ENOUGH_TO_SHOW:
-        return ["    Nothing in the source resembles this quote."]
+        return [f"    Nothing in the source resembles this {to}."]
+    hint = " to the claim (a hint, not proof)" if to == "claim" else ""
     return [
-        f"    Closest passage in the source (score {closest['score']:.2f}):",
+        f"    Closest passage in the source{hint} (score {closest['score']:.2f}):",
         "    " + marked_passage(closest["text"], closest["start"], closest["differences"]),
     ]
 
@@ -119,7 +126,16 @@ def verify_report(report: VerifyReport) -> str:
     tail = f"{summary['quoteFound']} of {summary['total']} quotes found"
     if "shareVerified" in summary:
         tail += f" ({summary['shareVerified']:.0%} of claims)"
+    answers = summary.get("answers") or []
+    if len(answers) > 1:
+        lines += [f"answer {a['answerId'] or '(no id)'}: {by_status(a)}" for a in answers]
+    if "shareVerified" in summary and len(summary["byStatus"]) > 1:
+        tail += f"; {by_status(summary)}"
     return "\n".join([*lines, tail])
+
+
+def by_status(summary: dict[str, Any]) -> str:
+    return ", ".join(f"{n} {HEADLINES[s]}" for s, n in summary["byStatus"].items())
 
 
 def reverify_report(report: ReverifyReport) -> str:

@@ -32,6 +32,12 @@ class Status(StrEnum):
     """No such snapshot is recorded (or the URL was never captured)."""
     SOURCE_CHANGED = "source_changed"
     """The quote is in the cited snapshot but gone from the latest capture (re-verification)."""
+    NO_QUOTE = "no_quote"
+    """The citation names a source but quotes nothing (OpenAI url_citation, Gemini web chunk):
+    snap can prove the source was captured, not that it supports the claim."""
+    SNIPPET_NOT_VERBATIM = "snippet_not_verbatim"
+    """A search engine's snippet (Perplexity) that is not word for word in the source; snippets
+    are not promised verbatim, so this is not evidence of a fabricated quote."""
 
     @property
     def passed(self) -> bool:

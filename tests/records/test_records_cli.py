@@ -121,7 +121,7 @@ def test_fabricated_snapshot_is_unknown(backend: Backend, tmp_path: Path) -> Non
     ("content", "problem"),
     [
         ("{not json", "not valid JSON"),
-        ('{"snapshotId": 5, "quote": "x"}', "'snapshotId' must be a non-empty string"),
+        ('{"snapshotId": 5, "quote": "x"}', "snapshotId: expected a string, got a number"),
         (
             '{"snapshotId": "sha256:aa", "selector": {"quote": {"exact": "x"},'
             ' "position": {"start": 9, "end": 3}}}',
@@ -130,7 +130,7 @@ def test_fabricated_snapshot_is_unknown(backend: Backend, tmp_path: Path) -> Non
         (
             '{"snapshotId": "sha256:aa", "selector": {"quote": {"exact": "x"},'
             ' "position": {"start": "1", "end": 3}}}',
-            "start must be a whole number",
+            "selector.position.start: expected a whole number, got a string",
         ),
         ("[]", "empty"),
         ('"just a string"', "expected a JSON object"),

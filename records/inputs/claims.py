@@ -1,0 +1,53 @@
+"""Claims: the words of an answer a citation is attached to, with their span in the answer in
+all three offset units. Shared by the provider adapters."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from records.inputs.model import Claim
+from records.offset_units import span_units
+from snap.errors import OffsetError
+
+SENTENCE_END = re.compile(r"[.!?。！？]\s|\n")
+
+
+def claim_at(answer: str, start: int, end: int) -> Claim | None:
+    """``answer[start:end]`` (code points) as a claim, ``None`` when the span is not in it."""
+    try:
+        span = span_units(answer, start, end)
+    except OffsetError:
+        return None
+    text = answer[start:end]
+    return Claim(text, span) if text.strip() else None
+
+
+def sentence_around(answer: str, index: int) -> tuple[int, int]:
+    """The sentence of ``answer`` holding (or just ending at) code point ``index``."""
+    index = max(0, min(index, len(answer)))
+    start = 0
+    for match in SENTENCE_END.finditer(answer, 0, max(index - 1, 0)):
+        start = match.end()
+    found = SENTENCE_END.search(answer, index)
+    end = found.start() + 1 if found else len(answer)
+    return start, min(max(end, index), len(answer))
+
+
+def sentence_claim(answer: str, index: int) -> Claim | None:
+    start, end = sentence_around(answer, index)
+    while start < end and answer[start].isspace():
+        start += 1
+    while end > start and answer[end - 1].isspace():
+        end -= 1
+    return claim_at(answer, start, end)
+
+
+def marker_claim(answer: str, number: int) -> Claim | None:
+    """The first sentence carrying the reference marker ``[number]`` (Perplexity style)."""
+    found = re.search(rf"\[{number}\]", answer)
+    return None if found is None else sentence_claim(answer, found.start())
+
+
+def claim_details(claim: Claim | None, problem: str | None = None) -> dict[str, Any]:
+    return {} if claim is not None or problem is None else {"claimProblem": problem}
