@@ -145,7 +145,9 @@ class TextOffsets:
         encoded = _utf8(self.text[start : start + self.block])
         within = offset - unit.starts[block]
         if encoded[within] & 0xC0 == 0x80:  # a continuation byte: inside a sequence
-            raise OffsetError(f"UTF-8 offset {offset} splits a UTF-8 sequence")
+            raise OffsetError(
+                f"UTF-8 offset {offset} falls inside a character (splits a UTF-8 sequence)"
+            )
         # surrogatepass decodes each lone surrogate's 3 bytes back to that one code point.
         return start + len(encoded[:within].decode("utf-8", "surrogatepass"))
 
