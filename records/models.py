@@ -77,7 +77,10 @@ class Base(DeclarativeBase):
 
 
 class Snapshot(Base):
-    """One stored source: its raw bytes and extracted text, addressed by their SHA-256."""
+    """One stored source: its raw bytes, addressed by their SHA-256, and the store holding them.
+
+    The text columns describe the snapshot's first extraction and are kept for old readers;
+    the texts themselves are the ``extractions`` rows."""
 
     __tablename__ = "snapshots"
 
@@ -106,6 +109,38 @@ class Snapshot(Base):
         CheckConstraint(digest_check("text_hash"), name="text_hash_digest"),
         CheckConstraint(digest_check("norm_hash"), name="norm_hash_digest"),
         CheckConstraint("raw_size >= 0", name="raw_size_nonnegative"),
+    )
+
+
+class Extraction(Base):
+    """One text made from a snapshot's raw bytes: by which extractor, decoded how, with what
+    result. The same bytes may have several (a new extractor version, another declared charset);
+    each is kept, and each citation is pinned to the one it was checked against. The key
+    (snapshot, extractor, decoding) names one deterministic computation, so a second row with
+    that key and a different text is refused as a conflict, never stored beside the first."""
+
+    __tablename__ = "extractions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    snapshot_id: Mapped[str] = mapped_column(ForeignKey("snapshots.id"))
+    extractor: Mapped[str] = mapped_column(String(300))
+    decoding: Mapped[str] = mapped_column(String(300))
+    content_type: Mapped[str] = mapped_column(Text)
+    text_hash: Mapped[str | None] = mapped_column(String(DIGEST_LENGTH))
+    norm_hash: Mapped[str | None] = mapped_column(String(DIGEST_LENGTH))
+    text_size: Mapped[int | None] = mapped_column(Integer)
+    normalizer: Mapped[str] = mapped_column(String(100))
+    text_version_id: Mapped[str | None] = mapped_column(String(1024))
+    pages: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    flags: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    __table_args__ = (
+        UniqueConstraint(
+            "snapshot_id", "extractor", "decoding", name="uq_extractions_snapshot_extractor"
+        ),
+        CheckConstraint(digest_check("text_hash"), name="text_hash_digest"),
+        CheckConstraint(digest_check("norm_hash"), name="norm_hash_digest"),
     )
 
 
@@ -142,6 +177,10 @@ class Citation(Base):
     fingerprint: Mapped[str] = mapped_column(String(DIGEST_LENGTH))
     url: Mapped[str | None] = mapped_column(Text)
     snapshot_id: Mapped[str | None] = mapped_column(ForeignKey("snapshots.id"))
+    # No foreign key, here and on verifications: SQLite can add and drop a plain column in
+    # place, but a referencing one only by rebuilding tables that carry the append-only
+    # triggers. Only snap writes these ids, always from a row it has just read.
+    extraction_id: Mapped[int | None] = mapped_column(Integer)
     claimed_snapshot: Mapped[str | None] = mapped_column(String(200))
     claimed_hashes: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     exact: Mapped[str] = mapped_column(Text)
@@ -166,6 +205,7 @@ class Citation(Base):
         ),
         Index("ix_citations_url", "url"),
         Index("ix_citations_snapshot_id", "snapshot_id"),
+        Index("ix_citations_extraction_id", "extraction_id"),
     )
 
 
@@ -177,6 +217,10 @@ class Verification(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     citation_id: Mapped[str] = mapped_column(ForeignKey("citations.id"))
     snapshot_id: Mapped[str | None] = mapped_column(ForeignKey("snapshots.id"))
+    extraction_id: Mapped[int | None] = mapped_column(Integer)
+    run_id: Mapped[str | None] = mapped_column(String(64))
+    # sha256 of (citation, snapshot, extraction, run): a retried batch inserts nothing twice.
+    idempotency_key: Mapped[str | None] = mapped_column(String(DIGEST_LENGTH))
     status: Mapped[str] = mapped_column(String(30))
     span_start: Mapped[int | None] = mapped_column(Integer)
     span_end: Mapped[int | None] = mapped_column(Integer)
@@ -196,4 +240,6 @@ class Verification(Base):
             name="status_known",
         ),
         Index("ix_verifications_citation_id", "citation_id"),
+        Index("ix_verifications_idempotency_key", "idempotency_key", unique=True),
+        Index("ix_verifications_run_id", "run_id"),
     )

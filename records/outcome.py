@@ -9,6 +9,17 @@ from verifier import Closest, PreparedSource, codepoint_to_utf16, describe_span
 
 PASSING = "quote_found"
 
+# Status names added by issue 8, in one place so they can be folded into the one status enum.
+# What ``fsck`` and ``audit`` say about one recorded blob:
+BLOB_INTACT = "intact"  # the recorded version is there and hashes to its digest
+BLOB_SHADOWED = "shadowed"  # intact, but a delete marker or newer version sits on top of it
+BLOB_DAMAGED = "damaged"  # the recorded version's bytes do not hash to the digest
+BLOB_MISSING = "missing"  # the recorded version is gone from the store it was written to
+BLOB_STATES = (BLOB_INTACT, BLOB_SHADOWED, BLOB_DAMAGED, BLOB_MISSING)
+EVIDENCE_HOLDS = (BLOB_INTACT, BLOB_SHADOWED)
+# ``reverify --refetch``: a cited URL that could not be captured again (with the reason).
+REFETCH_FAILED = "refetch_failed"
+
 
 @dataclass(frozen=True)
 class Outcome:

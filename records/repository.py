@@ -16,8 +16,8 @@ from sqlalchemy import or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from records.models import Capture, Citation, Snapshot, Verification, utcnow
-from snap.errors import CaptureError, InputError
+from records.models import Capture, Citation, Extraction, Snapshot, Verification, utcnow
+from snap.errors import CaptureError, ExtractionConflict, InputError
 from snapshotter.capture import SnapshotRecord, page_json
 from verifier import token_keys
 
@@ -34,8 +34,11 @@ def parse_time(text: str) -> datetime:
 
 
 def record_snapshot(session: Session, record: SnapshotRecord) -> Capture:
-    """The snapshot row (once per content) and a capture row (once per fetch)."""
+    """The snapshot row (once per content), its extraction (once per extractor and decoding:
+    a different text of the same bytes is a new extraction, never dropped) and a capture row
+    (once per fetch)."""
     insert_if_absent(session, Snapshot, snapshot_values(record))
+    record_extraction(session, extraction_values(record))
     capture = Capture(
         url=record.url,
         final_url=record.final_url,
@@ -48,6 +51,69 @@ def record_snapshot(session: Session, record: SnapshotRecord) -> Capture:
     session.add(capture)
     session.flush()
     return capture
+
+
+def record_extraction(session: Session, values: dict[str, Any]) -> Extraction:
+    """Insert the extraction unless its key is recorded; the same key with another text is a
+    non-deterministic extractor or tampering, and is refused loudly."""
+    insert_if_absent(session, Extraction, values)
+    query = select(Extraction).where(
+        Extraction.snapshot_id == values["snapshot_id"],
+        Extraction.extractor == values["extractor"],
+        Extraction.decoding == values["decoding"],
+    )
+    extraction = session.scalars(query).one()
+    if extraction.text_hash != values["text_hash"]:
+        raise ExtractionConflict(
+            f"snapshot {values['snapshot_id']} extracted by {values['extractor']}"
+            f" ({values['decoding']}) gave text {values['text_hash']}, but extraction"
+            f" {extraction.id} with the same key recorded {extraction.text_hash}: the extractor"
+            " is not deterministic or a stored text was replaced; nothing was recorded"
+        )
+    return extraction
+
+
+def extraction_values(record: SnapshotRecord) -> dict[str, Any]:
+    return {
+        "snapshot_id": record.snapshot_id,
+        "extractor": record.extractor,
+        "decoding": record.decoding,
+        "content_type": record.content_type,
+        "text_hash": record.text_hash,
+        "norm_hash": record.norm_hash,
+        "text_size": record.text_size,
+        "normalizer": record.normalizer,
+        "text_version_id": record.text_blob.version_id if record.text_blob else None,
+        "pages": [page_json(page) for page in record.pages],
+        "flags": list(record.flags),
+        "created_at": utcnow(),
+    }
+
+
+def extractions_of(session: Session, snapshot_id: str) -> Sequence[Extraction]:
+    """Oldest first, by the database's own sequence."""
+    query = select(Extraction).where(Extraction.snapshot_id == snapshot_id)
+    return session.scalars(query.order_by(Extraction.id)).all()
+
+
+def choose_extraction(
+    session: Session,
+    snapshot_id: str,
+    *,
+    pinned: int | None = None,
+    text_hash: str | None = None,
+) -> Extraction | None:
+    """The extraction a check reads: the one the citation is pinned to, else the one whose text
+    the citation names, else the newest."""
+    extractions = extractions_of(session, snapshot_id)
+    for wanted in (
+        [e for e in extractions if e.id == pinned],
+        [e for e in extractions if text_hash is not None and e.text_hash == text_hash],
+        list(reversed(extractions)),
+    ):
+        if wanted:
+            return wanted[0]
+    return None
 
 
 def snapshot_values(record: SnapshotRecord) -> dict[str, Any]:
@@ -97,7 +163,7 @@ def latest_capture(session: Session, url: str) -> Capture | None:
     query = (
         select(Capture)
         .where(Capture.outcome == "stored", or_(Capture.url == url, Capture.final_url == url))
-        .order_by(Capture.fetched_at.desc(), Capture.id.desc())
+        .order_by(Capture.id.desc())  # the database's sequence, not clocks of other machines
         .limit(1)
     )
     return session.scalars(query).first()
@@ -107,13 +173,13 @@ def captures_of(session: Session, url: str) -> Sequence[Capture]:
     query = (
         select(Capture)
         .where(or_(Capture.url == url, Capture.final_url == url))
-        .order_by(Capture.fetched_at, Capture.id)
+        .order_by(Capture.id)
     )
     return session.scalars(query).all()
 
 
 def captures_of_snapshot(session: Session, snapshot_id: str) -> Sequence[Capture]:
-    query = select(Capture).where(Capture.snapshot_id == snapshot_id).order_by(Capture.fetched_at)
+    query = select(Capture).where(Capture.snapshot_id == snapshot_id).order_by(Capture.id)
     return session.scalars(query).all()
 
 
@@ -139,6 +205,11 @@ def citation_fingerprint(asserted: dict[str, Any]) -> str:
     return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
+def citation_id_for(given: str | None, asserted: dict[str, Any]) -> str:
+    """The id given in the input, else one derived from what the input asserts."""
+    return given or "c-" + citation_fingerprint(asserted).removeprefix("sha256:")[:16]
+
+
 def citation_conflict(existing: Citation, asserted: dict[str, Any]) -> str | None:
     """Why an explicit citation id that is already recorded cannot name this citation, if it
     cannot. Fuller selectors, or a URL or snapshot the first record lacked, are no conflict."""
@@ -158,7 +229,7 @@ def citation_conflict(existing: Citation, asserted: dict[str, Any]) -> str | Non
 def record_citation(session: Session, values: dict[str, Any], asserted: dict[str, Any]) -> Citation:
     """Insert the citation unless present; an id reused for a different citation is refused."""
     fingerprint = citation_fingerprint(asserted)
-    citation_id = values.get("id") or "c-" + fingerprint.removeprefix("sha256:")[:16]
+    citation_id = citation_id_for(values.get("id"), asserted)
     row = {**values, "id": citation_id, "fingerprint": fingerprint, "created_at": utcnow()}
     insert_if_absent(session, Citation, row)
     citation = session.get(Citation, citation_id, populate_existing=True)
@@ -172,26 +243,65 @@ def record_citation(session: Session, values: dict[str, Any], asserted: dict[str
     return citation
 
 
-def pin_first_snapshot(session: Session, citation: Citation, snapshot_id: str | None) -> None:
-    """A citation recorded before its source was captured is pinned to the first snapshot it is
-    checked against, as one recorded after the capture is from the start: only then can a
-    later change of the source be told from a quote that was never there. Set once, never moved
-    (the WHERE makes a race harmless)."""
-    if citation.snapshot_id is not None or snapshot_id is None or citation.claimed_snapshot:
+def pin_first_snapshot(
+    session: Session, citation: Citation, snapshot_id: str | None, extraction_id: int | None = None
+) -> None:
+    """A citation recorded before its source was captured is pinned to the first snapshot (and
+    extraction) it is checked against, as one recorded after the capture is from the start:
+    only then can a later change of the source be told from a quote that was never there. Set
+    once, never moved (the WHERE makes a race harmless)."""
+    if citation.claimed_snapshot or snapshot_id is None:
         return
-    session.execute(
-        update(Citation)
-        .where(Citation.id == citation.id, Citation.snapshot_id.is_(None))
-        .values(snapshot_id=snapshot_id)
-    )
+    if citation.snapshot_id is None:
+        session.execute(
+            update(Citation)
+            .where(Citation.id == citation.id, Citation.snapshot_id.is_(None))
+            .values(snapshot_id=snapshot_id)
+        )
+    if extraction_id is not None and citation.extraction_id is None:
+        session.execute(
+            update(Citation)
+            .where(
+                Citation.id == citation.id,
+                Citation.snapshot_id == snapshot_id,
+                Citation.extraction_id.is_(None),
+            )
+            .values(extraction_id=extraction_id)
+        )
     session.refresh(citation)
 
 
-def record_verification(session: Session, values: dict[str, Any]) -> Verification:
-    verification = Verification(**values, checked_at=utcnow())
-    session.add(verification)
-    session.flush()
-    return verification
+def idempotency_key(
+    citation_id: str, snapshot_id: str | None, extraction_id: int | None, run_id: str, item: int
+) -> str:
+    """One check of one citation in one run: the same batch written twice leaves one row."""
+    parts = json.dumps([citation_id, snapshot_id, extraction_id, run_id, item])
+    return "sha256:" + hashlib.sha256(parts.encode("utf-8")).hexdigest()
+
+
+ROWS_PER_INSERT = 500  # 15 bound values a row stays far below SQLite's variable limit
+
+
+def record_verifications(session: Session, rows: list[dict[str, Any]]) -> dict[str, int]:
+    """Multi-row INSERT … ON CONFLICT DO NOTHING for a batch of checks (one statement per 500
+    rows); each row carries an ``idempotency_key``. Returns the row id of every key, inserted
+    now or by an earlier try of the same batch."""
+    now = utcnow()
+    dialect = session.get_bind().dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    ids: dict[str, int] = {}
+    for start in range(0, len(rows), ROWS_PER_INSERT):
+        chunk = rows[start : start + ROWS_PER_INSERT]
+        values = [{**row, "checked_at": now} for row in chunk]
+        session.execute(insert(Verification).values(values).on_conflict_do_nothing())
+        keys = [row["idempotency_key"] for row in chunk]
+        found = session.execute(
+            select(Verification.idempotency_key, Verification.id).where(
+                Verification.idempotency_key.in_(keys)
+            )
+        )
+        ids.update({str(key): int(row_id) for key, row_id in found})
+    return ids
 
 
 def verifications_of(session: Session, citation_id: str) -> Sequence[Verification]:

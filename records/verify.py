@@ -9,6 +9,7 @@ The order of checks for one citation, and why:
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -16,15 +17,19 @@ from sqlalchemy.orm import Session
 
 from records.capture import capture_source, is_web_url
 from records.citation_input import CitationRequest, Position, VerifyInput
-from records.models import Snapshot
+from records.evidence import Evidence
+from records.models import Citation, Snapshot
 from records.outcome import CitationResult, Outcome, count_by_status
 from records.repository import (
     captures_of_snapshot,
+    choose_extraction,
+    citation_id_for,
     get_snapshot,
+    idempotency_key,
     latest_capture,
     pin_first_snapshot,
     record_citation,
-    record_verification,
+    record_verifications,
     url_of_snapshot,
 )
 from records.texts import SnapshotTexts
@@ -71,28 +76,55 @@ class VerifyReport:
         return {"results": [r.to_json() for r in self.results], "summary": self.summary()}
 
 
+@dataclass(frozen=True)
+class _Planned:
+    """One request with everything the database says about it, read before any blob I/O."""
+
+    request: CitationRequest
+    item: int  # its place in the input: part of the verification's idempotency key
+    evidence: Evidence | None
+    url: str | None
+    early: Outcome | None = None  # decided without reading any blob (unknown snapshot)
+
+
 @dataclass
 class _Checked:
-    request: CitationRequest
-    snapshot: Snapshot | None
+    planned: _Planned
     outcome: Outcome
     source: PreparedSource | None
+
+    @property
+    def request(self) -> CitationRequest:
+        return self.planned.request
+
+    @property
+    def evidence(self) -> Evidence | None:
+        return self.planned.evidence
 
 
 def verify_citations(
     workspace: Workspace, given: VerifyInput, *, fetch_missing: bool = False
 ) -> VerifyReport:
-    """Check every citation in ``given``; every check is recorded, whatever its status."""
+    """Check every citation in ``given``; every check is recorded, whatever its status.
+
+    Three steps, so no transaction is ever held across blob I/O or matching: read what the
+    database knows (one short read), check against the stored blobs (no transaction), record
+    citations and verifications (one short write, one multi-row insert)."""
     fetch_errors = capture_missing_sources(workspace, given) if fetch_missing else {}
-    texts = SnapshotTexts(workspace.store)
     try:
-        with workspace.db.session() as session:
-            checked = [
-                check_request(session, texts, request, fetch_errors) for request in given.requests
+        with workspace.db.reading() as session:
+            planned = [
+                plan_request(session, request, item, fetch_errors)
+                for item, request in enumerate(given.requests)
             ]
-            if given.is_answer:
-                checked = [mark_found_elsewhere(item, checked) for item in checked]
-            results = [record_check(session, item) for item in checked]
+        workspace.stores.check_all([p.evidence for p in planned if p.evidence is not None])
+        texts = SnapshotTexts(workspace.stores)
+        checked = [check_planned(texts, p) for p in planned]
+        if given.is_answer:
+            checked = [mark_found_elsewhere(item, checked) for item in checked]
+        run_id = uuid.uuid4().hex
+        with workspace.db.session() as session:
+            results = record_checks(session, checked, run_id)
     except InputError as error:
         if given.origin is None:
             raise
@@ -107,7 +139,7 @@ def capture_missing_sources(workspace: Workspace, given: VerifyInput) -> dict[st
     must never make snap read a file from this machine. Returns why each failed capture failed
     (it is also recorded as a failed capture).
     """
-    with workspace.db.session() as session:
+    with workspace.db.reading() as session:
         missing = {
             r.url
             for r in given.requests
@@ -136,20 +168,31 @@ def resolve_snapshot(session: Session, request: CitationRequest) -> Snapshot | N
     return get_snapshot(session, capture.snapshot_id)
 
 
-def check_request(
-    session: Session,
-    texts: SnapshotTexts,
-    request: CitationRequest,
-    fetch_errors: dict[str, str] | None = None,
-) -> _Checked:
+def plan_request(
+    session: Session, request: CitationRequest, item: int, fetch_errors: dict[str, str]
+) -> _Planned:
     snapshot = resolve_snapshot(session, request)
     if snapshot is None:
-        return _Checked(request, None, unknown_snapshot(request, fetch_errors or {}), None)
+        return _Planned(request, item, None, request.url, unknown_snapshot(request, fetch_errors))
     if request.url and request.snapshot_id and not captured_from(session, snapshot, request.url):
         reason = f"snapshot {snapshot.id} was never captured from {request.url}"
-        return _Checked(request, None, Outcome("unknown_snapshot", reason=reason), None)
-    outcome, source = check_against(texts, snapshot, request)
-    return _Checked(request, snapshot, outcome, source)
+        return _Planned(
+            request, item, None, request.url, Outcome("unknown_snapshot", reason=reason)
+        )
+    recorded = session.get(Citation, citation_id_of(request))
+    pinned = recorded.extraction_id if recorded and recorded.snapshot_id == snapshot.id else None
+    extraction = choose_extraction(
+        session, snapshot.id, pinned=pinned, text_hash=(request.hashes or {}).get("text")
+    )
+    url = request.url or url_of_snapshot(session, snapshot.id)
+    return _Planned(request, item, Evidence.of(snapshot, extraction), url)
+
+
+def check_planned(texts: SnapshotTexts, planned: _Planned) -> _Checked:
+    if planned.early is not None or planned.evidence is None:
+        return _Checked(planned, planned.early or Outcome("unknown_snapshot"), None)
+    outcome, source = check_against(texts, planned.evidence, planned.request)
+    return _Checked(planned, outcome, source)
 
 
 def captured_from(session: Session, snapshot: Snapshot, url: str) -> bool:
@@ -170,28 +213,32 @@ def unknown_snapshot(request: CitationRequest, fetch_errors: dict[str, str]) -> 
 
 
 def check_against(
-    texts: SnapshotTexts, snapshot: Snapshot, request: CitationRequest
+    texts: SnapshotTexts, evidence: Evidence, request: CitationRequest
 ) -> tuple[Outcome, PreparedSource | None]:
-    """Integrity, then fingerprints, then the quote, its position and its page."""
-    if snapshot.text_hash is None:
+    """Integrity, then fingerprints, then the quote, its position and its page.
+
+    ``integrity_failure`` only for bytes that do not hash or blobs gone from the store they
+    were written to; a store that cannot be reached raises StoreError (nothing is recorded)."""
+    snapshot_id = evidence.snapshot_id
+    if evidence.text_hash is None:
         reason = next(
-            (NO_TEXT_REASONS[f] for f in snapshot.flags if f in NO_TEXT_REASONS),
+            (NO_TEXT_REASONS[f] for f in evidence.flags if f in NO_TEXT_REASONS),
             "the snapshot has no text",
         )
-        return Outcome("could_not_check", snapshot.id, reason=reason), None
+        return Outcome("could_not_check", snapshot_id, reason=reason), None
     try:
-        source = texts.prepared(snapshot)
+        source = texts.prepared(evidence)
     except (IntegrityError, BlobNotFound) as error:
-        return Outcome("integrity_failure", snapshot.id, reason=error.message), None
+        return Outcome("integrity_failure", snapshot_id, reason=error.message), None
     position = to_codepoints(request.position, source.source, request.label)
-    stale = stale_fingerprint(request, snapshot)
+    stale = stale_fingerprint(request, evidence)
     if stale is not None:
-        return Outcome("stale_fingerprint", snapshot.id, reason=stale), source
-    return match_quote(source, snapshot, request, position), source
+        return Outcome("stale_fingerprint", snapshot_id, reason=stale), source
+    return match_quote(source, evidence, request, position), source
 
 
-def stale_fingerprint(request: CitationRequest, snapshot: Snapshot) -> str | None:
-    stored = {"raw": snapshot.raw_hash, "text": snapshot.text_hash, "norm": snapshot.norm_hash}
+def stale_fingerprint(request: CitationRequest, evidence: Evidence) -> str | None:
+    stored = evidence.hashes
     for kind, claimed in (request.hashes or {}).items():
         if kind in stored and claimed != stored[kind]:
             return f"the citation's {kind} hash {claimed} differs from the stored {stored[kind]}"
@@ -213,14 +260,14 @@ def to_codepoints(position: Position | None, text: str, label: str) -> TextPosit
 
 def match_quote(
     source: PreparedSource,
-    snapshot: Snapshot,
+    evidence: Evidence,
     request: CitationRequest,
     position: TextPositionSelector | None,
 ) -> Outcome:
     resolution = resolve(source, request.quote, position)
     outcome = Outcome(
         resolution.status,
-        snapshot.id,
+        evidence.snapshot_id,
         resolution.start,
         resolution.end,
         resolution.matches,
@@ -229,7 +276,7 @@ def match_quote(
     )
     if resolution.status == "position_mismatch":
         outcome = replace(outcome, details={"foundAt": [list(s) for s in resolution.spans]})
-    if resolution.status == "not_found" and "too_short" in snapshot.flags:
+    if resolution.status == "not_found" and "too_short" in evidence.flags:
         return replace(outcome, status="could_not_check", reason=TOO_SHORT)
     if resolution.status == "position_mismatch":
         return replace(
@@ -238,15 +285,15 @@ def match_quote(
         )
     if resolution.status == "quote_found" and request.page is not None:
         spans = resolution.spans or ((outcome.start or 0, outcome.end or 0),)
-        return check_page(outcome, spans, snapshot, request.page)
+        return check_page(outcome, spans, evidence, request.page)
     return outcome
 
 
 def check_page(
-    outcome: Outcome, spans: tuple[tuple[int, int], ...], snapshot: Snapshot, page: str
+    outcome: Outcome, spans: tuple[tuple[int, int], ...], evidence: Evidence, page: str
 ) -> Outcome:
     """A PDF citation naming a page must find its quote on that page (any occurrence)."""
-    pages = snapshot.pages or []
+    pages = list(evidence.pages)
     if not pages:
         reason = f"the cited page {page} cannot be checked: the source has no pages"
         return replace(outcome, status="position_mismatch", reason=reason)
@@ -275,19 +322,19 @@ def check_page(
 def mark_found_elsewhere(item: _Checked, everything: list[_Checked]) -> _Checked:
     """A quote missing from its cited source but present in another source of the same answer
     stays not found, and says where it is: the model cited the wrong document."""
-    if item.outcome.status != "not_found" or item.snapshot is None:
+    if item.outcome.status != "not_found" or item.evidence is None:
         return item
     elsewhere = []
-    seen = {item.snapshot.id}
+    seen = {item.evidence.snapshot_id}
     for other in everything:
-        if other.snapshot is None or other.source is None or other.snapshot.id in seen:
+        if other.evidence is None or other.source is None or other.evidence.snapshot_id in seen:
             continue
-        seen.add(other.snapshot.id)
+        seen.add(other.evidence.snapshot_id)
         found = other.source.check(item.request.quote.exact)
         if found.found:
             elsewhere.append(
                 {
-                    "snapshotId": other.snapshot.id,
+                    "snapshotId": other.evidence.snapshot_id,
                     "url": other.request.url,
                     "start": found.start,
                     "end": found.end,
@@ -299,10 +346,9 @@ def mark_found_elsewhere(item: _Checked, everything: list[_Checked]) -> _Checked
     return replace(item, outcome=replace(item.outcome, details=details))
 
 
-def record_check(session: Session, item: _Checked) -> CitationResult:
-    request, outcome = item.request, item.outcome
-    url = request.url or (url_of_snapshot(session, item.snapshot.id) if item.snapshot else None)
-    asserted = {
+def asserted_of(request: CitationRequest) -> dict[str, Any]:
+    """What the input asserts about the citation: its identity, whatever the database says."""
+    return {
         "url": request.url,
         "snapshotId": request.snapshot_id,
         "exact": request.quote.exact,
@@ -310,14 +356,43 @@ def record_check(session: Session, item: _Checked) -> CitationResult:
         "answerId": request.answer_id,
         "claim": request.claim_text,
     }
-    citation = record_citation(session, citation_values(request, item.snapshot, url), asserted)
-    if item.snapshot is not None:
-        pin_first_snapshot(session, citation, item.snapshot.id)
-    checked = replace(outcome, details={**outcome.details, "checked": checked_selector(request)})
-    verification = record_verification(session, verification_values(citation.id, checked))
-    return CitationResult.of(
-        citation.id, url, outcome, item.source, request.claim_text, verification.id
-    )
+
+
+def citation_id_of(request: CitationRequest) -> str:
+    return citation_id_for(request.citation_id, asserted_of(request))
+
+
+def record_checks(session: Session, checked: list[_Checked], run_id: str) -> list[CitationResult]:
+    """Citations first (insert or confirm, pin), then every verification in one insert."""
+    rows, citation_ids = [], []
+    for item in checked:
+        request, evidence = item.request, item.evidence
+        values = citation_values(request, evidence, item.planned.url)
+        citation = record_citation(session, values, asserted_of(request))
+        if evidence is not None:
+            pin_first_snapshot(session, citation, evidence.snapshot_id, evidence.extraction_id)
+        outcome = item.outcome
+        checked_outcome = replace(
+            outcome, details={**outcome.details, "checked": checked_selector(request)}
+        )
+        extraction_id = evidence.extraction_id if evidence else None
+        key = idempotency_key(
+            citation.id, outcome.snapshot_id, extraction_id, run_id, item.planned.item
+        )
+        rows.append(verification_values(citation.id, checked_outcome, extraction_id, run_id, key))
+        citation_ids.append(citation.id)
+    ids = record_verifications(session, rows)
+    return [
+        CitationResult.of(
+            citation_id,
+            item.planned.url,
+            item.outcome,
+            item.source,
+            item.request.claim_text,
+            ids.get(row["idempotency_key"]),
+        )
+        for citation_id, item, row in zip(citation_ids, checked, rows, strict=True)
+    ]
 
 
 def checked_selector(request: CitationRequest) -> dict[str, Any]:
@@ -338,14 +413,15 @@ def checked_selector(request: CitationRequest) -> dict[str, Any]:
 
 
 def citation_values(
-    request: CitationRequest, snapshot: Snapshot | None, url: str | None
+    request: CitationRequest, evidence: Evidence | None, url: str | None
 ) -> dict[str, Any]:
     position = request.position
     return {
         "id": request.citation_id,
         "url": url,
-        "snapshot_id": snapshot.id if snapshot else None,
-        "claimed_snapshot": None if snapshot else (request.snapshot_id or "")[:200] or None,
+        "snapshot_id": evidence.snapshot_id if evidence else None,
+        "extraction_id": evidence.extraction_id if evidence else None,
+        "claimed_snapshot": None if evidence else (request.snapshot_id or "")[:200] or None,
         "claimed_hashes": dict(request.hashes) if request.hashes else None,
         "exact": request.quote.exact,
         "prefix": request.quote.prefix,
@@ -359,11 +435,16 @@ def citation_values(
     }
 
 
-def verification_values(citation_id: str, outcome: Outcome) -> dict[str, Any]:
+def verification_values(
+    citation_id: str, outcome: Outcome, extraction_id: int | None, run_id: str, key: str
+) -> dict[str, Any]:
     closest = outcome.closest
     return {
         "citation_id": citation_id,
         "snapshot_id": outcome.snapshot_id,
+        "extraction_id": extraction_id if outcome.snapshot_id else None,
+        "run_id": run_id,
+        "idempotency_key": key,
         "status": outcome.status,
         "span_start": outcome.start,
         "span_end": outcome.end,

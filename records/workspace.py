@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from records.db import Database
+from records.evidence import StoreResolver
 from snap.config import Settings
 from snapshotter.fetch import FetchOptions
 from snapshotter.store import BlobStore, open_store
@@ -15,6 +16,7 @@ class Workspace:
     settings: Settings
     db: Database
     store: BlobStore
+    _stores: StoreResolver | None = field(default=None, repr=False)
 
     @classmethod
     def open(cls, settings: Settings, *, existing: bool = False) -> Workspace:
@@ -25,6 +27,16 @@ class Workspace:
         )
         database = Database(settings.database_url, must_exist=existing)
         return cls(settings=settings, db=database, store=store)
+
+    @property
+    def stores(self) -> StoreResolver:
+        """The store each snapshot was recorded in (the configured one first)."""
+        if self._stores is None:
+            settings = self.settings
+            self._stores = StoreResolver(
+                self.store, lock_mode=settings.lock_mode, lock_days=settings.lock_days
+            )
+        return self._stores
 
     @property
     def fetch_options(self) -> FetchOptions:

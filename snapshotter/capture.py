@@ -49,6 +49,9 @@ class SnapshotRecord:
     flags: tuple[str, ...]
     reason: str | None
     provenance: dict[str, Any] = field(default_factory=dict)
+    # What, besides the bytes and the extractor, decided the text: the declared Content-Type
+    # (its charset). Part of the extraction's key in the records.
+    decoding: str = ""
 
     @property
     def lock_mode(self) -> str | None:
@@ -78,6 +81,7 @@ class SnapshotRecord:
             "retention": {"mode": self.lock_mode, "until": rfc3339(self.retain_until)},
             "pages": [page_json(page) for page in self.pages],
             "flags": list(self.flags),
+            "decoding": self.decoding,
             "reason": self.reason,
             "provenance": self.provenance,
         }
@@ -143,4 +147,10 @@ def store_capture(fetched: Fetched, extraction: Extraction, store: BlobStore) ->
         flags=extraction.flags,
         reason=extraction.reason,
         provenance=fetched.provenance,
+        decoding=decoding_of(fetched.declared_content_type),
     )
+
+
+def decoding_of(declared_content_type: str | None) -> str:
+    """The decoding parameters of an extraction, as one comparable string."""
+    return f"declared-content-type={declared_content_type or ''}"
