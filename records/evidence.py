@@ -11,8 +11,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from records.models import Extraction, Snapshot
-from snap.errors import SnapError, StoreError
-from snapshotter.store import BlobStore, open_store
+from records.outcome import (
+    BLOB_DAMAGED,
+    BLOB_INTACT,
+    BLOB_MISSING,
+    BLOB_SHADOWED,
+    EVIDENCE_HOLDS,
+)
+from snap.errors import BlobNotFound, IntegrityError, SnapError, StoreError
+from snapshotter.store import BlobStore, blob_key, open_store
+from snapshotter.store.hashing import NullSink
 
 
 @dataclass(frozen=True)
@@ -91,3 +99,52 @@ class StoreResolver:
         except SnapError as error:  # a configuration error too means "cannot be reached"
             return StoreError(error.message)
         return store
+
+
+@dataclass(frozen=True)
+class BlobState:
+    """One recorded blob as found now: intact, shadowed, damaged or missing (records.outcome)."""
+
+    kind: str
+    digest: str
+    version_id: str | None
+    state: str
+    detail: str | None = None
+
+    @property
+    def holds(self) -> bool:
+        """The evidence is intact (a shadowed blob is: its recorded version hashes)."""
+        return self.state in EVIDENCE_HOLDS
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "digest": self.digest,
+            "key": blob_key(self.kind, self.digest),
+            "versionId": self.version_id,
+            "state": self.state,
+            "intact": self.holds,
+            "detail": self.detail,
+        }
+
+
+def blob_state(store: BlobStore, kind: str, digest: str, version_id: str | None) -> BlobState:
+    """Re-hash the recorded version now, then look for anything written over it."""
+    try:
+        store.read_into(kind, digest, NullSink(), version_id=version_id)
+    except IntegrityError as error:
+        return BlobState(kind, digest, version_id, BLOB_DAMAGED, error.message)
+    except BlobNotFound as error:
+        return BlobState(kind, digest, version_id, BLOB_MISSING, error.message)
+    on_top = store.shadowing(kind, digest, version_id)
+    if on_top is not None:
+        return BlobState(kind, digest, version_id, BLOB_SHADOWED, on_top)
+    return BlobState(kind, digest, version_id, BLOB_INTACT)
+
+
+def recorded_blobs(evidence: Evidence) -> list[tuple[str, str, str | None]]:
+    """(kind, digest, recorded version) of the raw bytes and, if any, the extraction's text."""
+    blobs = [("raw", evidence.raw_hash, evidence.raw_version_id)]
+    if evidence.text_hash is not None:
+        blobs.append(("text", evidence.text_hash, evidence.text_version_id))
+    return blobs

@@ -312,6 +312,12 @@ def parse_since(_ctx: click.Context, _param: click.Parameter, value: str | None)
     default=None,
     help="With --refetch: allow loopback and private addresses.",
 )
+@click.option(
+    "--run",
+    "run_id",
+    metavar="RUN_ID",
+    help="Continue an interrupted run: citations it already recorded are not checked again.",
+)
 @json_option
 @click.pass_context
 def reverify(
@@ -320,9 +326,14 @@ def reverify(
     since: datetime | None,
     refetch: bool,
     allow_private: bool | None,
+    run_id: str | None,
     as_json: bool,
 ) -> None:
-    """Re-check recorded citations against the latest snapshot of each source."""
+    """Re-check recorded citations against the latest snapshot of each source.
+
+    Each snapshot group is committed on its own; the run id is printed, and ``--run`` with it
+    continues an interrupted run. Exit 1 when any citation fails or any refetch failed.
+    """
     from records.reverify import refetch_sources, select_citations
     from records.reverify import reverify as run_reverify
 
@@ -332,7 +343,9 @@ def reverify(
             raise RecordNotFound("no recorded citation matches --url/--since")
         errors = refetch_sources(ws, citations) if refetch else {}
         with progress_counter(len(citations), "re-verifying") as bar:
-            report = run_reverify(ws, citations, progress=bar.update, refetch_errors=errors)
+            report = run_reverify(
+                ws, citations, progress=bar.update, refetch_errors=errors, run_id=run_id
+            )
     if as_json:
         emit_json(report.to_json())
     else:

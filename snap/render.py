@@ -138,9 +138,16 @@ def reverify_report(report: ReverifyReport) -> str:
         line for result in report.results if not result.passed for line in result_lines(result)
     ]
     for url, error in report.refetch_errors.items():
-        lines.append(f"{FAIL} could not capture {url}: {error}")
+        lines.append(f"{FAIL} refetch failed  {url}: {error}")
     counts = ", ".join(f"{n} {HEADLINES[s]}" for s, n in report.summary()["byStatus"].items())
     lines.append(f"{plural(len(report.results), 'citation')} re-checked: {counts or 'none'}")
+    lines.append(
+        f"run {report.run_id}"
+        + (f" ({report.resumed} from an earlier try)" if report.resumed else "")
+    )
+    if report.refetch_errors:
+        failed = plural(len(report.refetch_errors), "source")
+        lines.append(f"{failed} could not be captured again (refetch_failed): exit 1")
     return "\n".join(lines)
 
 
@@ -216,10 +223,27 @@ def snapshot_lines(snapshot: dict[str, Any]) -> list[str]:
         f"  retention {snapshot['retention']['mode'] or 'none'} "
         f"until {snapshot['retention']['until'] or '-'}",
     ]
+    for extraction in snapshot.get("extractions", []):
+        lines.append(
+            f"  extraction {extraction['extractionId']}  {extraction['extractor']}"
+            f"  text {extraction['hashes']['text'] or 'none'}"
+        )
     for blob in snapshot["blobs"]:
-        state = "digest verified now" if blob["intact"] else f"DAMAGED: {blob['error']}"
-        lines.append(f"  {blob['kind']:4} blob {blob['key']}  {state}")
+        lines.append(f"  {blob['kind']:4} blob {blob['key']}  {blob_state_line(blob)}")
     return lines
+
+
+BLOB_STATE_WORDS = {
+    "intact": "intact: recorded version re-hashed now",
+    "shadowed": "SHADOWED (evidence intact, recorded version re-hashed now)",
+    "damaged": "DAMAGED",
+    "missing": "MISSING",
+}
+
+
+def blob_state_line(blob: dict[str, Any]) -> str:
+    words = BLOB_STATE_WORDS[blob["state"]]
+    return f"{words}: {blob['detail']}" if blob.get("detail") else words
 
 
 def verification_line(verification: dict[str, Any]) -> str:
@@ -235,11 +259,13 @@ def verification_line(verification: dict[str, Any]) -> str:
 
 def fsck_report(report: dict[str, Any]) -> str:
     lines = [f"{FAIL} {problem['problem']}" for problem in report["problems"]]
+    lines += [f"! shadowed {entry['key']}: {entry['detail']}" for entry in report["shadowed"]]
     lines += [f"  orphan (no snapshot names it): {key}" for key in report["orphans"]]
     verdict = "ok" if report["ok"] else f"{len(report['problems'])} problem(s)"
+    states = ", ".join(f"{count} {state}" for state, count in report["states"].items())
     lines.append(
         f"checked {report['blobsChecked']} blobs and {report['snapshotsChecked']} "
-        f"snapshots: {verdict}"
+        f"snapshots ({states}): {verdict}"
     )
     return "\n".join(lines)
 

@@ -6,6 +6,7 @@ which versioned extractor, stored where and retained until when.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -152,5 +153,9 @@ def store_capture(fetched: Fetched, extraction: Extraction, store: BlobStore) ->
 
 
 def decoding_of(declared_content_type: str | None) -> str:
-    """The decoding parameters of an extraction, as one comparable string."""
-    return f"declared-content-type={declared_content_type or ''}"
+    """The decoding parameters of an extraction, as one comparable string of at most 300
+    characters (a longer header is named by its SHA-256, so distinct headers stay distinct)."""
+    value = declared_content_type or ""
+    if len(value) > 200:
+        value = "sha256:" + hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"declared-content-type={value}"
