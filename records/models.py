@@ -152,6 +152,9 @@ class Capture(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     url: Mapped[str] = mapped_column(Text)
     final_url: Mapped[str | None] = mapped_column(Text)
+    # records.urls.canonical_url of url and final_url: what lookups compare
+    url_key: Mapped[str | None] = mapped_column(Text)
+    final_url_key: Mapped[str | None] = mapped_column(Text)
     fetched_at: Mapped[datetime]
     http_status: Mapped[int | None] = mapped_column(Integer)
     outcome: Mapped[str] = mapped_column(String(20))
@@ -161,6 +164,8 @@ class Capture(Base):
 
     __table_args__ = (
         UniqueConstraint("url", "fetched_at", name="uq_captures_url_fetched_at"),
+        Index("ix_captures_url_key", "url_key"),
+        Index("ix_captures_final_url_key", "final_url_key"),
         CheckConstraint("outcome IN ('stored', 'failed')", name="outcome_known"),
         CheckConstraint(
             "(outcome = 'stored') = (snapshot_id IS NOT NULL)", name="stored_has_snapshot"
@@ -175,7 +180,8 @@ class Citation(Base):
 
     id: Mapped[str] = mapped_column(String(200), primary_key=True)
     fingerprint: Mapped[str] = mapped_column(String(DIGEST_LENGTH))
-    url: Mapped[str | None] = mapped_column(Text)
+    url: Mapped[str | None] = mapped_column(Text)  # exactly as given
+    url_key: Mapped[str | None] = mapped_column(Text)  # records.urls.canonical_url(url)
     snapshot_id: Mapped[str | None] = mapped_column(ForeignKey("snapshots.id"))
     # No foreign key, here and on verifications: SQLite can add and drop a plain column in
     # place, but a referencing one only by rebuilding tables that carry the append-only
@@ -204,6 +210,7 @@ class Citation(Base):
             name="position_ordered",
         ),
         Index("ix_citations_url", "url"),
+        Index("ix_citations_url_key", "url_key"),
         Index("ix_citations_snapshot_id", "snapshot_id"),
         Index("ix_citations_extraction_id", "extraction_id"),
     )

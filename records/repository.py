@@ -17,6 +17,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from records.models import Capture, Citation, Extraction, Snapshot, Verification, utcnow
+from records.urls import canonical_url
 from snap.errors import CaptureError, ExtractionConflict, InputError
 from snapshotter.capture import SnapshotRecord, page_json
 from verifier import token_keys
@@ -42,6 +43,8 @@ def record_snapshot(session: Session, record: SnapshotRecord) -> Capture:
     capture = Capture(
         url=record.url,
         final_url=record.final_url,
+        url_key=canonical_url(record.url),
+        final_url_key=canonical_url(record.final_url) if record.final_url else None,
         fetched_at=parse_time(record.fetched_at) if record.fetched_at else utcnow(),
         http_status=record.status,
         outcome="stored",
@@ -143,6 +146,8 @@ def record_failed_capture(session: Session, target: str, error: CaptureError) ->
     capture = Capture(
         url=error.url or target,
         final_url=error.final_url,
+        url_key=canonical_url(error.url or target),
+        final_url_key=canonical_url(error.final_url) if error.final_url else None,
         fetched_at=parse_time(str(fetched_at)) if fetched_at else utcnow(),
         http_status=error.status,
         outcome="failed",
@@ -159,10 +164,14 @@ def get_snapshot(session: Session, snapshot_id: str) -> Snapshot | None:
 
 
 def latest_capture(session: Session, url: str) -> Capture | None:
-    """The newest stored capture of ``url`` (asked for, or reached by redirect)."""
+    """The newest stored capture of ``url`` (asked for, or reached by redirect), compared in
+    canonical form: ``…#section`` names the captured page."""
+    key = canonical_url(url)
     query = (
         select(Capture)
-        .where(Capture.outcome == "stored", or_(Capture.url == url, Capture.final_url == url))
+        .where(
+            Capture.outcome == "stored", or_(Capture.url_key == key, Capture.final_url_key == key)
+        )
         .order_by(Capture.id.desc())  # the database's sequence, not clocks of other machines
         .limit(1)
     )
@@ -170,9 +179,10 @@ def latest_capture(session: Session, url: str) -> Capture | None:
 
 
 def captures_of(session: Session, url: str) -> Sequence[Capture]:
+    key = canonical_url(url)
     query = (
         select(Capture)
-        .where(or_(Capture.url == url, Capture.final_url == url))
+        .where(or_(Capture.url_key == key, Capture.final_url_key == key))
         .order_by(Capture.id)
     )
     return session.scalars(query).all()
@@ -186,7 +196,8 @@ def captures_of_snapshot(session: Session, snapshot_id: str) -> Sequence[Capture
 def capture_time(session: Session, snapshot_id: str, url: str | None = None) -> datetime | None:
     """When the snapshot was first captured, from ``url`` if it was (else from anywhere)."""
     captures = captures_of_snapshot(session, snapshot_id)
-    of_url = [c for c in captures if url in (c.url, c.final_url)] or captures
+    key = canonical_url(url) if url else None
+    of_url = [c for c in captures if key in (c.url_key, c.final_url_key)] or captures
     return of_url[0].fetched_at if of_url else None
 
 
@@ -230,7 +241,14 @@ def record_citation(session: Session, values: dict[str, Any], asserted: dict[str
     """Insert the citation unless present; an id reused for a different citation is refused."""
     fingerprint = citation_fingerprint(asserted)
     citation_id = citation_id_for(values.get("id"), asserted)
-    row = {**values, "id": citation_id, "fingerprint": fingerprint, "created_at": utcnow()}
+    url = values.get("url")
+    row = {
+        **values,
+        "id": citation_id,
+        "fingerprint": fingerprint,
+        "url_key": canonical_url(url) if url else None,
+        "created_at": utcnow(),
+    }
     insert_if_absent(session, Citation, row)
     citation = session.get(Citation, citation_id, populate_existing=True)
     assert citation is not None
@@ -322,7 +340,7 @@ def citations_matching(
 ) -> Sequence[Citation]:
     query = select(Citation).order_by(Citation.created_at, Citation.id)
     if url is not None:
-        query = query.where(Citation.url == url)
+        query = query.where(Citation.url_key == canonical_url(url))
     if since is not None:
         query = query.where(Citation.created_at >= since)
     if snapshot_id is not None:

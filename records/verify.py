@@ -33,6 +33,7 @@ from records.repository import (
     url_of_snapshot,
 )
 from records.texts import SnapshotTexts
+from records.urls import canonical_url
 from records.workspace import Workspace
 from snap.errors import BlobNotFound, InputError, IntegrityError, OffsetError, SnapError
 from snapshotter.store.base import DIGEST_PATTERN
@@ -197,7 +198,10 @@ def check_planned(texts: SnapshotTexts, planned: _Planned) -> _Checked:
 
 def captured_from(session: Session, snapshot: Snapshot, url: str) -> bool:
     """A citation naming both a URL and a snapshot is only as good as a capture linking them."""
-    return any(url in (c.url, c.final_url) for c in captures_of_snapshot(session, snapshot.id))
+    key = canonical_url(url)
+    return any(
+        key in (c.url_key, c.final_url_key) for c in captures_of_snapshot(session, snapshot.id)
+    )
 
 
 def unknown_snapshot(request: CitationRequest, fetch_errors: dict[str, str]) -> Outcome:

@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from alembic import op
 
 import records.models
+from records.urls import canonical_url
 
 revision: str = "0002"
 down_revision: str | None = "0001"
@@ -71,6 +72,13 @@ def upgrade() -> None:
         "ix_verifications_idempotency_key", "verifications", ["idempotency_key"], unique=True
     )
     op.create_index("ix_verifications_run_id", "verifications", ["run_id"], unique=False)
+    op.add_column("captures", sa.Column("url_key", sa.Text(), nullable=True))
+    op.add_column("captures", sa.Column("final_url_key", sa.Text(), nullable=True))
+    op.add_column("citations", sa.Column("url_key", sa.Text(), nullable=True))
+    op.create_index("ix_captures_url_key", "captures", ["url_key"], unique=False)
+    op.create_index("ix_captures_final_url_key", "captures", ["final_url_key"], unique=False)
+    op.create_index("ix_citations_url_key", "citations", ["url_key"], unique=False)
+    _fill_url_keys()
     op.execute(
         "INSERT INTO extractions (snapshot_id, extractor, decoding, content_type, text_hash,"
         " norm_hash, text_size, normalizer, text_version_id, pages, flags, created_at)"
@@ -83,7 +91,30 @@ def upgrade() -> None:
     )
 
 
+def _fill_url_keys() -> None:
+    """Lookup keys for the URLs already recorded (the URLs themselves are not changed)."""
+    connection = op.get_bind()
+    captures = connection.execute(sa.text("SELECT id, url, final_url FROM captures")).all()
+    for row_id, url, final_url in captures:
+        connection.execute(
+            sa.text("UPDATE captures SET url_key = :u, final_url_key = :f WHERE id = :i"),
+            {"u": canonical_url(url), "f": final_url and canonical_url(final_url), "i": row_id},
+        )
+    citations = connection.execute(sa.text("SELECT id, url FROM citations")).all()
+    for row_id, url in citations:
+        connection.execute(
+            sa.text("UPDATE citations SET url_key = :u WHERE id = :i"),
+            {"u": url and canonical_url(url), "i": row_id},
+        )
+
+
 def downgrade() -> None:
+    op.drop_index("ix_citations_url_key", table_name="citations")
+    op.drop_index("ix_captures_final_url_key", table_name="captures")
+    op.drop_index("ix_captures_url_key", table_name="captures")
+    op.drop_column("citations", "url_key")
+    op.drop_column("captures", "final_url_key")
+    op.drop_column("captures", "url_key")
     op.drop_index("ix_verifications_run_id", table_name="verifications")
     op.drop_index("ix_verifications_idempotency_key", table_name="verifications")
     op.drop_column("verifications", "idempotency_key")

@@ -221,3 +221,19 @@ def test_upgrade_from_the_first_schema_keeps_every_row_and_everything_verifies(
     assert verify_citations(workspace, given).passed
     assert reverify(workspace, select_citations(workspace)).passed
     assert fsck(workspace, plan_fsck(workspace)).ok
+
+
+def test_urls_are_looked_up_in_canonical_form_and_kept_as_given(
+    backend: Backend, http_server: LoopbackServer, tmp_path: Path
+) -> None:
+    fetch_page(backend, http_server)
+    plain = http_server.url("/cdn")
+    spelled = plain.replace("http://", "HTTP://").replace("/cdn", "/%63dn") + "#section-2"
+    citation = write_json(tmp_path, {"url": spelled, "quote": QUOTE})
+    code, report = run_json(backend, "verify", str(citation))
+    assert (code, report["results"][0]["status"]) == (0, "quote_found")
+    assert report["results"][0]["url"] == spelled  # the citation keeps the URL as given
+    code, audited = run_json(backend, "audit", "--url", plain + "#elsewhere")
+    assert code == 0
+    assert len(audited["captures"]) == 1
+    assert [c["url"] for c in audited["citations"]] == [spelled]
