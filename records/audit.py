@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from records.evidence import Evidence, blob_state, recorded_blobs
+from records.ids import resolve_citation_id, resolve_snapshot_id
 from records.models import Capture, Citation, Extraction, Snapshot, Verification
 from records.repository import (
     captures_of,
@@ -30,7 +31,7 @@ Pending = list[tuple[dict[str, Any], list[Evidence]]]  # snapshot JSON, blobs to
 
 
 def audit_citation(session: Session, citation_id: str, pending: Pending) -> dict[str, Any]:
-    citation = find_citation(session, citation_id)
+    citation = find_citation(session, resolve_citation_id(session, citation_id))
     snapshot = get_snapshot(session, citation.snapshot_id) if citation.snapshot_id else None
     return {
         "citation": citation_json(citation),
@@ -56,7 +57,7 @@ def audit_url(session: Session, url: str, pending: Pending) -> dict[str, Any]:
 
 
 def audit_snapshot(session: Session, snapshot_id: str, pending: Pending) -> dict[str, Any]:
-    snapshot = find_snapshot(session, snapshot_id)
+    snapshot = find_snapshot(session, resolve_snapshot_id(session, snapshot_id))
     return {
         "snapshot": snapshot_json(session, snapshot, pending),
         "captures": [capture_json(c) for c in captures_of_snapshot(session, snapshot.id)],

@@ -283,3 +283,28 @@ def store_init(result: dict[str, Any]) -> str:
         f"{FAIL} bucket {result['bucket']} exists WITHOUT Object Lock: stored evidence could "
         "be deleted; use a new bucket created by `snap store init`"
     )
+
+
+def shown(document: dict[str, Any], *, offsets: bool) -> str:
+    """``snap show``: the text as stored; with offsets, a header saying which code points."""
+    if document["what"] == "headers":
+        headers = document["headers"] or {}
+        return "\n".join(f"{name}: {value}" for name, value in headers.items())
+    if not offsets:
+        return str(document["text"])
+    header = (
+        f"# {document['snapshotId']}, extraction {document['extractionId']}: code points "
+        f"{document['start']}–{document['end']} of {document['length']}"
+    )
+    return f"{header}\n{document['text']}"
+
+
+def reextracted(results: list[dict[str, Any]]) -> str:
+    lines = [
+        f"{'new' if r['new'] else 'same'}  {r['snapshotId']}  extraction {r['extractionId']}"
+        f"  {r['extractor']}  text {r['textHash'] or 'none'}"
+        for r in results
+    ]
+    new = sum(r["new"] for r in results)
+    lines.append(f"{plural(len(results), 'extraction')} made: {new} new")
+    return "\n".join(lines)

@@ -237,3 +237,94 @@ def test_urls_are_looked_up_in_canonical_form_and_kept_as_given(
     assert code == 0
     assert len(audited["captures"]) == 1
     assert [c["url"] for c in audited["citations"]] == [spelled]
+
+
+def test_ids_can_be_typed_as_printed_or_by_a_unique_prefix(
+    backend: Backend, http_server: LoopbackServer, tmp_path: Path
+) -> None:
+    record = fetch_page(backend, http_server)
+    snapshot_id = record["snapshotId"]
+    citation = write_json(tmp_path, {"snapshotId": snapshot_id, "quote": QUOTE})
+    code, report = run_json(backend, "verify", str(citation))
+    citation_id = report["results"][0]["citationId"]
+    for typed in (snapshot_id, snapshot_id[:19] + "…", snapshot_id[7:15], snapshot_id[7:].upper()):
+        code, audited = run_json(backend, "audit", "--snapshot", typed)
+        assert code == 0, (typed, audited)
+        assert audited["snapshot"]["snapshotId"] == snapshot_id
+    code, audited = run_json(backend, "audit", citation_id[:10])
+    assert audited["citation"]["citationId"] == citation_id
+    too_short = backend.snap("audit", "--snapshot", snapshot_id[7:13])
+    assert too_short.returncode == 1
+    assert "at least 8" in too_short.stderr
+
+
+def test_an_ambiguous_prefix_lists_the_candidates(workspace: Workspace, tmp_path: Path) -> None:
+    from records.ids import resolve_snapshot_id
+    from snap.errors import InputError
+    from tests.records.test_records_schema import snapshot_row
+
+    with workspace.db.session() as session:
+        for tail in ("1" * 56, "2" * 56):
+            session.add(snapshot_row("sha256:" + "abcdef12" + tail))
+    with workspace.db.reading() as session, pytest.raises(InputError) as raised:
+        resolve_snapshot_id(session, "abcdef12")
+    assert "sha256:abcdef12" + "1" * 56 in raised.value.message
+    assert "sha256:abcdef12" + "2" * 56 in raised.value.message
+
+
+def test_show_prints_what_was_stored_re_hashed(
+    backend: Backend, http_server: LoopbackServer
+) -> None:
+    record = fetch_page(backend, http_server)
+    prefix = record["snapshotId"][7:19]
+    text = backend.snap("show", prefix)
+    assert text.returncode == 0
+    offset = text.stdout.index(QUOTE)
+    code, around = run_json(backend, "show", prefix, "--around", str(offset))
+    assert code == 0
+    assert QUOTE in around["text"]
+    assert around["start"] <= offset < around["end"]
+    raw = backend.snap("show", prefix, "--raw")
+    assert raw.stdout.encode() == ARTICLE.encode()
+    headers = backend.snap("show", prefix, "--headers")
+    assert "text/html" in headers.stdout.lower()
+    backend.corrupt("text", record["hashes"]["text"])
+    damaged = backend.snap("show", prefix)
+    assert damaged.returncode == 1
+    assert "integrity failure" in damaged.stderr
+    assert QUOTE not in damaged.stdout
+
+
+def test_reextract_records_a_new_extraction_and_refuses_a_conflicting_one(
+    backend: Backend, workspace: Workspace, example_page: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import records.reextract as reextract_module
+    from snap.errors import ExtractionConflict
+    from snapshotter.extract import Extraction as Extracted
+
+    record = capture_source(workspace, str(example_page))
+    given = parse_document({"url": example_page.as_uri(), "quote": QUOTE})
+    assert verify_citations(workspace, given).passed
+    code, same = run_json(backend, "reextract")
+    assert code == 0
+    assert [r["new"] for r in same["extractions"]] == [False]  # same extractor, same text
+
+    def newer(path: Path, declared: str | None) -> Extracted:
+        return Extracted("text/html", "A different text entirely. " * 20, "trafilatura@99")
+
+    monkeypatch.setattr(reextract_module, "extract", newer)
+    [made] = reextract_module.reextract(workspace, reextract_module.plan_reextract(workspace))
+    assert made["new"]
+    assert made["extractor"] == "trafilatura@99"
+    [again] = reverify(workspace, select_citations(workspace)).results
+    assert again.status == "source_changed"
+    assert "extracted differently" in (again.outcome.reason or "")
+
+    def conflicting(path: Path, declared: str | None) -> Extracted:
+        return Extracted("text/html", "Yet another text. " * 20, "trafilatura@99")
+
+    monkeypatch.setattr(reextract_module, "extract", conflicting)
+    with pytest.raises(ExtractionConflict):
+        reextract_module.reextract(workspace, reextract_module.plan_reextract(workspace))
+    assert count(workspace, Extraction) == 2
+    assert record.snapshot_id == made["snapshotId"]
