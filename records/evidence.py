@@ -31,6 +31,7 @@ class Evidence:
     store_location: str
     extraction_id: int | None
     extractor: str
+    normalizer: str
     text_hash: str | None
     norm_hash: str | None
     text_version_id: str | None
@@ -49,6 +50,7 @@ class Evidence:
             store_location=snapshot.store_location,
             extraction_id=extraction.id if extraction is not None else None,
             extractor=source.extractor,
+            normalizer=source.normalizer,
             text_hash=source.text_hash,
             norm_hash=source.norm_hash,
             text_version_id=source.text_version_id,
