@@ -301,8 +301,8 @@ ROWS_PER_INSERT = 500  # 15 bound values a row stays far below SQLite's variable
 
 
 def record_verifications(session: Session, rows: list[dict[str, Any]]) -> dict[str, int]:
-    """Multi-row INSERT … ON CONFLICT DO NOTHING for a batch of checks (one statement per 500
-    rows); each row carries an ``idempotency_key``. Returns the row id of every key, inserted
+    """Multi-row INSERT … ON CONFLICT DO NOTHING for a batch of checks (500 rows a round trip);
+    each row carries an ``idempotency_key``. Returns the row id of every key, inserted
     now or by an earlier try of the same batch."""
     now = utcnow()
     dialect = session.get_bind().dialect.name
@@ -311,7 +311,9 @@ def record_verifications(session: Session, rows: list[dict[str, Any]]) -> dict[s
     for start in range(0, len(rows), ROWS_PER_INSERT):
         chunk = rows[start : start + ROWS_PER_INSERT]
         values = [{**row, "checked_at": now} for row in chunk]
-        session.execute(insert(Verification).values(values).on_conflict_do_nothing())
+        # executemany of one cached statement: SQLAlchemy sends it as multi-row INSERTs
+        # ("insertmanyvalues") without compiling a new statement for every batch size.
+        session.execute(insert(Verification).on_conflict_do_nothing(), values)
         keys = [row["idempotency_key"] for row in chunk]
         found = session.execute(
             select(Verification.idempotency_key, Verification.id).where(

@@ -178,18 +178,32 @@ def plan_reverify(session: Session, citations: Sequence[Citation], run_id: str) 
     todo = [c for c in citations if c.id not in done_rows]
     groups = group_by_latest_snapshot(session, todo)
     pinned = {}
+    known: dict[
+        tuple[str, int | None], Evidence | None
+    ] = {}  # one query per snapshot, not per citation
     for citation in todo:
         if citation.snapshot_id is None:
             continue
-        snapshot = get_snapshot(session, citation.snapshot_id)
-        if snapshot is not None:
-            extraction = choose_extraction(session, snapshot.id, pinned=citation.extraction_id)
-            pinned[citation.id] = Evidence.of(snapshot, extraction)
+        key = (citation.snapshot_id, citation.extraction_id)
+        if key not in known:
+            known[key] = pinned_evidence(session, *key)
+        evidence = known[key]
+        if evidence is not None:
+            pinned[citation.id] = evidence
     snapshot_ids = {e.snapshot_id for e in [*pinned.values()]} | {
         g.latest.snapshot_id for g in groups if g.latest is not None
     }
     captured_at = {i: rfc3339(capture_time(session, i)) for i in sorted(snapshot_ids)}
     return _Plan(groups, pinned, captured_at, done)
+
+
+def pinned_evidence(
+    session: Session, snapshot_id: str, extraction_id: int | None
+) -> Evidence | None:
+    snapshot = get_snapshot(session, snapshot_id)
+    if snapshot is None:
+        return None
+    return Evidence.of(snapshot, choose_extraction(session, snapshot.id, pinned=extraction_id))
 
 
 def result_of_row(citation: Citation, row: Verification) -> CitationResult:
