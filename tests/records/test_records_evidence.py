@@ -328,3 +328,18 @@ def test_reextract_records_a_new_extraction_and_refuses_a_conflicting_one(
         reextract_module.reextract(workspace, reextract_module.plan_reextract(workspace))
     assert count(workspace, Extraction) == 2
     assert record.snapshot_id == made["snapshotId"]
+
+
+def test_a_read_in_progress_never_blocks_a_writer(backend: Backend, workspace: Workspace) -> None:
+    """Reads are deferred (and, on SQLite, WAL): a writer commits while a reader is open."""
+    import time
+
+    from tests.records.test_records_schema import snapshot_row
+
+    with workspace.db.reading() as reader:
+        assert reader.scalar(sa.select(sa.func.count()).select_from(Verification)) == 0
+        started = time.monotonic()
+        with workspace.db.session() as writer:
+            writer.add(snapshot_row("sha256:" + "cd" * 32))
+        assert time.monotonic() - started < 5
+    assert count(workspace, Extraction) == 0
