@@ -1,7 +1,9 @@
 """``snap audit``: everything recorded about a citation, a URL or a snapshot, for a dispute.
 
-Every blob the report mentions is read back through the store and re-hashed while the report is
-made, so the answer to "is the evidence still intact?" is current, not remembered.
+Every blob the report mentions is read back through the store it was written to, at the version
+recorded at capture, and re-hashed while the report is made, so the answer to "is the evidence
+still intact?" is current, not remembered. Each blob is intact, shadowed, damaged or missing
+(see records.fsck).
 """
 
 from __future__ import annotations
@@ -10,82 +12,94 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from records.models import Capture, Citation, Snapshot, Verification
+from records.evidence import Evidence, blob_state, recorded_blobs
+from records.ids import resolve_citation_id, resolve_snapshot_id
+from records.models import Capture, Citation, Extraction, Snapshot, Verification
 from records.repository import (
     captures_of,
     captures_of_snapshot,
     citations_matching,
+    extractions_of,
     get_snapshot,
     verifications_of,
 )
-from records.texts import rehash_blob
 from records.workspace import Workspace
-from snap.errors import InputError, RecordNotFound, StoreError
+from snap.errors import InputError, RecordNotFound
 from snapshotter.capture import rfc3339
-from snapshotter.store import BlobStore, blob_key
+
+Pending = list[tuple[dict[str, Any], list[Evidence]]]  # snapshot JSON, blobs to check after
 
 
-def audit_citation(workspace: Workspace, citation_id: str) -> dict[str, Any]:
-    with workspace.db.session() as session:
-        citation = session.get(Citation, citation_id)
-        if citation is None:
-            raise RecordNotFound(f"no citation with id {citation_id!r} is recorded")
-        snapshot = get_snapshot(session, citation.snapshot_id) if citation.snapshot_id else None
-        return {
-            "citation": citation_json(citation),
-            "snapshot": snapshot_json(snapshot, workspace.store) if snapshot else None,
-            "captures": [capture_json(c) for c in captures_of(session, citation.url or "")],
-            "verifications": [verification_json(v) for v in verifications_of(session, citation.id)],
-        }
+def audit_citation(session: Session, citation_id: str, pending: Pending) -> dict[str, Any]:
+    citation = find_citation(session, resolve_citation_id(session, citation_id))
+    snapshot = get_snapshot(session, citation.snapshot_id) if citation.snapshot_id else None
+    return {
+        "citation": citation_json(citation),
+        "snapshot": snapshot_json(session, snapshot, pending) if snapshot else None,
+        "captures": [capture_json(c) for c in captures_of(session, citation.url or "")],
+        "verifications": [verification_json(v) for v in verifications_of(session, citation.id)],
+    }
 
 
-def audit_url(workspace: Workspace, url: str) -> dict[str, Any]:
-    with workspace.db.session() as session:
-        captures = captures_of(session, url)
-        citations = citations_matching(session, url=url)
-        if not captures and not citations:
-            raise RecordNotFound(f"nothing is recorded for {url}")
-        return {
-            "url": url,
-            "captures": [capture_json(c) for c in captures],
-            "snapshots": snapshots_json(
-                session, workspace.store, {c.snapshot_id for c in captures if c.snapshot_id}
-            ),
-            "citations": [citation_with_checks(session, c) for c in citations],
-        }
+def audit_url(session: Session, url: str, pending: Pending) -> dict[str, Any]:
+    captures = captures_of(session, url)
+    citations = citations_matching(session, url=url)
+    if not captures and not citations:
+        raise RecordNotFound(f"nothing is recorded for {url}")
+    ids = sorted({c.snapshot_id for c in captures if c.snapshot_id})
+    snapshots = [get_snapshot(session, snapshot_id) for snapshot_id in ids]
+    return {
+        "url": url,
+        "captures": [capture_json(c) for c in captures],
+        "snapshots": [snapshot_json(session, s, pending) for s in snapshots if s is not None],
+        "citations": [citation_with_checks(session, c) for c in citations],
+    }
 
 
-def audit_snapshot(workspace: Workspace, snapshot_id: str) -> dict[str, Any]:
-    with workspace.db.session() as session:
-        snapshot = get_snapshot(session, snapshot_id)
-        if snapshot is None:
-            raise RecordNotFound(f"no snapshot with id {snapshot_id!r} is recorded")
-        return {
-            "snapshot": snapshot_json(snapshot, workspace.store),
-            "captures": [capture_json(c) for c in captures_of_snapshot(session, snapshot_id)],
-            "citations": [
-                citation_with_checks(session, c)
-                for c in citations_matching(session, snapshot_id=snapshot_id)
-            ],
-        }
+def audit_snapshot(session: Session, snapshot_id: str, pending: Pending) -> dict[str, Any]:
+    snapshot = find_snapshot(session, resolve_snapshot_id(session, snapshot_id))
+    return {
+        "snapshot": snapshot_json(session, snapshot, pending),
+        "captures": [capture_json(c) for c in captures_of_snapshot(session, snapshot.id)],
+        "citations": [
+            citation_with_checks(session, c)
+            for c in citations_matching(session, snapshot_id=snapshot.id)
+        ],
+    }
 
 
 def audit(
     workspace: Workspace, *, citation_id: str | None, url: str | None, snapshot_id: str | None
 ) -> dict[str, Any]:
+    """The record, read in one short read transaction; then every blob it names is re-hashed
+    at its recorded version, in its recorded store, with no transaction open."""
     chosen = [value for value in (citation_id, url, snapshot_id) if value]
     if len(chosen) != 1:
         raise InputError("give exactly one of: a CITATION_ID, --url URL, --snapshot ID")
-    if citation_id:
-        return audit_citation(workspace, citation_id)
-    if url:
-        return audit_url(workspace, url)
-    return audit_snapshot(workspace, snapshot_id or "")
+    pending: Pending = []
+    with workspace.db.reading() as session:
+        if citation_id:
+            report = audit_citation(session, citation_id, pending)
+        elif url:
+            report = audit_url(session, url, pending)
+        else:
+            report = audit_snapshot(session, snapshot_id or "", pending)
+    workspace.stores.check_all([e for _, evidence in pending for e in evidence])
+    for snapshot, evidence in pending:
+        snapshot["blobs"] = blob_states(workspace, evidence)
+    return report
 
 
-def snapshots_json(session: Session, store: BlobStore, ids: set[str]) -> list[dict[str, Any]]:
-    snapshots = [get_snapshot(session, snapshot_id) for snapshot_id in sorted(ids)]
-    return [snapshot_json(s, store) for s in snapshots if s is not None]
+def blob_states(workspace: Workspace, evidence: list[Evidence]) -> list[dict[str, Any]]:
+    seen: set[tuple[str, str, str | None]] = set()
+    states = []
+    for item in evidence:
+        store = workspace.stores.store_for(item)
+        for blob in recorded_blobs(item):
+            if blob not in seen:
+                seen.add(blob)
+                states.append(blob_state(store, *blob).to_json())
+    return states
 
 
 def citation_with_checks(session: Session, citation: Citation) -> dict[str, Any]:
@@ -95,20 +109,9 @@ def citation_with_checks(session: Session, citation: Citation) -> dict[str, Any]
     }
 
 
-def blob_check(store: BlobStore, kind: str, digest: str | None) -> dict[str, Any] | None:
-    """Re-hash one blob now; the result says whether the evidence is intact."""
-    if digest is None:
-        return None
-    result: dict[str, Any] = {"kind": kind, "digest": digest, "key": blob_key(kind, digest)}
-    try:
-        rehash_blob(store, kind, digest)
-    except StoreError as error:
-        return {**result, "intact": False, "error": error.message}
-    return {**result, "intact": True}
-
-
-def snapshot_json(snapshot: Snapshot, store: BlobStore) -> dict[str, Any]:
-    return {
+def snapshot_json(session: Session, snapshot: Snapshot, pending: Pending) -> dict[str, Any]:
+    extractions = extractions_of(session, snapshot.id)
+    document: dict[str, Any] = {
         "snapshotId": snapshot.id,
         "hashes": {
             "raw": snapshot.raw_hash,
@@ -125,15 +128,42 @@ def snapshot_json(snapshot: Snapshot, store: BlobStore) -> dict[str, Any]:
         "pages": snapshot.pages,
         "flags": snapshot.flags,
         "recordedAt": rfc3339(snapshot.created_at),
-        "blobs": [
-            check
-            for check in (
-                blob_check(store, "raw", snapshot.raw_hash),
-                blob_check(store, "text", snapshot.text_hash),
-            )
-            if check
-        ],
+        "extractions": [extraction_json(e) for e in extractions],
+        "blobs": [],
     }
+    evidence = [Evidence.of(snapshot, e) for e in extractions] or [Evidence.of(snapshot, None)]
+    pending.append((document, evidence))
+    return document
+
+
+def extraction_json(extraction: Extraction) -> dict[str, Any]:
+    return {
+        "extractionId": extraction.id,
+        "extractor": extraction.extractor,
+        "decoding": extraction.decoding,
+        "contentType": extraction.content_type,
+        "hashes": {"text": extraction.text_hash, "norm": extraction.norm_hash},
+        "textSize": extraction.text_size,
+        "normalizer": extraction.normalizer,
+        "textVersionId": extraction.text_version_id,
+        "pages": len(extraction.pages or []),
+        "flags": extraction.flags,
+        "recordedAt": rfc3339(extraction.created_at),
+    }
+
+
+def find_citation(session: Session, citation_id: str) -> Citation:
+    citation = session.get(Citation, citation_id)
+    if citation is None:
+        raise RecordNotFound(f"no citation with id {citation_id!r} is recorded")
+    return citation
+
+
+def find_snapshot(session: Session, snapshot_id: str) -> Snapshot:
+    snapshot = get_snapshot(session, snapshot_id)
+    if snapshot is None:
+        raise RecordNotFound(f"no snapshot with id {snapshot_id!r} is recorded")
+    return snapshot
 
 
 def capture_json(capture: Capture) -> dict[str, Any]:

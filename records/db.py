@@ -32,7 +32,7 @@ MIGRATIONS_DIR = Path(migrations.__file__).parent
 MIGRATION_LOCK = 0x736E6170  # "snap": the PostgreSQL advisory lock held while migrating
 # The newest migration in migrations/versions; a test checks it against Alembic's own head, so
 # a new migration cannot be added without moving this too.
-HEAD_REVISION = "0001"
+HEAD_REVISION = "0003"
 
 
 def alembic_config(connection: sa.Connection | None = None, url: str | None = None) -> Config:
@@ -48,11 +48,17 @@ def alembic_config(connection: sa.Connection | None = None, url: str | None = No
     return config
 
 
+WRITE = "snap_write"  # execution option: this transaction writes, so take the lock up front
+
+
 def _enable_sqlite_safety(engine: Engine) -> None:
-    """Foreign keys on, WAL for concurrent readers, a wait instead of 'database is locked', and
-    real transactions: pysqlite by default commits before DDL and begins lazily, so a migration
-    could be half-applied or run twice by two processes. Every transaction here is
-    ``BEGIN IMMEDIATE``: it takes the write lock up front and holds DDL atomically."""
+    """Foreign keys on, WAL so readers never block the writer (nor it them), a wait instead of
+    'database is locked', and real transactions: pysqlite by default commits before DDL and
+    begins lazily, so a migration could be half-applied or run twice by two processes.
+
+    Reads begin DEFERRED: under WAL they take no lock at all. Writes begin ``BEGIN IMMEDIATE``:
+    they take the write lock up front and wait for it (busy_timeout), instead of starting as a
+    reader and failing at once with SQLITE_BUSY when they try to upgrade."""
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
@@ -65,7 +71,8 @@ def _enable_sqlite_safety(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: sa.Connection) -> None:
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        writes = connection.get_execution_options().get(WRITE, False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if writes else "BEGIN")
 
 
 def create_db_engine(url: str, *, must_exist: bool = False) -> Engine:
@@ -123,7 +130,9 @@ class Database:
     ) -> None:
         self.url = url
         self.engine = create_db_engine(url, must_exist=must_exist)
-        self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self._writer = self.engine.execution_options(**{WRITE: True})
+        self._reads = sessionmaker(self.engine, expire_on_commit=False)
+        self._writes = sessionmaker(self._writer, expire_on_commit=False)
         migrate = self.engine.dialect.name == "sqlite" if auto_migrate is None else auto_migrate
         try:
             self._ensure_current(migrate)
@@ -168,7 +177,7 @@ class Database:
         both find the database behind leave it migrated once, not failed."""
         from alembic import command
 
-        with self.engine.begin() as connection:
+        with self._writer.begin() as connection:
             if self.dialect == "postgresql":
                 connection.execute(
                     sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK}
@@ -181,17 +190,30 @@ class Database:
     def downgrade(self, revision: str) -> None:
         from alembic import command
 
-        with self.engine.begin() as connection:
+        with self._writer.begin() as connection:
             command.downgrade(alembic_config(connection), revision)
 
     @contextmanager
     def session(self) -> Iterator[Session]:
-        """A transaction: committed when the block ends, rolled back if it raises.
+        """A short write transaction: committed when the block ends, rolled back if it raises.
 
-        A database failure inside it (a lost connection, a lock held too long, a constraint the
-        input broke) becomes one DatabaseError line."""
+        Never hold one across network or blob I/O: read what is needed (``reading``), close,
+        do the slow work, then write. A database failure inside it (a lost connection, a lock
+        held too long, a constraint the input broke) becomes one DatabaseError line."""
+        with self._transaction(self._writes) as session:
+            yield session
+
+    @contextmanager
+    def reading(self) -> Iterator[Session]:
+        """A read-only transaction (SQLite: deferred, so it never waits for or blocks a writer).
+        Nothing may be written in it: objects read stay usable after it closes."""
+        with self._transaction(self._reads) as session:
+            yield session
+
+    @contextmanager
+    def _transaction(self, factory: sessionmaker[Session]) -> Iterator[Session]:
         try:
-            with self._sessions.begin() as session:
+            with factory.begin() as session:
                 yield session
         except DBAPIError as exc:
             raise DatabaseError(f"the database at {self.safe_url} refused: {exc.orig}") from None

@@ -10,9 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from records.citation_input import ANNOTATION_ID_PREFIX
+from records.evidence import Evidence
 from records.models import Citation, Snapshot
 from records.outcome import CitationResult
-from records.repository import capture_time, get_snapshot
+from records.repository import capture_time, choose_extraction, get_snapshot
 from records.workspace import Workspace
 from snapshotter.capture import rfc3339
 from verifier import TextPositionSelector, TextQuoteSelector
@@ -20,14 +21,16 @@ from verifier import TextPositionSelector, TextQuoteSelector
 
 def emit_verified(workspace: Workspace, results: list[CitationResult]) -> dict[str, Any]:
     citations, annotations = [], []
-    with workspace.db.session() as session:
+    with workspace.db.reading() as session:
         for result in results:
             snapshot = get_snapshot(session, result.outcome.snapshot_id or "")
             if not result.passed or snapshot is None or result.quote is None:
                 continue
             fetched_at = rfc3339(capture_time(session, snapshot.id, result.url))
-            record = citation_record(result, snapshot, fetched_at)
             citation = session.get(Citation, result.citation_id)
+            pinned = citation.extraction_id if citation is not None else None
+            extraction = choose_extraction(session, snapshot.id, pinned=pinned)
+            record = citation_record(result, Evidence.of(snapshot, extraction), fetched_at)
             if citation is not None and citation.page is not None:
                 record["page"] = citation.page
             citations.append(record)
@@ -42,22 +45,19 @@ def selectors(result: CitationResult) -> tuple[TextQuoteSelector, TextPositionSe
 
 
 def citation_record(
-    result: CitationResult, snapshot: Snapshot, fetched_at: str | None
+    result: CitationResult, evidence: Evidence, fetched_at: str | None
 ) -> dict[str, Any]:
+    """The record names the extraction the quote was found in, by its extractor and hashes."""
     quote, _ = selectors(result)
     start16, end16 = result.span_utf16 or (None, None)
     return {
         "citationId": result.citation_id,
-        "snapshotId": snapshot.id,
+        "snapshotId": evidence.snapshot_id,
         "url": result.url,
         "fetchedAt": fetched_at,
-        "extractor": snapshot.extractor,
-        "normalizer": snapshot.normalizer,
-        "hashes": {
-            "raw": snapshot.raw_hash,
-            "text": snapshot.text_hash,
-            "norm": snapshot.norm_hash,
-        },
+        "extractor": evidence.extractor,
+        "normalizer": evidence.normalizer,
+        "hashes": evidence.hashes,
         "selector": {
             "position": {"unit": "utf16", "start": start16, "end": end16},
             "quote": {"exact": quote.exact, "prefix": quote.prefix, "suffix": quote.suffix},

@@ -1,7 +1,11 @@
-"""``snap fsck``: re-hash every blob and check every snapshot row against the store.
+"""``snap fsck``: re-hash every recorded blob at its recorded version, in the store it was
+written to, and say what state each is in.
 
-Problems (exit 1): a blob whose bytes do not match its digest, a snapshot whose blob is missing.
-Orphans (blobs no snapshot row names, left by an interrupted capture) are listed but harmless:
+States (records.outcome): *intact*; *shadowed* (intact, but a delete marker or a newer version
+sits on top of the recorded one: someone wrote over the key); *damaged* (the recorded version
+does not hash to its digest); *missing* (gone from the store it was written to). Damaged and
+missing are problems (exit 1); shadowed is reported, and the evidence still verifies.
+Orphans (blobs no record names, left by an interrupted capture) are listed but harmless:
 content addressing means they can only ever be correct copies of something.  So are temporary
 files of a capture killed mid-download (``snap-fetch-*``, stale and unlocked); ``--repair``
 removes them.
@@ -13,8 +17,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from records.models import Snapshot
-from records.repository import all_snapshots
+from sqlalchemy import select
+
+from records.evidence import BlobState, Evidence, blob_state, recorded_blobs
+from records.models import Extraction, Snapshot
+from records.outcome import BLOB_SHADOWED, BLOB_STATES
 from records.texts import rehash_blob
 from records.workspace import Workspace
 from snap.errors import StoreError
@@ -22,11 +29,22 @@ from snapshotter.store import blob_key
 from snapshotter.tempfiles import remove_stale_temp_files, stale_temp_files
 
 
+@dataclass(frozen=True)
+class RecordedBlob:
+    snapshot_id: str
+    evidence: Evidence
+    kind: str
+    digest: str
+    version_id: str | None
+
+
 @dataclass
 class FsckReport:
     blobs_checked: int = 0
     snapshots_checked: int = 0
-    problems: list[dict[str, str]] = field(default_factory=list)
+    states: dict[str, int] = field(default_factory=lambda: dict.fromkeys(BLOB_STATES, 0))
+    problems: list[dict[str, Any]] = field(default_factory=list)
+    shadowed: list[dict[str, Any]] = field(default_factory=list)
     orphans: list[str] = field(default_factory=list)
     temp_files: list[str] = field(default_factory=list)
     temp_files_removed: bool = False
@@ -35,12 +53,25 @@ class FsckReport:
     def ok(self) -> bool:
         return not self.problems
 
+    def add(self, blob: RecordedBlob, state: BlobState) -> None:
+        self.states[state.state] += 1
+        if state.holds and state.state != BLOB_SHADOWED:
+            return
+        entry = {**state.to_json(), "snapshotId": blob.snapshot_id}
+        if state.state == BLOB_SHADOWED:
+            self.shadowed.append(entry)
+            return
+        problem = f"{blob_key(blob.kind, blob.digest)} is {state.state}: {state.detail}"
+        self.problems.append({**entry, "problem": problem})
+
     def to_json(self) -> dict[str, Any]:
         return {
             "ok": self.ok,
             "blobsChecked": self.blobs_checked,
             "snapshotsChecked": self.snapshots_checked,
+            "states": self.states,
             "problems": self.problems,
+            "shadowed": self.shadowed,
             "orphans": self.orphans,
             "tempFiles": self.temp_files,
             "tempFilesRemoved": self.temp_files_removed,
@@ -51,14 +82,33 @@ class FsckReport:
 class FsckPlan:
     """What will be checked, listed first so a progress bar can show how far along it is."""
 
-    blobs: list[tuple[str, str]]
-    snapshots: list[Snapshot]
+    recorded: list[RecordedBlob]
+    orphans: list[tuple[str, str]]
+    snapshots: int
+
+    @property
+    def blobs(self) -> list[object]:
+        return [*self.recorded, *self.orphans]
 
 
 def plan_fsck(workspace: Workspace) -> FsckPlan:
-    with workspace.db.session() as session:
-        snapshots = list(all_snapshots(session))
-    return FsckPlan(sorted(workspace.store.iterate()), snapshots)
+    """Every blob a snapshot or extraction names, with its recorded version; then the blobs in
+    the configured store that nothing names."""
+    with workspace.db.reading() as session:
+        snapshots = {s.id: s for s in session.scalars(select(Snapshot))}
+        extractions = list(session.scalars(select(Extraction).order_by(Extraction.id)))
+    evidence = [Evidence.of(s, None) for s in snapshots.values()]
+    evidence += [Evidence.of(snapshots[e.snapshot_id], e) for e in extractions]
+    recorded: dict[tuple[str, str, str, str | None], RecordedBlob] = {}
+    for item in evidence:
+        for kind, digest, version in recorded_blobs(item):
+            key = (item.store_location, kind, digest, version)
+            recorded.setdefault(key, RecordedBlob(item.snapshot_id, item, kind, digest, version))
+    here = workspace.store.location
+    named = {(b.kind, b.digest) for b in recorded.values() if b.evidence.store_location == here}
+    orphans = sorted(blob for blob in workspace.store.iterate() if blob not in named)
+    ordered = sorted(recorded.values(), key=lambda b: (b.kind, b.digest, b.snapshot_id))
+    return FsckPlan(ordered, orphans, len(snapshots))
 
 
 def fsck(
@@ -68,41 +118,24 @@ def fsck(
     progress: Callable[[int], None] | None = None,
     repair: bool = False,
 ) -> FsckReport:
-    report = FsckReport()
+    report = FsckReport(snapshots_checked=plan.snapshots)
     left_behind = remove_stale_temp_files() if repair else stale_temp_files()
     report.temp_files = [str(path) for path in left_behind]
     report.temp_files_removed = repair
-    store = workspace.store
-    snapshots = plan.snapshots
-    needed = set().union(*(needed_by(s) for s in snapshots))
-    present: set[tuple[str, str]] = set()
-    for kind, digest in plan.blobs:
-        present.add((kind, digest))
+    workspace.stores.check_all([blob.evidence for blob in plan.recorded])
+    for blob in plan.recorded:
+        store = workspace.stores.store_for(blob.evidence)
+        report.add(blob, blob_state(store, blob.kind, blob.digest, blob.version_id))
         report.blobs_checked += 1
-        try:
-            rehash_blob(store, kind, digest)
-        except StoreError as error:
-            report.problems.append({"key": blob_key(kind, digest), "problem": error.message})
-        if (kind, digest) not in needed:
-            report.orphans.append(blob_key(kind, digest))
         if progress is not None:
             progress(1)
-    for snapshot in snapshots:
-        report.snapshots_checked += 1
-        for kind, digest in sorted(needed_by(snapshot)):
-            if (kind, digest) not in present:
-                report.problems.append(
-                    {
-                        "key": blob_key(kind, digest),
-                        "problem": f"{blob_key(kind, digest)} is missing: snapshot {snapshot.id}"
-                        f" names it as its {kind} blob",
-                    }
-                )
+    for kind, digest in plan.orphans:
+        report.orphans.append(blob_key(kind, digest))
+        report.blobs_checked += 1
+        try:
+            rehash_blob(workspace.store, kind, digest)
+        except StoreError as error:
+            report.problems.append({"key": blob_key(kind, digest), "problem": error.message})
+        if progress is not None:
+            progress(1)
     return report
-
-
-def needed_by(snapshot: Snapshot) -> set[tuple[str, str]]:
-    blobs = {("raw", snapshot.raw_hash)}
-    if snapshot.text_hash:
-        blobs.add(("text", snapshot.text_hash))
-    return blobs

@@ -27,6 +27,8 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
+from verifier.status import Status
+
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
     "uq": "uq_%(table_name)s_%(column_0_name)s",
@@ -77,7 +79,10 @@ class Base(DeclarativeBase):
 
 
 class Snapshot(Base):
-    """One stored source: its raw bytes and extracted text, addressed by their SHA-256."""
+    """One stored source: its raw bytes, addressed by their SHA-256, and the store holding them.
+
+    The text columns describe the snapshot's first extraction and are kept for old readers;
+    the texts themselves are the ``extractions`` rows."""
 
     __tablename__ = "snapshots"
 
@@ -109,6 +114,38 @@ class Snapshot(Base):
     )
 
 
+class Extraction(Base):
+    """One text made from a snapshot's raw bytes: by which extractor, decoded how, with what
+    result. The same bytes may have several (a new extractor version, another declared charset);
+    each is kept, and each citation is pinned to the one it was checked against. The key
+    (snapshot, extractor, decoding) names one deterministic computation, so a second row with
+    that key and a different text is refused as a conflict, never stored beside the first."""
+
+    __tablename__ = "extractions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    snapshot_id: Mapped[str] = mapped_column(ForeignKey("snapshots.id"))
+    extractor: Mapped[str] = mapped_column(String(300))
+    decoding: Mapped[str] = mapped_column(String(300))
+    content_type: Mapped[str] = mapped_column(Text)
+    text_hash: Mapped[str | None] = mapped_column(String(DIGEST_LENGTH))
+    norm_hash: Mapped[str | None] = mapped_column(String(DIGEST_LENGTH))
+    text_size: Mapped[int | None] = mapped_column(Integer)
+    normalizer: Mapped[str] = mapped_column(String(100))
+    text_version_id: Mapped[str | None] = mapped_column(String(1024))
+    pages: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    flags: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    __table_args__ = (
+        UniqueConstraint(
+            "snapshot_id", "extractor", "decoding", name="uq_extractions_snapshot_extractor"
+        ),
+        CheckConstraint(digest_check("text_hash"), name="text_hash_digest"),
+        CheckConstraint(digest_check("norm_hash"), name="norm_hash_digest"),
+    )
+
+
 class Capture(Base):
     """One fetch attempt, stored or failed; a failed capture has no snapshot to check."""
 
@@ -117,6 +154,9 @@ class Capture(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     url: Mapped[str] = mapped_column(Text)
     final_url: Mapped[str | None] = mapped_column(Text)
+    # records.urls.canonical_url of url and final_url: what lookups compare
+    url_key: Mapped[str | None] = mapped_column(Text)
+    final_url_key: Mapped[str | None] = mapped_column(Text)
     fetched_at: Mapped[datetime]
     http_status: Mapped[int | None] = mapped_column(Integer)
     outcome: Mapped[str] = mapped_column(String(20))
@@ -126,6 +166,8 @@ class Capture(Base):
 
     __table_args__ = (
         UniqueConstraint("url", "fetched_at", name="uq_captures_url_fetched_at"),
+        Index("ix_captures_url_key", "url_key"),
+        Index("ix_captures_final_url_key", "final_url_key"),
         CheckConstraint("outcome IN ('stored', 'failed')", name="outcome_known"),
         CheckConstraint(
             "(outcome = 'stored') = (snapshot_id IS NOT NULL)", name="stored_has_snapshot"
@@ -140,8 +182,13 @@ class Citation(Base):
 
     id: Mapped[str] = mapped_column(String(200), primary_key=True)
     fingerprint: Mapped[str] = mapped_column(String(DIGEST_LENGTH))
-    url: Mapped[str | None] = mapped_column(Text)
+    url: Mapped[str | None] = mapped_column(Text)  # exactly as given
+    url_key: Mapped[str | None] = mapped_column(Text)  # records.urls.canonical_url(url)
     snapshot_id: Mapped[str | None] = mapped_column(ForeignKey("snapshots.id"))
+    # No foreign key, here and on verifications: SQLite can add and drop a plain column in
+    # place, but a referencing one only by rebuilding tables that carry the append-only
+    # triggers. Only snap writes these ids, always from a row it has just read.
+    extraction_id: Mapped[int | None] = mapped_column(Integer)
     claimed_snapshot: Mapped[str | None] = mapped_column(String(200))
     claimed_hashes: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     exact: Mapped[str] = mapped_column(Text)
@@ -165,7 +212,9 @@ class Citation(Base):
             name="position_ordered",
         ),
         Index("ix_citations_url", "url"),
+        Index("ix_citations_url_key", "url_key"),
         Index("ix_citations_snapshot_id", "snapshot_id"),
+        Index("ix_citations_extraction_id", "extraction_id"),
     )
 
 
@@ -177,6 +226,10 @@ class Verification(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     citation_id: Mapped[str] = mapped_column(ForeignKey("citations.id"))
     snapshot_id: Mapped[str | None] = mapped_column(ForeignKey("snapshots.id"))
+    extraction_id: Mapped[int | None] = mapped_column(Integer)
+    run_id: Mapped[str | None] = mapped_column(String(64))
+    # sha256 of (citation, snapshot, extraction, run): a retried batch inserts nothing twice.
+    idempotency_key: Mapped[str | None] = mapped_column(String(DIGEST_LENGTH))
     status: Mapped[str] = mapped_column(String(30))
     span_start: Mapped[int | None] = mapped_column(Integer)
     span_end: Mapped[int | None] = mapped_column(Integer)
@@ -191,9 +244,10 @@ class Verification(Base):
 
     __table_args__ = (
         CheckConstraint(
-            "status IN ('quote_found', 'not_found', 'could_not_check', 'position_mismatch',"
-            " 'stale_fingerprint', 'integrity_failure', 'unknown_snapshot', 'source_changed')",
+            "status IN (" + ", ".join(f"'{status.value}'" for status in Status) + ")",
             name="status_known",
         ),
         Index("ix_verifications_citation_id", "citation_id"),
+        Index("ix_verifications_idempotency_key", "idempotency_key", unique=True),
+        Index("ix_verifications_run_id", "run_id"),
     )

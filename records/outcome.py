@@ -19,14 +19,18 @@ SNIPPET_REASON = (
     "the search engine's snippet is not word for word in the captured source; snippets are "
     "excerpts, not promised verbatim, so this is not evidence of a fabricated quote"
 )
-# The verifications table only accepts the older statuses until its CHECK constraint is
-# widened by a migration; until then the new ones are stored as their nearest older status,
-# with the real one in ``details["status"]``. One place, removed at merge.
-STORED_AS: dict[str, str] = {NO_QUOTE: "could_not_check", SNIPPET_NOT_VERBATIM: "not_found"}
 
-
-def stored_status(status: str) -> str:
-    return STORED_AS.get(status, status)
+# What ``fsck`` and ``audit`` say about one recorded blob (a state of stored bytes, not a
+# status of a citation check):
+BLOB_INTACT = "intact"  # the recorded version is there and hashes to its digest
+BLOB_SHADOWED = "shadowed"  # intact, but a delete marker or newer version sits on top of it
+BLOB_DAMAGED = "damaged"  # the recorded version's bytes do not hash to the digest
+BLOB_MISSING = "missing"  # the recorded version is gone from the store it was written to
+BLOB_STATES = (BLOB_INTACT, BLOB_SHADOWED, BLOB_DAMAGED, BLOB_MISSING)
+EVIDENCE_HOLDS = (BLOB_INTACT, BLOB_SHADOWED)
+# ``reverify --refetch``: a cited URL that could not be captured again (an outcome of the
+# capture, reported beside the citations' statuses, never stored as a verification).
+REFETCH_FAILED = "refetch_failed"
 
 
 @dataclass(frozen=True)

@@ -8,32 +8,38 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 
-from records.models import Capture, Citation, Snapshot, Verification, utcnow
-from snap.errors import CaptureError, InputError
+from records.models import Capture, Citation, Extraction, Snapshot, Verification, utcnow
+from records.urls import canonical_url
+from snap.errors import CaptureError, ExtractionConflict, InputError
 from snapshotter.capture import SnapshotRecord, page_json
 from verifier import token_keys
 
 
-def insert_if_absent(session: Session, model: type[Any], values: dict[str, Any]) -> None:
-    """INSERT … ON CONFLICT DO NOTHING on SQLite and PostgreSQL alike.
+def dialect_insert(session: Session) -> Callable[..., Any]:
+    """The ``insert`` that knows ON CONFLICT DO NOTHING, for SQLite and PostgreSQL alike.
 
     Each dialect's module is imported here, not at the top: a SQLite user never loads the
     PostgreSQL dialect."""
     if session.get_bind().dialect.name == "postgresql":
         from sqlalchemy.dialects.postgresql import insert as pg_insert
 
-        session.execute(pg_insert(model).values(**values).on_conflict_do_nothing())
-    else:
-        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+        return pg_insert
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-        session.execute(sqlite_insert(model).values(**values).on_conflict_do_nothing())
+    return sqlite_insert
+
+
+def insert_if_absent(session: Session, model: type[Any], values: dict[str, Any]) -> None:
+    """INSERT … ON CONFLICT DO NOTHING on SQLite and PostgreSQL alike."""
+    insert = dialect_insert(session)
+    session.execute(insert(model).values(**values).on_conflict_do_nothing())
 
 
 def parse_time(text: str) -> datetime:
@@ -41,11 +47,16 @@ def parse_time(text: str) -> datetime:
 
 
 def record_snapshot(session: Session, record: SnapshotRecord) -> Capture:
-    """The snapshot row (once per content) and a capture row (once per fetch)."""
+    """The snapshot row (once per content), its extraction (once per extractor and decoding:
+    a different text of the same bytes is a new extraction, never dropped) and a capture row
+    (once per fetch)."""
     insert_if_absent(session, Snapshot, snapshot_values(record))
+    record_extraction(session, extraction_values(record))
     capture = Capture(
         url=record.url,
         final_url=record.final_url,
+        url_key=canonical_url(record.url),
+        final_url_key=canonical_url(record.final_url) if record.final_url else None,
         fetched_at=parse_time(record.fetched_at) if record.fetched_at else utcnow(),
         http_status=record.status,
         outcome="stored",
@@ -55,6 +66,69 @@ def record_snapshot(session: Session, record: SnapshotRecord) -> Capture:
     session.add(capture)
     session.flush()
     return capture
+
+
+def record_extraction(session: Session, values: dict[str, Any]) -> Extraction:
+    """Insert the extraction unless its key is recorded; the same key with another text is a
+    non-deterministic extractor or tampering, and is refused loudly."""
+    insert_if_absent(session, Extraction, values)
+    query = select(Extraction).where(
+        Extraction.snapshot_id == values["snapshot_id"],
+        Extraction.extractor == values["extractor"],
+        Extraction.decoding == values["decoding"],
+    )
+    extraction = session.scalars(query).one()
+    if extraction.text_hash != values["text_hash"]:
+        raise ExtractionConflict(
+            f"snapshot {values['snapshot_id']} extracted by {values['extractor']}"
+            f" ({values['decoding']}) gave text {values['text_hash']}, but extraction"
+            f" {extraction.id} with the same key recorded {extraction.text_hash}: the extractor"
+            " is not deterministic or a stored text was replaced; nothing was recorded"
+        )
+    return extraction
+
+
+def extraction_values(record: SnapshotRecord) -> dict[str, Any]:
+    return {
+        "snapshot_id": record.snapshot_id,
+        "extractor": record.extractor,
+        "decoding": record.decoding,
+        "content_type": record.content_type,
+        "text_hash": record.text_hash,
+        "norm_hash": record.norm_hash,
+        "text_size": record.text_size,
+        "normalizer": record.normalizer,
+        "text_version_id": record.text_blob.version_id if record.text_blob else None,
+        "pages": [page_json(page) for page in record.pages],
+        "flags": list(record.flags),
+        "created_at": utcnow(),
+    }
+
+
+def extractions_of(session: Session, snapshot_id: str) -> Sequence[Extraction]:
+    """Oldest first, by the database's own sequence."""
+    query = select(Extraction).where(Extraction.snapshot_id == snapshot_id)
+    return session.scalars(query.order_by(Extraction.id)).all()
+
+
+def choose_extraction(
+    session: Session,
+    snapshot_id: str,
+    *,
+    pinned: int | None = None,
+    text_hash: str | None = None,
+) -> Extraction | None:
+    """The extraction a check reads: the one the citation is pinned to, else the one whose text
+    the citation names, else the newest."""
+    extractions = extractions_of(session, snapshot_id)
+    for wanted in (
+        [e for e in extractions if e.id == pinned],
+        [e for e in extractions if text_hash is not None and e.text_hash == text_hash],
+        list(reversed(extractions)),
+    ):
+        if wanted:
+            return wanted[0]
+    return None
 
 
 def snapshot_values(record: SnapshotRecord) -> dict[str, Any]:
@@ -84,6 +158,8 @@ def record_failed_capture(session: Session, target: str, error: CaptureError) ->
     capture = Capture(
         url=error.url or target,
         final_url=error.final_url,
+        url_key=canonical_url(error.url or target),
+        final_url_key=canonical_url(error.final_url) if error.final_url else None,
         fetched_at=parse_time(str(fetched_at)) if fetched_at else utcnow(),
         http_status=error.status,
         outcome="failed",
@@ -100,34 +176,40 @@ def get_snapshot(session: Session, snapshot_id: str) -> Snapshot | None:
 
 
 def latest_capture(session: Session, url: str) -> Capture | None:
-    """The newest stored capture of ``url`` (asked for, or reached by redirect)."""
+    """The newest stored capture of ``url`` (asked for, or reached by redirect), compared in
+    canonical form: ``…#section`` names the captured page."""
+    key = canonical_url(url)
     query = (
         select(Capture)
-        .where(Capture.outcome == "stored", or_(Capture.url == url, Capture.final_url == url))
-        .order_by(Capture.fetched_at.desc(), Capture.id.desc())
+        .where(
+            Capture.outcome == "stored", or_(Capture.url_key == key, Capture.final_url_key == key)
+        )
+        .order_by(Capture.id.desc())  # the database's sequence, not clocks of other machines
         .limit(1)
     )
     return session.scalars(query).first()
 
 
 def captures_of(session: Session, url: str) -> Sequence[Capture]:
+    key = canonical_url(url)
     query = (
         select(Capture)
-        .where(or_(Capture.url == url, Capture.final_url == url))
-        .order_by(Capture.fetched_at, Capture.id)
+        .where(or_(Capture.url_key == key, Capture.final_url_key == key))
+        .order_by(Capture.id)
     )
     return session.scalars(query).all()
 
 
 def captures_of_snapshot(session: Session, snapshot_id: str) -> Sequence[Capture]:
-    query = select(Capture).where(Capture.snapshot_id == snapshot_id).order_by(Capture.fetched_at)
+    query = select(Capture).where(Capture.snapshot_id == snapshot_id).order_by(Capture.id)
     return session.scalars(query).all()
 
 
 def capture_time(session: Session, snapshot_id: str, url: str | None = None) -> datetime | None:
     """When the snapshot was first captured, from ``url`` if it was (else from anywhere)."""
     captures = captures_of_snapshot(session, snapshot_id)
-    of_url = [c for c in captures if url in (c.url, c.final_url)] or captures
+    key = canonical_url(url) if url else None
+    of_url = [c for c in captures if key in (c.url_key, c.final_url_key)] or captures
     return of_url[0].fetched_at if of_url else None
 
 
@@ -144,6 +226,11 @@ def citation_fingerprint(asserted: dict[str, Any]) -> str:
     keys = ("url", "snapshotId", "exact", "page", "answerId", "claim")
     canonical = json.dumps([asserted.get(key) for key in keys], ensure_ascii=False)
     return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def citation_id_for(given: str | None, asserted: dict[str, Any]) -> str:
+    """The id given in the input, else one derived from what the input asserts."""
+    return given or "c-" + citation_fingerprint(asserted).removeprefix("sha256:")[:16]
 
 
 def citation_conflict(existing: Citation, asserted: dict[str, Any]) -> str | None:
@@ -165,8 +252,15 @@ def citation_conflict(existing: Citation, asserted: dict[str, Any]) -> str | Non
 def record_citation(session: Session, values: dict[str, Any], asserted: dict[str, Any]) -> Citation:
     """Insert the citation unless present; an id reused for a different citation is refused."""
     fingerprint = citation_fingerprint(asserted)
-    citation_id = values.get("id") or "c-" + fingerprint.removeprefix("sha256:")[:16]
-    row = {**values, "id": citation_id, "fingerprint": fingerprint, "created_at": utcnow()}
+    citation_id = citation_id_for(values.get("id"), asserted)
+    url = values.get("url")
+    row = {
+        **values,
+        "id": citation_id,
+        "fingerprint": fingerprint,
+        "url_key": canonical_url(url) if url else None,
+        "created_at": utcnow(),
+    }
     insert_if_absent(session, Citation, row)
     citation = session.get(Citation, citation_id, populate_existing=True)
     assert citation is not None
@@ -179,26 +273,66 @@ def record_citation(session: Session, values: dict[str, Any], asserted: dict[str
     return citation
 
 
-def pin_first_snapshot(session: Session, citation: Citation, snapshot_id: str | None) -> None:
-    """A citation recorded before its source was captured is pinned to the first snapshot it is
-    checked against, as one recorded after the capture is from the start: only then can a
-    later change of the source be told from a quote that was never there. Set once, never moved
-    (the WHERE makes a race harmless)."""
-    if citation.snapshot_id is not None or snapshot_id is None or citation.claimed_snapshot:
+def pin_first_snapshot(
+    session: Session, citation: Citation, snapshot_id: str | None, extraction_id: int | None = None
+) -> None:
+    """A citation recorded before its source was captured is pinned to the first snapshot (and
+    extraction) it is checked against, as one recorded after the capture is from the start:
+    only then can a later change of the source be told from a quote that was never there. Set
+    once, never moved (the WHERE makes a race harmless)."""
+    if citation.claimed_snapshot or snapshot_id is None:
         return
-    session.execute(
-        update(Citation)
-        .where(Citation.id == citation.id, Citation.snapshot_id.is_(None))
-        .values(snapshot_id=snapshot_id)
-    )
+    if citation.snapshot_id is None:
+        session.execute(
+            update(Citation)
+            .where(Citation.id == citation.id, Citation.snapshot_id.is_(None))
+            .values(snapshot_id=snapshot_id)
+        )
+    if extraction_id is not None and citation.extraction_id is None:
+        session.execute(
+            update(Citation)
+            .where(
+                Citation.id == citation.id,
+                Citation.snapshot_id == snapshot_id,
+                Citation.extraction_id.is_(None),
+            )
+            .values(extraction_id=extraction_id)
+        )
     session.refresh(citation)
 
 
-def record_verification(session: Session, values: dict[str, Any]) -> Verification:
-    verification = Verification(**values, checked_at=utcnow())
-    session.add(verification)
-    session.flush()
-    return verification
+def idempotency_key(
+    citation_id: str, snapshot_id: str | None, extraction_id: int | None, run_id: str, item: int
+) -> str:
+    """One check of one citation in one run: the same batch written twice leaves one row."""
+    parts = json.dumps([citation_id, snapshot_id, extraction_id, run_id, item])
+    return "sha256:" + hashlib.sha256(parts.encode("utf-8")).hexdigest()
+
+
+ROWS_PER_INSERT = 500  # 15 bound values a row stays far below SQLite's variable limit
+
+
+def record_verifications(session: Session, rows: list[dict[str, Any]]) -> dict[str, int]:
+    """Multi-row INSERT … ON CONFLICT DO NOTHING for a batch of checks (500 rows a round trip);
+    each row carries an ``idempotency_key``. Returns the row id of every key, inserted
+    now or by an earlier try of the same batch."""
+    now = utcnow()
+    insert = dialect_insert(session)
+    ids: dict[str, int] = {}
+    for start in range(0, len(rows), ROWS_PER_INSERT):
+        chunk = rows[start : start + ROWS_PER_INSERT]
+        values = [{**row, "checked_at": now} for row in chunk]
+        # executemany of one cached statement: SQLAlchemy sends it as multi-row INSERTs
+        # ("insertmanyvalues") without compiling a new statement for every batch size.
+        session.execute(insert(Verification).on_conflict_do_nothing(), values)
+        keys = [row["idempotency_key"] for row in chunk]
+        found = session.execute(
+            select(Verification.idempotency_key, Verification.id).where(
+                Verification.idempotency_key.in_(keys)
+            )
+        )
+        ids.update({str(key): int(row_id) for key, row_id in found})
+    return ids
 
 
 def verifications_of(session: Session, citation_id: str) -> Sequence[Verification]:
@@ -219,7 +353,7 @@ def citations_matching(
 ) -> Sequence[Citation]:
     query = select(Citation).order_by(Citation.created_at, Citation.id)
     if url is not None:
-        query = query.where(Citation.url == url)
+        query = query.where(Citation.url_key == canonical_url(url))
     if since is not None:
         query = query.where(Citation.created_at >= since)
     if snapshot_id is not None:

@@ -7,24 +7,29 @@ a source changes cheap.
 
 from __future__ import annotations
 
+import uuid
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from records.capture import capture_source, is_web_url
+from records.evidence import Evidence
 from records.inputs import QUOTED, UNQUOTED, CitationRequest, Position
-from records.models import Citation, Snapshot
-from records.outcome import CitationResult, Outcome, count_by_status
+from records.models import Citation, Verification
+from records.outcome import REFETCH_FAILED, CitationResult, Outcome, count_by_status
 from records.repository import (
     capture_time,
+    choose_extraction,
     citations_matching,
     get_snapshot,
+    idempotency_key,
     latest_capture,
-    record_verification,
+    record_verifications,
 )
 from records.texts import SnapshotTexts
 from records.verify import check_against, verification_values
@@ -40,26 +45,40 @@ Progress = Callable[[int], None]
 class ReverifyReport:
     results: list[CitationResult]
     refetch_errors: dict[str, str]
+    run_id: str = ""
+    resumed: int = 0  # results already recorded by an earlier, interrupted try of this run
 
     @property
     def passed(self) -> bool:
-        return all(result.passed for result in self.results)
+        """A failed refetch fails the job: a cron job must not see success when nothing was
+        captured again."""
+        return not self.refetch_errors and all(result.passed for result in self.results)
 
     def summary(self) -> dict[str, Any]:
         return {
             "total": len(self.results),
             "byStatus": count_by_status(self.results),
             "refetchErrors": self.refetch_errors,
+            "runId": self.run_id,
+            "resumed": self.resumed,
         }
 
     def to_json(self) -> dict[str, Any]:
-        return {"results": [r.to_json() for r in self.results], "summary": self.summary()}
+        failed = [
+            {"url": url, "status": REFETCH_FAILED, "reason": reason}
+            for url, reason in sorted(self.refetch_errors.items())
+        ]
+        return {
+            "results": [r.to_json() for r in self.results],
+            "refetchFailed": failed,
+            "summary": self.summary(),
+        }
 
 
 def select_citations(
     workspace: Workspace, *, url: str | None = None, since: datetime | None = None
 ) -> list[Citation]:
-    with workspace.db.session() as session:
+    with workspace.db.reading() as session:
         return list(citations_matching(session, url=url, since=since))
 
 
@@ -80,41 +99,128 @@ def refetch_sources(workspace: Workspace, citations: Sequence[Citation]) -> dict
     return errors
 
 
+@dataclass(frozen=True)
+class _Group:
+    latest: Evidence | None
+    citations: list[Citation]
+
+
+@dataclass
+class _Plan:
+    """Everything the database says about a reverify run, read in one short transaction."""
+
+    groups: list[_Group]
+    pinned: dict[str, Evidence]  # citation id -> the snapshot and extraction it is pinned to
+    captured_at: dict[str, str | None]  # snapshot id -> when it was first captured
+    done: list[CitationResult]  # already recorded by this run id (an interrupted earlier try)
+
+    def evidence(self) -> list[Evidence]:
+        latest = [g.latest for g in self.groups if g.latest is not None]
+        return [*latest, *self.pinned.values()]
+
+
 def reverify(
     workspace: Workspace,
     citations: Sequence[Citation],
     *,
     progress: Progress | None = None,
     refetch_errors: dict[str, str] | None = None,
+    run_id: str | None = None,
 ) -> ReverifyReport:
-    texts = SnapshotTexts(workspace.store)
-    results: list[CitationResult] = []
+    """Re-check ``citations``, one short write transaction per snapshot group: an interrupted
+    run keeps every group it finished, and the same ``run_id`` given again continues it
+    without checking or recording those groups a second time."""
+    run_id = run_id or uuid.uuid4().hex
+    with workspace.db.reading() as session:
+        plan = plan_reverify(session, citations, run_id)
+    workspace.stores.check_all(plan.evidence())
+    texts = SnapshotTexts(workspace.stores)
+    results = list(plan.done)
+    if progress is not None and plan.done:
+        progress(len(plan.done))
+    for group in plan.groups:
+        results += check_group(workspace, texts, plan, group, run_id)
+        if progress is not None:
+            progress(len(group.citations))
+    return ReverifyReport(results, refetch_errors or {}, run_id, len(plan.done))
+
+
+def check_group(
+    workspace: Workspace, texts: SnapshotTexts, plan: _Plan, group: _Group, run_id: str
+) -> list[CitationResult]:
+    """Check a group with no transaction open, then record it in one multi-row insert."""
+    checked = []
+    for citation in group.citations:
+        pinned = plan.pinned.get(citation.id)
+        outcome, source, used = recheck(texts, citation, pinned, group.latest, plan.captured_at)
+        extraction_id = used.extraction_id if used is not None else None
+        key = idempotency_key(citation.id, outcome.snapshot_id, extraction_id, run_id, 0)
+        row = verification_values(citation.id, outcome, extraction_id, run_id, key)
+        checked.append((citation, outcome, source, row))
     with workspace.db.session() as session:
-        for snapshot, group in group_by_latest_snapshot(session, citations):
-            for citation in group:
-                outcome, source = recheck(session, texts, citation, snapshot)
-                verification = record_verification(
-                    session, verification_values(citation.id, outcome)
-                )
-                results.append(
-                    CitationResult.of(
-                        citation.id,
-                        citation.url,
-                        outcome,
-                        source,
-                        citation.claim_text,
-                        verification.id,
-                    )
-                )
-                if progress is not None:
-                    progress(1)
-    return ReverifyReport(results, refetch_errors or {})
+        ids = record_verifications(session, [row for *_, row in checked])
+    return [
+        CitationResult.of(
+            citation.id,
+            citation.url,
+            outcome,
+            source,
+            citation.claim_text,
+            ids.get(row["idempotency_key"]),
+        )
+        for citation, outcome, source, row in checked
+    ]
 
 
-def group_by_latest_snapshot(
-    session: Session, citations: Sequence[Citation]
-) -> list[tuple[Snapshot | None, list[Citation]]]:
-    """Citations keyed by the newest snapshot of their URL (their own, if they have no URL)."""
+def plan_reverify(session: Session, citations: Sequence[Citation], run_id: str) -> _Plan:
+    done_rows = verifications_of_run(session, run_id)
+    done = [result_of_row(c, done_rows[c.id]) for c in citations if c.id in done_rows]
+    todo = [c for c in citations if c.id not in done_rows]
+    groups = group_by_latest_snapshot(session, todo)
+    pinned = {}
+    known: dict[
+        tuple[str, int | None], Evidence | None
+    ] = {}  # one query per snapshot, not per citation
+    for citation in todo:
+        if citation.snapshot_id is None:
+            continue
+        key = (citation.snapshot_id, citation.extraction_id)
+        if key not in known:
+            known[key] = pinned_evidence(session, *key)
+        evidence = known[key]
+        if evidence is not None:
+            pinned[citation.id] = evidence
+    snapshot_ids = {e.snapshot_id for e in [*pinned.values()]} | {
+        g.latest.snapshot_id for g in groups if g.latest is not None
+    }
+    captured_at = {i: rfc3339(capture_time(session, i)) for i in sorted(snapshot_ids)}
+    return _Plan(groups, pinned, captured_at, done)
+
+
+def pinned_evidence(
+    session: Session, snapshot_id: str, extraction_id: int | None
+) -> Evidence | None:
+    snapshot = get_snapshot(session, snapshot_id)
+    if snapshot is None:
+        return None
+    return Evidence.of(snapshot, choose_extraction(session, snapshot.id, pinned=extraction_id))
+
+
+def result_of_row(citation: Citation, row: Verification) -> CitationResult:
+    """A check recorded by an earlier try of this run, as a result (without the stored quote:
+    the blob is not read again)."""
+    start, end = row.span_start, row.span_end
+    outcome = Outcome(
+        row.status, row.snapshot_id, start, end, row.matches, None, row.reason, dict(row.details)
+    )
+    return CitationResult(
+        citation.id, citation.url, outcome, None, None, citation.claim_text, row.id
+    )
+
+
+def group_by_latest_snapshot(session: Session, citations: Sequence[Citation]) -> list[_Group]:
+    """Citations keyed by the newest snapshot of their URL (their own, if they have no URL),
+    each snapshot read at its newest extraction."""
     latest_of_url: dict[str | None, str | None] = {}
     groups: dict[str | None, list[Citation]] = defaultdict(list)
     for citation in citations:
@@ -122,50 +228,85 @@ def group_by_latest_snapshot(
             capture = latest_capture(session, citation.url) if citation.url else None
             latest_of_url[citation.url] = capture.snapshot_id if capture else None
         groups[latest_of_url[citation.url] or citation.snapshot_id].append(citation)
-    return [(get_snapshot(session, key) if key else None, group) for key, group in groups.items()]
+    planned = []
+    for key, group in groups.items():
+        snapshot = get_snapshot(session, key) if key else None
+        latest = None
+        if snapshot is not None:
+            latest = Evidence.of(snapshot, choose_extraction(session, snapshot.id))
+        planned.append(_Group(latest, group))
+    return planned
 
 
 def recheck(
-    session: Session, texts: SnapshotTexts, citation: Citation, latest: Snapshot | None
-) -> tuple[Outcome, Any]:
-    """First the citation in its own snapshot, with its position and fingerprints: a citation
-    that was never right there stays broken, whatever newer captures say. Then the latest."""
+    texts: SnapshotTexts,
+    citation: Citation,
+    pinned: Evidence | None,
+    latest: Evidence | None,
+    captured_at: dict[str, str | None],
+) -> tuple[Outcome, Any, Evidence | None]:
+    """First the citation in its own snapshot and extraction, with its position and
+    fingerprints: a citation that was never right there stays broken, whatever newer captures
+    or extractions say. Then the latest capture at its newest extraction."""
     if citation.snapshot_id is None and citation.claimed_snapshot:
         reason = (
             f"the cited snapshot {citation.claimed_snapshot} was never captured from {citation.url}"
         )
-        return Outcome("unknown_snapshot", reason=reason), None
-    pinned = get_snapshot(session, citation.snapshot_id) if citation.snapshot_id else None
+        return Outcome("unknown_snapshot", reason=reason), None, None
     if pinned is not None:
-        own = check_stored(texts, pinned, request_of(citation, in_own_snapshot=True))
-        if own[0].status != "quote_found" or latest is None or latest.id == pinned.id:
-            return own
+        own, source = check_stored(texts, pinned, request_of(citation, in_own_snapshot=True))
+        if own.status != "quote_found" or latest is None or same_text(latest, pinned):
+            return own, source, pinned
     if latest is None:
-        return Outcome("unknown_snapshot", reason="no snapshot of this citation's source"), None
+        reason = "no snapshot of this citation's source"
+        return Outcome("unknown_snapshot", reason=reason), None, None
     outcome, source = check_stored(texts, latest, request_of(citation, in_own_snapshot=False))
     if outcome.status == "not_found" and pinned is not None:
-        details = {
-            "pinnedSnapshotId": pinned.id,
-            "pinnedCapturedAt": rfc3339(capture_time(session, pinned.id)),
-            "latestCapturedAt": rfc3339(capture_time(session, latest.id)),
+        return changed(outcome, pinned, latest, captured_at), source, latest
+    return outcome, source, latest
+
+
+def same_text(one: Evidence, other: Evidence) -> bool:
+    return (one.snapshot_id, one.text_hash) == (other.snapshot_id, other.text_hash)
+
+
+def changed(
+    outcome: Outcome, pinned: Evidence, latest: Evidence, captured_at: dict[str, str | None]
+) -> Outcome:
+    """``source_changed``: found where it was cited, not in the newer capture or extraction."""
+    if pinned.snapshot_id == latest.snapshot_id:
+        details: dict[str, Any] = {
+            "pinnedExtractionId": pinned.extraction_id,
+            "latestExtractionId": latest.extraction_id,
+            "latestExtractor": latest.extractor,
         }
         reason = (
-            f"the quote is in the cited snapshot {pinned.id} (captured "
-            f"{details['pinnedCapturedAt']}) but not in the latest capture {latest.id} "
-            f"(captured {details['latestCapturedAt']})"
+            f"the quote is in the cited extraction {pinned.extraction_id} of {pinned.snapshot_id}"
+            f" but not in its newer extraction {latest.extraction_id} ({latest.extractor}):"
+            " the same bytes, extracted differently"
         )
-        return replace(outcome, status="source_changed", reason=reason, details=details), source
-    return outcome, source
+        return replace(outcome, status="source_changed", reason=reason, details=details)
+    details = {
+        "pinnedSnapshotId": pinned.snapshot_id,
+        "pinnedCapturedAt": captured_at.get(pinned.snapshot_id),
+        "latestCapturedAt": captured_at.get(latest.snapshot_id),
+    }
+    reason = (
+        f"the quote is in the cited snapshot {pinned.snapshot_id} (captured "
+        f"{details['pinnedCapturedAt']}) but not in the latest capture {latest.snapshot_id} "
+        f"(captured {details['latestCapturedAt']})"
+    )
+    return replace(outcome, status="source_changed", reason=reason, details=details)
 
 
 def check_stored(
-    texts: SnapshotTexts, snapshot: Snapshot, request: CitationRequest
+    texts: SnapshotTexts, evidence: Evidence, request: CitationRequest
 ) -> tuple[Outcome, Any]:
     """A stored citation with an impossible position fails alone; it never stops the batch."""
     try:
-        return check_against(texts, snapshot, request)
+        return check_against(texts, evidence, request)
     except OffsetError as error:
-        return Outcome("position_mismatch", snapshot.id, reason=error.message), None
+        return Outcome("position_mismatch", evidence.snapshot_id, reason=error.message), None
 
 
 def request_of(citation: Citation, *, in_own_snapshot: bool) -> CitationRequest:
@@ -191,3 +332,9 @@ def request_of(citation: Citation, *, in_own_snapshot: bool) -> CitationRequest:
         page=citation.page if keep_position else None,
         hashes=citation.claimed_hashes if in_own_snapshot else None,
     )
+
+
+def verifications_of_run(session: Session, run_id: str) -> dict[str, Verification]:
+    """The checks an earlier try of this run recorded, by citation."""
+    rows = session.scalars(select(Verification).where(Verification.run_id == run_id))
+    return {row.citation_id: row for row in rows}

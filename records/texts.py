@@ -4,51 +4,56 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from records.models import Snapshot
+from records.evidence import Evidence, StoreResolver
 from snap.errors import BlobNotFound, IntegrityError, StoreError
 from snapshotter.store import BlobStore
 from snapshotter.store.hashing import NullSink
 from verifier import PreparedSource, prepare
 
 
-def rehash_blob(store: BlobStore, kind: str, digest: str) -> None:
+def rehash_blob(store: BlobStore, kind: str, digest: str, version_id: str | None = None) -> None:
     """Stream one blob through the store's verified read path; IntegrityError on mismatch."""
-    store.read_into(kind, digest, NullSink())
+    store.read_into(kind, digest, NullSink(), version_id=version_id)
 
 
 class SnapshotTexts:
-    """A per-run cache: each snapshot's evidence is read, verified and prepared at most once.
+    """A per-run cache: each extraction's evidence is read, verified and prepared at most once.
 
-    Both blobs are re-hashed: the text is what quotes are matched against, and the raw bytes
-    are the evidence that text was extracted from; a quote is never passed against a snapshot
-    whose raw bytes are damaged or gone.  A failure is remembered too, so every citation of a
-    damaged snapshot reports ``integrity_failure`` without reading it again.
+    Both blobs are re-hashed, each at the version recorded at capture and from the store it was
+    written to: the text is what quotes are matched against, and the raw bytes are the evidence
+    that text was extracted from; a quote is never passed against a snapshot whose raw bytes are
+    damaged or gone.  A failure is remembered too, so every citation of a damaged snapshot
+    reports ``integrity_failure`` without reading it again.  A store that cannot be reached is
+    not remembered as damage: it raises StoreError (exit 3) and nothing is recorded.
     """
 
-    def __init__(self, store: BlobStore, *, keep: int = 32) -> None:
-        self._store = store
+    def __init__(self, stores: StoreResolver, *, keep: int = 32) -> None:
+        self._stores = stores
         self._keep = keep  # tokenized texts held at once: memory stays flat on big batches
-        self._prepared: OrderedDict[str, PreparedSource | StoreError] = OrderedDict()
+        self._prepared: OrderedDict[tuple[str, str], PreparedSource | StoreError] = OrderedDict()
 
-    def prepared(self, snapshot: Snapshot) -> PreparedSource:
+    def prepared(self, evidence: Evidence) -> PreparedSource:
         """The tokenized text; raises IntegrityError if the stored bytes do not match."""
-        if snapshot.text_hash is None:
-            raise ValueError(f"snapshot {snapshot.id} has no text")
-        cached = self._prepared.get(snapshot.id)
+        if evidence.text_hash is None:
+            raise ValueError(f"snapshot {evidence.snapshot_id} has no text")
+        key = (evidence.snapshot_id, evidence.text_hash)
+        cached = self._prepared.get(key)
         if cached is None:
-            cached = self._load(snapshot.raw_hash, snapshot.text_hash)
-            self._prepared[snapshot.id] = cached
+            cached = self._load(evidence)
+            self._prepared[key] = cached
             if len(self._prepared) > self._keep:
                 self._prepared.popitem(last=False)
-        self._prepared.move_to_end(snapshot.id)
+        self._prepared.move_to_end(key)
         if isinstance(cached, StoreError):
             raise cached
         return cached
 
-    def _load(self, raw_hash: str, text_hash: str) -> PreparedSource | StoreError:
+    def _load(self, evidence: Evidence) -> PreparedSource | StoreError:
+        store = self._stores.store_for(evidence)
+        assert evidence.text_hash is not None
         try:
-            rehash_blob(self._store, "raw", raw_hash)
-            data = self._store.get("text", text_hash)
+            rehash_blob(store, "raw", evidence.raw_hash, evidence.raw_version_id)
+            data = store.get("text", evidence.text_hash, version_id=evidence.text_version_id)
         except (IntegrityError, BlobNotFound) as error:
             return error
         return prepare(data.decode("utf-8"))

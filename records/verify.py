@@ -9,14 +9,16 @@ The order of checks for one citation, and why:
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy.orm import Session
 
 from records.capture import capture_source, is_web_url
+from records.evidence import Evidence
 from records.inputs import QUOTED, SNIPPET, UNQUOTED, CitationRequest, Position, VerifyInput
-from records.models import Snapshot
+from records.models import Citation, Snapshot
 from records.offset_units import span_units
 from records.outcome import (
     NO_QUOTE,
@@ -26,18 +28,21 @@ from records.outcome import (
     CitationResult,
     Outcome,
     count_by_status,
-    stored_status,
 )
 from records.repository import (
     captures_of_snapshot,
+    choose_extraction,
+    citation_id_for,
     get_snapshot,
+    idempotency_key,
     latest_capture,
     pin_first_snapshot,
     record_citation,
-    record_verification,
+    record_verifications,
     url_of_snapshot,
 )
 from records.texts import SnapshotTexts
+from records.urls import canonical_url
 from records.workspace import Workspace
 from snap.errors import BlobNotFound, InputError, IntegrityError, OffsetError, SnapError
 from snapshotter.store.base import DIGEST_PATTERN
@@ -102,29 +107,59 @@ class VerifyReport:
         return {"results": [r.to_json() for r in self.results], "summary": self.summary()}
 
 
+@dataclass(frozen=True)
+class _Planned:
+    """One request with everything the database says about it, read before any blob I/O."""
+
+    request: CitationRequest
+    item: int  # its place in the input: part of the verification's idempotency key
+    evidence: Evidence | None
+    url: str | None
+    early: Outcome | None = None  # decided without reading any blob (unknown snapshot)
+
+
 @dataclass
 class _Checked:
-    request: CitationRequest
-    snapshot: Snapshot | None
+    planned: _Planned
     outcome: Outcome
     source: PreparedSource | None
+
+    @property
+    def request(self) -> CitationRequest:
+        return self.planned.request
+
+    @property
+    def evidence(self) -> Evidence | None:
+        return self.planned.evidence
 
 
 def verify_citations(
     workspace: Workspace, given: VerifyInput, *, fetch_missing: bool = False
 ) -> VerifyReport:
-    """Check every citation in ``given``; every check is recorded, whatever its status."""
+    """Check every citation in ``given``; every check is recorded, whatever its status.
+
+    Three steps, so no transaction is ever held across blob I/O or matching: read what the
+    database knows (one short read), check against the stored blobs (no transaction), record
+    citations and verifications (one short write, one multi-row insert)."""
     fetch_errors = capture_missing_sources(workspace, given) if fetch_missing else {}
-    texts = SnapshotTexts(workspace.store)
     try:
-        with workspace.db.session() as session:
-            checked = [
-                check_request(session, texts, request, fetch_errors) for request in given.requests
+        with workspace.db.reading() as session:
+            planned = [
+                plan_request(session, request, item, fetch_errors)
+                for item, request in enumerate(given.requests)
             ]
-            if given.is_answer:
-                everything = checked + given_documents(session, texts, given)
-                checked = [mark_found_elsewhere(item, everything) for item in checked]
-            results = [record_check(session, item) for item in checked]
+            documents = plan_documents(session, given) if given.is_answer else []
+        workspace.stores.check_all(
+            [p.evidence for p in [*planned, *documents] if p.evidence is not None]
+        )
+        texts = SnapshotTexts(workspace.stores)
+        checked = [check_planned(texts, p) for p in planned]
+        if given.is_answer:
+            everything = checked + read_documents(texts, documents)
+            checked = [mark_found_elsewhere(item, everything) for item in checked]
+        run_id = uuid.uuid4().hex
+        with workspace.db.session() as session:
+            results = record_checks(session, checked, run_id)
     except InputError as error:
         if given.origin is None:
             raise
@@ -146,7 +181,7 @@ def capture_missing_sources(workspace: Workspace, given: VerifyInput) -> dict[st
     """
     cited = [(r.url, r.snapshot_id) for r in given.requests]
     cited += [(d.url, d.snapshot_id) for d in given.documents]
-    with workspace.db.session() as session:
+    with workspace.db.reading() as session:
         missing = {
             url
             for url, snapshot_id in cited
@@ -164,30 +199,6 @@ def capture_missing_sources(workspace: Workspace, given: VerifyInput) -> dict[st
     return errors
 
 
-def given_documents(session: Session, texts: SnapshotTexts, given: VerifyInput) -> list[_Checked]:
-    """Sources the model was given but that no citation of this input names: a quote missing
-    from its cited document is looked for in these too (``foundElsewhere``)."""
-    found = []
-    for document in given.documents:
-        request = CitationRequest(
-            label="document",
-            quote=None,
-            url=document.url,
-            snapshot_id=document.snapshot_id,
-            kind=UNQUOTED,
-            details={"documentIndex": document.index},
-        )
-        snapshot = resolve_snapshot(session, request)
-        if snapshot is None or snapshot.text_hash is None:
-            continue
-        try:
-            source = texts.prepared(snapshot)
-        except (IntegrityError, BlobNotFound):
-            continue
-        found.append(_Checked(request, snapshot, Outcome("document"), source))
-    return found
-
-
 def resolve_snapshot(session: Session, request: CitationRequest) -> Snapshot | None:
     if request.snapshot_id is not None:
         if not DIGEST_PATTERN.match(request.snapshot_id):
@@ -199,25 +210,75 @@ def resolve_snapshot(session: Session, request: CitationRequest) -> Snapshot | N
     return get_snapshot(session, capture.snapshot_id)
 
 
-def check_request(
-    session: Session,
-    texts: SnapshotTexts,
-    request: CitationRequest,
-    fetch_errors: dict[str, str] | None = None,
-) -> _Checked:
+def plan_request(
+    session: Session, request: CitationRequest, item: int, fetch_errors: dict[str, str]
+) -> _Planned:
     snapshot = resolve_snapshot(session, request)
     if snapshot is None:
-        return _Checked(request, None, unknown_snapshot(request, fetch_errors or {}), None)
+        return _Planned(request, item, None, request.url, unknown_snapshot(request, fetch_errors))
     if request.url and request.snapshot_id and not captured_from(session, snapshot, request.url):
         reason = f"snapshot {snapshot.id} was never captured from {request.url}"
-        return _Checked(request, None, Outcome("unknown_snapshot", reason=reason), None)
-    outcome, source = check_against(texts, snapshot, request)
-    return _Checked(request, snapshot, outcome, source)
+        return _Planned(
+            request, item, None, request.url, Outcome("unknown_snapshot", reason=reason)
+        )
+    recorded = session.get(Citation, citation_id_of(request))
+    pinned = recorded.extraction_id if recorded and recorded.snapshot_id == snapshot.id else None
+    extraction = choose_extraction(
+        session, snapshot.id, pinned=pinned, text_hash=(request.hashes or {}).get("text")
+    )
+    url = request.url or url_of_snapshot(session, snapshot.id)
+    return _Planned(request, item, Evidence.of(snapshot, extraction), url)
+
+
+def plan_documents(session: Session, given: VerifyInput) -> list[_Planned]:
+    """Sources the model was given but that no citation of this input names: a quote missing
+    from its cited document is looked for in these too (``foundElsewhere``)."""
+    planned = []
+    for document in given.documents:
+        request = CitationRequest(
+            label="document",
+            quote=None,
+            url=document.url,
+            snapshot_id=document.snapshot_id,
+            kind=UNQUOTED,
+            details={"documentIndex": document.index},
+        )
+        snapshot = resolve_snapshot(session, request)
+        if snapshot is None:
+            continue
+        extraction = choose_extraction(session, snapshot.id, pinned=None, text_hash=None)
+        evidence = Evidence.of(snapshot, extraction)
+        if evidence.text_hash is not None:
+            planned.append(_Planned(request, -1, evidence, request.url))
+    return planned
+
+
+def read_documents(texts: SnapshotTexts, documents: list[_Planned]) -> list[_Checked]:
+    """The given documents' texts, re-hashed like every read; one that fails is left out."""
+    read = []
+    for document in documents:
+        assert document.evidence is not None
+        try:
+            source = texts.prepared(document.evidence)
+        except (IntegrityError, BlobNotFound):
+            continue
+        read.append(_Checked(document, Outcome("document"), source))
+    return read
+
+
+def check_planned(texts: SnapshotTexts, planned: _Planned) -> _Checked:
+    if planned.early is not None or planned.evidence is None:
+        return _Checked(planned, planned.early or Outcome("unknown_snapshot"), None)
+    outcome, source = check_against(texts, planned.evidence, planned.request)
+    return _Checked(planned, outcome, source)
 
 
 def captured_from(session: Session, snapshot: Snapshot, url: str) -> bool:
     """A citation naming both a URL and a snapshot is only as good as a capture linking them."""
-    return any(url in (c.url, c.final_url) for c in captures_of_snapshot(session, snapshot.id))
+    key = canonical_url(url)
+    return any(
+        key in (c.url_key, c.final_url_key) for c in captures_of_snapshot(session, snapshot.id)
+    )
 
 
 def unknown_snapshot(request: CitationRequest, fetch_errors: dict[str, str]) -> Outcome:
@@ -235,32 +296,36 @@ def unknown_snapshot(request: CitationRequest, fetch_errors: dict[str, str]) -> 
 
 
 def check_against(
-    texts: SnapshotTexts, snapshot: Snapshot, request: CitationRequest
+    texts: SnapshotTexts, evidence: Evidence, request: CitationRequest
 ) -> tuple[Outcome, PreparedSource | None]:
-    """Integrity, then fingerprints, then the quote, its position and its page."""
-    if snapshot.text_hash is None:
+    """Integrity, then fingerprints, then the quote, its position and its page.
+
+    ``integrity_failure`` only for bytes that do not hash or blobs gone from the store they
+    were written to; a store that cannot be reached raises StoreError (nothing is recorded)."""
+    snapshot_id = evidence.snapshot_id
+    if evidence.text_hash is None:
         reason = next(
-            (NO_TEXT_REASONS[f] for f in snapshot.flags if f in NO_TEXT_REASONS),
+            (NO_TEXT_REASONS[f] for f in evidence.flags if f in NO_TEXT_REASONS),
             "the snapshot has no text",
         )
-        return Outcome("could_not_check", snapshot.id, reason=reason), None
+        return Outcome("could_not_check", snapshot_id, reason=reason), None
     try:
-        source = texts.prepared(snapshot)
+        source = texts.prepared(evidence)
     except (IntegrityError, BlobNotFound) as error:
-        return Outcome("integrity_failure", snapshot.id, reason=error.message), None
+        return Outcome("integrity_failure", snapshot_id, reason=error.message), None
     position = to_codepoints(request.position, source.source, request.label)
-    stale = stale_fingerprint(request, snapshot)
+    stale = stale_fingerprint(request, evidence)
     if stale is not None:
-        return Outcome("stale_fingerprint", snapshot.id, reason=stale), source
+        return Outcome("stale_fingerprint", snapshot_id, reason=stale), source
     if request.kind == UNQUOTED or request.quote is None:
-        return unquoted(source, snapshot, request), source
-    outcome = match_quote(source, snapshot, request, position)
+        return unquoted(source, snapshot_id, request), source
+    outcome = match_quote(source, evidence, request, position)
     if request.kind == SNIPPET and outcome.status == "not_found":
         return replace(outcome, status=SNIPPET_NOT_VERBATIM, reason=SNIPPET_REASON), source
     return outcome, source
 
 
-def unquoted(source: PreparedSource, snapshot: Snapshot, request: CitationRequest) -> Outcome:
+def unquoted(source: PreparedSource, snapshot_id: str, request: CitationRequest) -> Outcome:
     """A citation that quotes nothing never passes; the passage of the source closest to the
     claim is shown as a hint for the reader to judge, never as proof."""
     closest = None
@@ -271,11 +336,11 @@ def unquoted(source: PreparedSource, snapshot: Snapshot, request: CitationReques
             closest = Closest(1.0, text, found.start, found.end, ())
         else:
             closest = found.closest
-    return Outcome(NO_QUOTE, snapshot.id, closest=closest, reason=NO_QUOTE_REASON)
+    return Outcome(NO_QUOTE, snapshot_id, closest=closest, reason=NO_QUOTE_REASON)
 
 
-def stale_fingerprint(request: CitationRequest, snapshot: Snapshot) -> str | None:
-    stored = {"raw": snapshot.raw_hash, "text": snapshot.text_hash, "norm": snapshot.norm_hash}
+def stale_fingerprint(request: CitationRequest, evidence: Evidence) -> str | None:
+    stored = evidence.hashes
     for kind, claimed in (request.hashes or {}).items():
         if kind in stored and claimed != stored[kind]:
             return f"the citation's {kind} hash {claimed} differs from the stored {stored[kind]}"
@@ -297,7 +362,7 @@ def to_codepoints(position: Position | None, text: str, label: str) -> TextPosit
 
 def match_quote(
     source: PreparedSource,
-    snapshot: Snapshot,
+    evidence: Evidence,
     request: CitationRequest,
     position: TextPositionSelector | None,
 ) -> Outcome:
@@ -305,7 +370,7 @@ def match_quote(
     resolution = resolve(source, request.quote, position)
     outcome = Outcome(
         resolution.status,
-        snapshot.id,
+        evidence.snapshot_id,
         resolution.start,
         resolution.end,
         resolution.matches,
@@ -316,7 +381,7 @@ def match_quote(
         found_at = [list(s) for s in resolution.spans]
         offsets = [span_units(source.source, start, end) for start, end in resolution.spans]
         outcome = replace(outcome, details={"foundAt": found_at, "foundAtOffsets": offsets})
-    if resolution.status == "not_found" and "too_short" in snapshot.flags:
+    if resolution.status == "not_found" and "too_short" in evidence.flags:
         return replace(outcome, status="could_not_check", reason=TOO_SHORT)
     if resolution.status == "position_mismatch":
         return replace(
@@ -325,15 +390,15 @@ def match_quote(
         )
     if resolution.status == "quote_found" and request.page is not None:
         spans = resolution.spans or ((outcome.start or 0, outcome.end or 0),)
-        return check_page(outcome, spans, snapshot, request.page)
+        return check_page(outcome, spans, evidence, request.page)
     return outcome
 
 
 def check_page(
-    outcome: Outcome, spans: tuple[tuple[int, int], ...], snapshot: Snapshot, page: str
+    outcome: Outcome, spans: tuple[tuple[int, int], ...], evidence: Evidence, page: str
 ) -> Outcome:
     """A PDF citation naming a page must find its quote on that page (any occurrence)."""
-    pages = snapshot.pages or []
+    pages = list(evidence.pages)
     if not pages:
         reason = f"the cited page {page} cannot be checked: the source has no pages"
         return replace(outcome, status="position_mismatch", reason=reason)
@@ -363,21 +428,21 @@ def mark_found_elsewhere(item: _Checked, everything: list[_Checked]) -> _Checked
     """A quote missing from its cited source but present in another source of the same answer
     stays not found, and says where it is: the model cited the wrong document."""
     quote = item.request.quote
-    if item.outcome.status not in ("not_found", SNIPPET_NOT_VERBATIM) or item.snapshot is None:
+    if item.outcome.status not in ("not_found", SNIPPET_NOT_VERBATIM) or item.evidence is None:
         return item
     if quote is None:
         return item
     elsewhere = []
-    seen = {item.snapshot.id}
+    seen = {item.evidence.snapshot_id}
     for other in everything:
-        if other.snapshot is None or other.source is None or other.snapshot.id in seen:
+        if other.evidence is None or other.source is None or other.evidence.snapshot_id in seen:
             continue
-        seen.add(other.snapshot.id)
+        seen.add(other.evidence.snapshot_id)
         found = other.source.check(quote.exact)
         if found.found and found.start is not None and found.end is not None:
             elsewhere.append(
                 {
-                    "snapshotId": other.snapshot.id,
+                    "snapshotId": other.evidence.snapshot_id,
                     "url": other.request.url,
                     "start": found.start,
                     "end": found.end,
@@ -408,10 +473,9 @@ def with_request_details(outcome: Outcome, request: CitationRequest) -> Outcome:
     return replace(outcome, details={**extra, **outcome.details})
 
 
-def record_check(session: Session, item: _Checked) -> CitationResult:
-    request, outcome = item.request, with_request_details(item.outcome, item.request)
-    url = request.url or (url_of_snapshot(session, item.snapshot.id) if item.snapshot else None)
-    asserted = {
+def asserted_of(request: CitationRequest) -> dict[str, Any]:
+    """What the input asserts about the citation: its identity, whatever the database says."""
+    return {
         "url": request.url,
         "snapshotId": request.snapshot_id,
         "exact": request.quote.exact if request.quote else "",
@@ -419,14 +483,46 @@ def record_check(session: Session, item: _Checked) -> CitationResult:
         "answerId": request.answer_id,
         "claim": request.claim_text,
     }
-    citation = record_citation(session, citation_values(request, item.snapshot, url), asserted)
-    if item.snapshot is not None:
-        pin_first_snapshot(session, citation, item.snapshot.id)
-    checked = replace(outcome, details={**outcome.details, "checked": checked_selector(request)})
-    verification = record_verification(session, verification_values(citation.id, checked))
-    return CitationResult.of(
-        citation.id, url, outcome, item.source, request.claim_text, verification.id
-    )
+
+
+def citation_id_of(request: CitationRequest) -> str:
+    return citation_id_for(request.citation_id, asserted_of(request))
+
+
+def record_checks(session: Session, checked: list[_Checked], run_id: str) -> list[CitationResult]:
+    """Citations first (insert or confirm, pin), then every verification in one insert."""
+    rows, citation_ids, outcomes = [], [], []
+    for item in checked:
+        request, evidence = item.request, item.evidence
+        values = citation_values(request, evidence, item.planned.url)
+        citation = record_citation(session, values, asserted_of(request))
+        if evidence is not None:
+            pin_first_snapshot(session, citation, evidence.snapshot_id, evidence.extraction_id)
+        outcome = with_request_details(item.outcome, request)
+        checked_outcome = replace(
+            outcome, details={**outcome.details, "checked": checked_selector(request)}
+        )
+        extraction_id = evidence.extraction_id if evidence else None
+        key = idempotency_key(
+            citation.id, outcome.snapshot_id, extraction_id, run_id, item.planned.item
+        )
+        rows.append(verification_values(citation.id, checked_outcome, extraction_id, run_id, key))
+        citation_ids.append(citation.id)
+        outcomes.append(outcome)
+    ids = record_verifications(session, rows)
+    return [
+        CitationResult.of(
+            citation_id,
+            item.planned.url,
+            outcome,
+            item.source,
+            item.request.claim_text,
+            ids.get(row["idempotency_key"]),
+        )
+        for citation_id, item, row, outcome in zip(
+            citation_ids, checked, rows, outcomes, strict=True
+        )
+    ]
 
 
 def checked_selector(request: CitationRequest) -> dict[str, Any]:
@@ -451,14 +547,15 @@ def checked_selector(request: CitationRequest) -> dict[str, Any]:
 
 
 def citation_values(
-    request: CitationRequest, snapshot: Snapshot | None, url: str | None
+    request: CitationRequest, evidence: Evidence | None, url: str | None
 ) -> dict[str, Any]:
     position = request.position
     return {
         "id": request.citation_id,
         "url": url,
-        "snapshot_id": snapshot.id if snapshot else None,
-        "claimed_snapshot": None if snapshot else (request.snapshot_id or "")[:200] or None,
+        "snapshot_id": evidence.snapshot_id if evidence else None,
+        "extraction_id": evidence.extraction_id if evidence else None,
+        "claimed_snapshot": None if evidence else (request.snapshot_id or "")[:200] or None,
         "claimed_hashes": dict(request.hashes) if request.hashes else None,
         "exact": request.quote.exact if request.quote else "",
         "prefix": request.quote.prefix if request.quote else "",
@@ -472,21 +569,24 @@ def citation_values(
     }
 
 
-def verification_values(citation_id: str, outcome: Outcome) -> dict[str, Any]:
+def verification_values(
+    citation_id: str, outcome: Outcome, extraction_id: int | None, run_id: str, key: str
+) -> dict[str, Any]:
     closest = outcome.closest
     return {
         "citation_id": citation_id,
         "snapshot_id": outcome.snapshot_id,
-        "status": stored_status(outcome.status),
+        "extraction_id": extraction_id if outcome.snapshot_id else None,
+        "run_id": run_id,
+        "idempotency_key": key,
+        "status": outcome.status,
         "span_start": outcome.start,
         "span_end": outcome.end,
         "matches": outcome.matches,
         "closest_text": closest.text.replace("\x00", "\ufffd") if closest else None,
         "closest_score": closest.score if closest else None,
         "reason": outcome.reason,
-        "details": outcome.details
-        if stored_status(outcome.status) == outcome.status
-        else {**outcome.details, "status": outcome.status},
+        "details": outcome.details,
         "verifier": VERIFIER_ID,
         "normalizer": NORMALIZER_ID,
     }

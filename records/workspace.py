@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from records.db import Database
+from records.evidence import StoreResolver
 from snap.config import Settings
 from snapshotter.store import BlobStore, open_store
 
@@ -18,6 +19,7 @@ class Workspace:
     settings: Settings
     db: Database
     store: BlobStore
+    _stores: StoreResolver | None = field(default=None, repr=False)
 
     @classmethod
     def open(cls, settings: Settings, *, existing: bool = False) -> Workspace:
@@ -28,6 +30,16 @@ class Workspace:
         )
         database = Database(settings.database_url, must_exist=existing)
         return cls(settings=settings, db=database, store=store)
+
+    @property
+    def stores(self) -> StoreResolver:
+        """The store each snapshot was recorded in (the configured one first)."""
+        if self._stores is None:
+            settings = self.settings
+            self._stores = StoreResolver(
+                self.store, lock_mode=settings.lock_mode, lock_days=settings.lock_days
+            )
+        return self._stores
 
     @property
     def fetch_options(self) -> FetchOptions:

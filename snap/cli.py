@@ -331,6 +331,12 @@ def parse_since(_ctx: click.Context, _param: click.Parameter, value: str | None)
     default=None,
     help="With --refetch: allow loopback and private addresses.",
 )
+@click.option(
+    "--run",
+    "run_id",
+    metavar="RUN_ID",
+    help="Continue an interrupted run: citations it already recorded are not checked again.",
+)
 @json_option
 @click.pass_context
 def reverify(
@@ -339,9 +345,14 @@ def reverify(
     since: datetime | None,
     refetch: bool,
     allow_private: bool | None,
+    run_id: str | None,
     as_json: bool,
 ) -> None:
-    """Re-check recorded citations against the latest snapshot of each source."""
+    """Re-check recorded citations against the latest snapshot of each source.
+
+    Each snapshot group is committed on its own; the run id is printed, and ``--run`` with it
+    continues an interrupted run. Exit 1 when any citation fails or any refetch failed.
+    """
     from records.reverify import refetch_sources, select_citations
     from records.reverify import reverify as run_reverify
 
@@ -351,12 +362,84 @@ def reverify(
             raise RecordNotFound("no recorded citation matches --url/--since")
         errors = refetch_sources(ws, citations) if refetch else {}
         with progress_counter(len(citations), "re-verifying") as bar:
-            report = run_reverify(ws, citations, progress=bar.update, refetch_errors=errors)
+            report = run_reverify(
+                ws, citations, progress=bar.update, refetch_errors=errors, run_id=run_id
+            )
     if as_json:
         emit_json(report.to_json())
     else:
         click.echo(render.reverify_report(report))
     ctx.exit(0 if report.passed else 1)
+
+
+@cli.command()
+@click.argument("snapshot_id", metavar="SNAPSHOT")
+@click.option("--text", "what", flag_value="text", default=True, help="The text (default).")
+@click.option("--raw", "what", flag_value="raw", help="The raw bytes as fetched.")
+@click.option("--headers", "what", flag_value="headers", help="The recorded response headers.")
+@click.option("--page", help="Only this page of a PDF (its label, or its number).")
+@click.option(
+    "--around",
+    type=click.IntRange(min=0),
+    metavar="CODEPOINT",
+    help="Only the text around this code-point offset, with offsets shown.",
+)
+@json_option
+@click.pass_context
+def show(
+    ctx: click.Context,
+    snapshot_id: str,
+    what: str,
+    page: str | None,
+    around: int | None,
+    as_json: bool,
+) -> None:
+    """Print what was stored for SNAPSHOT (an id, or 8+ of its hex digits).
+
+    Every byte is read from the snapshot's recorded store and version and re-hashed first.
+    """
+    from records.show import show as run_show
+
+    with workspace(ctx, existing=True) as ws:
+        shown = run_show(ws, snapshot_id, what=what, page=page, around=around)
+    if as_json:
+        emit_json(shown.to_json())
+    elif shown.raw is not None:
+        sys.stdout.buffer.write(shown.raw)
+        sys.stdout.buffer.flush()
+    else:
+        click.echo(render.shown(shown.to_json(), offsets=page is not None or around is not None))
+
+
+@cli.command()
+@click.option("--url", help="Only snapshots captured from this URL.")
+@click.option("--snapshot", "snapshot_id", help="Only this snapshot (an id or 8+ hex digits).")
+@click.option("--since", callback=parse_since, help="Only snapshots recorded since this date.")
+@json_option
+@click.pass_context
+def reextract(
+    ctx: click.Context,
+    url: str | None,
+    snapshot_id: str | None,
+    since: datetime | None,
+    as_json: bool,
+) -> None:
+    """Extract stored raw bytes again with the current extractor (nothing is fetched).
+
+    A different text is recorded as a new extraction beside the old ones; citations stay pinned
+    to the extraction they were checked against, and reverify compares the two.
+    """
+    from records.reextract import plan_reextract
+    from records.reextract import reextract as run_reextract
+
+    with workspace(ctx, existing=True) as ws:
+        jobs = plan_reextract(ws, url=url and as_url(url), snapshot_id=snapshot_id, since=since)
+        with progress_counter(len(jobs), "re-extracting") as bar:
+            results = run_reextract(ws, jobs, progress=bar.update)
+    if as_json:
+        emit_json({"extractions": results})
+    else:
+        click.echo(render.reextracted(results))
 
 
 @cli.command()

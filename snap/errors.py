@@ -94,6 +94,10 @@ class ExtractionError(CaptureError):
     """The bytes claim a type whose text cannot be extracted faithfully (e.g. undecodable)."""
 
 
+class ExtractionConflict(SnapError):
+    """Two different texts recorded for one (snapshot, extractor, decoding): refused."""
+
+
 class StoreError(SnapError):
     """The blob store cannot be used (unreachable, misconfigured, permission denied)."""
 

@@ -143,9 +143,16 @@ def reverify_report(report: ReverifyReport) -> str:
         line for result in report.results if not result.passed for line in result_lines(result)
     ]
     for url, error in report.refetch_errors.items():
-        lines.append(f"{FAIL} could not capture {url}: {error}")
+        lines.append(f"{FAIL} refetch failed  {url}: {error}")
     counts = ", ".join(f"{n} {HEADLINES[s]}" for s, n in report.summary()["byStatus"].items())
     lines.append(f"{plural(len(report.results), 'citation')} re-checked: {counts or 'none'}")
+    lines.append(
+        f"run {report.run_id}"
+        + (f" ({report.resumed} from an earlier try)" if report.resumed else "")
+    )
+    if report.refetch_errors:
+        failed = plural(len(report.refetch_errors), "source")
+        lines.append(f"{failed} could not be captured again (refetch_failed): exit 1")
     return "\n".join(lines)
 
 
@@ -227,10 +234,27 @@ def snapshot_lines(snapshot: dict[str, Any]) -> list[str]:
         f"text={snapshot['versionIds']['text'] or '-'}",
         retention_line(snapshot["retention"]),
     ]
+    for extraction in snapshot.get("extractions", []):
+        lines.append(
+            f"  extraction {extraction['extractionId']}  {extraction['extractor']}"
+            f"  text {extraction['hashes']['text'] or 'none'}"
+        )
     for blob in snapshot["blobs"]:
-        state = "digest verified now" if blob["intact"] else f"DAMAGED: {blob['error']}"
-        lines.append(f"  {blob['kind']:4} blob {blob['key']}  {state}")
+        lines.append(f"  {blob['kind']:4} blob {blob['key']}  {blob_state_line(blob)}")
     return lines
+
+
+BLOB_STATE_WORDS = {
+    "intact": "intact: recorded version re-hashed now",
+    "shadowed": "SHADOWED (evidence intact, recorded version re-hashed now)",
+    "damaged": "DAMAGED",
+    "missing": "MISSING",
+}
+
+
+def blob_state_line(blob: dict[str, Any]) -> str:
+    words = BLOB_STATE_WORDS[blob["state"]]
+    return f"{words}: {blob['detail']}" if blob.get("detail") else words
 
 
 def verification_line(verification: dict[str, Any]) -> str:
@@ -246,13 +270,15 @@ def verification_line(verification: dict[str, Any]) -> str:
 
 def fsck_report(report: dict[str, Any]) -> str:
     lines = [f"{FAIL} {problem['problem']}" for problem in report["problems"]]
+    lines += [f"! shadowed {entry['key']}: {entry['detail']}" for entry in report["shadowed"]]
     lines += [f"  orphan (no snapshot names it): {key}" for key in report["orphans"]]
     left = "removed" if report.get("tempFilesRemoved") else "left by a killed capture (--repair)"
     lines += [f"  temporary file {left}: {path}" for path in report.get("tempFiles", [])]
     verdict = "ok" if report["ok"] else f"{len(report['problems'])} problem(s)"
+    states = ", ".join(f"{count} {state}" for state, count in report["states"].items())
     lines.append(
         f"checked {report['blobsChecked']} blobs and {report['snapshotsChecked']} "
-        f"snapshots: {verdict}"
+        f"snapshots ({states}): {verdict}"
     )
     return "\n".join(lines)
 
@@ -275,3 +301,28 @@ def store_init(result: dict[str, Any]) -> str:
         f"{FAIL} bucket {result['bucket']} exists WITHOUT Object Lock: stored evidence could "
         "be deleted; use a new bucket created by `snap store init`"
     )
+
+
+def shown(document: dict[str, Any], *, offsets: bool) -> str:
+    """``snap show``: the text as stored; with offsets, a header saying which code points."""
+    if document["what"] == "headers":
+        headers = document["headers"] or {}
+        return "\n".join(f"{name}: {value}" for name, value in headers.items())
+    if not offsets:
+        return str(document["text"])
+    header = (
+        f"# {document['snapshotId']}, extraction {document['extractionId']}: code points "
+        f"{document['start']}–{document['end']} of {document['length']}"
+    )
+    return f"{header}\n{document['text']}"
+
+
+def reextracted(results: list[dict[str, Any]]) -> str:
+    lines = [
+        f"{'new' if r['new'] else 'same'}  {r['snapshotId']}  extraction {r['extractionId']}"
+        f"  {r['extractor']}  text {r['textHash'] or 'none'}"
+        for r in results
+    ]
+    new = sum(r["new"] for r in results)
+    lines.append(f"{plural(len(results), 'extraction')} made: {new} new")
+    return "\n".join(lines)

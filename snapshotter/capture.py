@@ -6,6 +6,7 @@ which versioned extractor, stored where and retained until when.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -51,6 +52,9 @@ class SnapshotRecord:
     flags: tuple[str, ...]
     reason: str | None
     provenance: dict[str, Any] = field(default_factory=dict)
+    # What, besides the bytes and the extractor, decided the text: the declared Content-Type
+    # (its charset). Part of the extraction's key in the records.
+    decoding: str = ""
 
     @property
     def lock_mode(self) -> str | None:
@@ -80,6 +84,7 @@ class SnapshotRecord:
             "retention": {"mode": self.lock_mode, "until": rfc3339(self.retain_until)},
             "pages": [page_json(page) for page in self.pages],
             "flags": list(self.flags),
+            "decoding": self.decoding,
             "reason": self.reason,
             "provenance": self.provenance,
         }
@@ -163,4 +168,14 @@ def store_capture(fetched: Fetched, extraction: Extraction, store: BlobStore) ->
         flags=extraction.flags,
         reason=extraction.reason,
         provenance=fetched.provenance,
+        decoding=decoding_of(fetched.declared_content_type),
     )
+
+
+def decoding_of(declared_content_type: str | None) -> str:
+    """The decoding parameters of an extraction, as one comparable string of at most 300
+    characters (a longer header is named by its SHA-256, so distinct headers stay distinct)."""
+    value = declared_content_type or ""
+    if len(value) > 200:
+        value = "sha256:" + hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"declared-content-type={value}"

@@ -41,5 +41,8 @@ def empty_tables(engine: sa.Engine) -> None:
     with engine.begin() as connection:
         connection.execute(sa.text("SET LOCAL session_replication_role = replica"))
         connection.execute(
-            sa.text("TRUNCATE verifications, citations, captures, snapshots RESTART IDENTITY")
+            sa.text(
+                "TRUNCATE verifications, citations, captures, extractions, snapshots"
+                " RESTART IDENTITY"
+            )
         )

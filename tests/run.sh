@@ -34,8 +34,18 @@ start_moto_instead() {
     export SNAP_TEST_S3_ENDPOINT=http://127.0.0.1:4567
 }
 
+# start.sh exits 0 both when it started LocalStack and when one was already healthy; only the
+# first is ours to stop, so ask first (a shared LocalStack must outlive this run).
+localstack_healthy() {
+    # shellcheck disable=SC2034  # `here` is read by common.sh
+    (here=localstack; source localstack/common.sh; [[ "$(health_status)" == ok ]])
+}
+
 if [ -z "${SNAP_TEST_S3_ENDPOINT:-}" ]; then
-    if bash localstack/start.sh; then
+    if localstack_healthy; then
+        echo "tests/run.sh: using the LocalStack already running (it is left running)"
+        export SNAP_TEST_S3_ENDPOINT=http://127.0.0.1:4566
+    elif bash localstack/start.sh; then
         started_localstack=1
         export SNAP_TEST_S3_ENDPOINT=http://127.0.0.1:4566
     else

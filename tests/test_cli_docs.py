@@ -45,7 +45,18 @@ def test_every_command_has_help_and_is_documented(name: str, command: click.Comm
 
 
 @pytest.mark.parametrize(
-    "name", ["fetch", "verify", "audit", "reverify", "fsck", "store init", "db upgrade"]
+    "name",
+    [
+        "fetch",
+        "verify",
+        "audit",
+        "reverify",
+        "fsck",
+        "show",
+        "reextract",
+        "store init",
+        "db upgrade",
+    ],
 )
 def test_every_command_that_prints_results_has_json(name: str) -> None:
     command = dict(COMMANDS)[name]

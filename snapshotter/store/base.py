@@ -49,17 +49,32 @@ class BlobStore(Protocol):
         """Store ``source`` under ``digest`` unless present; never overwrite. Idempotent."""
         ...
 
-    def get(self, kind: str, digest: str) -> bytes:
-        """The blob's bytes, re-hashed and compared with ``digest`` (IntegrityError if not)."""
+    def get(self, kind: str, digest: str, *, version_id: str | None = None) -> bytes:
+        """The blob's bytes, re-hashed and compared with ``digest`` (IntegrityError if not).
+
+        ``version_id``: the version recorded at capture (S3); the folder store has one version
+        and ignores it. Reading the recorded version means a delete marker or a newer version
+        put over the key can never make intact evidence look damaged."""
         ...
 
-    def read_into(self, kind: str, digest: str, sink: BinaryIO) -> int:
+    def read_into(
+        self, kind: str, digest: str, sink: BinaryIO, *, version_id: str | None = None
+    ) -> int:
         """Stream the blob into ``sink`` while hashing; raise IntegrityError at the end on a
         mismatch (the caller must then discard what it received). Returns the size."""
         ...
 
-    def head(self, kind: str, digest: str) -> StoredBlob | None:
+    def head(self, kind: str, digest: str, *, version_id: str | None = None) -> StoredBlob | None:
         """Metadata of a stored blob, or None when absent. Does not read the content."""
+        ...
+
+    def shadowing(self, kind: str, digest: str, version_id: str | None) -> str | None:
+        """What sits on top of the recorded version (a delete marker, a newer version), in one
+        line, or None when the recorded version is the latest. Always None without versions."""
+        ...
+
+    def probe(self) -> None:
+        """Raise StoreError unless the store can be reached with the current credentials."""
         ...
 
     def iterate(self) -> Iterator[tuple[str, str]]:

@@ -64,13 +64,15 @@ class FolderStore:
             return self._confirm_existing(kind, digest)
         return StoredBlob(kind, digest, key, target.stat().st_size, created=True)
 
-    def get(self, kind: str, digest: str) -> bytes:
-        """The whole blob, verified before any byte is handed out."""
+    def get(self, kind: str, digest: str, *, version_id: str | None = None) -> bytes:
+        """The whole blob, verified before any byte is handed out (no versions: one file)."""
         buffer = io.BytesIO()
         self.read_into(kind, digest, buffer)
         return buffer.getvalue()
 
-    def read_into(self, kind: str, digest: str, sink: BinaryIO) -> int:
+    def read_into(
+        self, kind: str, digest: str, sink: BinaryIO, *, version_id: str | None = None
+    ) -> int:
         path = self.path_of(kind, digest)
         try:
             with path.open("rb", buffering=0) as stream:
@@ -82,7 +84,7 @@ class FolderStore:
         except OSError as error:
             raise StoreError(f"cannot read {path}: {error.strerror or error}") from None
 
-    def head(self, kind: str, digest: str) -> StoredBlob | None:
+    def head(self, kind: str, digest: str, *, version_id: str | None = None) -> StoredBlob | None:
         path = self.path_of(kind, digest)
         try:
             size = path.stat().st_size
@@ -91,6 +93,14 @@ class FolderStore:
         except OSError as error:
             raise StoreError(f"cannot read {path}: {error.strerror or error}") from None
         return StoredBlob(kind, digest, blob_key(kind, digest), size)
+
+    def shadowing(self, kind: str, digest: str, version_id: str | None) -> str | None:
+        """A file has one version: nothing can sit on top of it."""
+        return None
+
+    def probe(self) -> None:
+        if not self.root.is_dir():
+            raise StoreError(f"the folder store {self.location} does not exist")
 
     def iterate(self) -> Iterator[tuple[str, str]]:
         """Every stored (kind, digest), in key order; temporary and foreign files are skipped."""

@@ -114,7 +114,7 @@ def _is_not_found(error: Any) -> bool:
     """A missing key (or bucket, for HEAD requests, whose 404 carries no code)."""
     code = _error_code(error)
     if code:
-        return code in ("NoSuchKey", "NotFound", "404")
+        return code in ("NoSuchKey", "NoSuchVersion", "NotFound", "404")
     return _http_status(error) == 404
 
 
@@ -128,6 +128,11 @@ def _full_object_sha256(response: Mapping[str, Any]) -> str | None:
     if not value or "-" in value or response.get("ChecksumType") == "COMPOSITE":
         return None
     return "sha256:" + base64.b64decode(value).hex()
+
+
+def _version(version_id: str | None) -> dict[str, str]:
+    """The VersionId argument when a version was recorded (none: the latest)."""
+    return {} if version_id is None else {"VersionId": version_id}
 
 
 def _utc(moment: datetime | None) -> datetime | None:
@@ -292,33 +297,70 @@ class S3Store:
 
     # -- reading -------------------------------------------------------------------------------
 
-    def get(self, kind: str, digest: str) -> bytes:
+    def get(self, kind: str, digest: str, *, version_id: str | None = None) -> bytes:
         """The whole blob, verified before any byte is handed out."""
         buffer = io.BytesIO()
-        self.read_into(kind, digest, buffer)
+        self.read_into(kind, digest, buffer, version_id=version_id)
         return buffer.getvalue()
 
-    def read_into(self, kind: str, digest: str, sink: BinaryIO) -> int:
-        """Stream the latest version into ``sink``, checked against the key and S3's checksum."""
+    def read_into(
+        self, kind: str, digest: str, sink: BinaryIO, *, version_id: str | None = None
+    ) -> int:
+        """Stream the recorded version (the latest when none is given) into ``sink``, checked
+        against the key and S3's checksum. The recorded version is the evidence: under Object
+        Lock it cannot be changed or deleted, while the latest can be a delete marker or a
+        newer version that anyone with PutObject can add."""
         key = self.key_of(kind, digest)
         with self._boundary("GetObject", key, missing=(kind, digest)):
-            response = self.client.get_object(Bucket=self.bucket, Key=key, ChecksumMode="ENABLED")
+            response = self.client.get_object(
+                Bucket=self.bucket, Key=key, ChecksumMode="ENABLED", **_version(version_id)
+            )
             size = copy_verified(_body_chunks(response["Body"]), sink, key=key, digest=digest)
         stored = _full_object_sha256(response)
         if stored is not None:
             require_digest(key, digest, stored)
         return size
 
-    def head(self, kind: str, digest: str) -> StoredBlob | None:
-        found = self._head(kind, digest)
+    def head(self, kind: str, digest: str, *, version_id: str | None = None) -> StoredBlob | None:
+        found = self._head(kind, digest, version_id)
         return None if found is None else found[1]
+
+    def shadowing(self, kind: str, digest: str, version_id: str | None) -> str | None:
+        """What ListObjectVersions shows above the recorded version, if anything."""
+        if version_id is None:
+            return None
+        key = self.key_of(kind, digest)
+        newest = None
+        paginator = self.client.get_paginator("list_object_versions")
+        with self._boundary("ListObjectVersions", key):
+            for page in paginator.paginate(Bucket=self.bucket, Prefix=key):
+                for kind_name in ("Versions", "DeleteMarkers"):
+                    for entry in page.get(kind_name, []):
+                        if entry["Key"] == key and entry.get("IsLatest"):
+                            newest = (kind_name, entry)
+        if newest is None or newest[1].get("VersionId") == version_id:
+            return None
+        kind_name, entry = newest
+        what = "a delete marker" if kind_name == "DeleteMarkers" else "a newer version"
+        when = _utc(entry.get("LastModified"))
+        return (
+            f"{what} (version {entry.get('VersionId')}, {when:%Y-%m-%dT%H:%M:%SZ}) sits on top"
+            f" of the recorded version {version_id}; the evidence is intact. Who wrote it is"
+            f" in the bucket's CloudTrail data events or server access logs for {key}"
+            if when
+            else f"{what} sits on top of the recorded version {version_id}"
+        )
+
+    def probe(self) -> None:
+        with self._boundary("HeadBucket", "/"):
+            self.client.head_bucket(Bucket=self.bucket)
 
     def _head(
         self,
         kind: str,
         digest: str,
-        *,
         version_id: str | None = None,
+        *,
         denied_is_absent: bool = False,
     ) -> tuple[str | None, StoredBlob] | None:
         """S3's stored SHA-256 (if any) and the blob's metadata, or None when absent."""
@@ -347,14 +389,21 @@ class S3Store:
         return _full_object_sha256(response), blob
 
     def iterate(self) -> Iterator[tuple[str, str]]:
-        """Every (kind, digest) under the prefix, in key order; foreign keys are skipped."""
+        """Every (kind, digest) under the prefix that has any version, in key order; foreign
+        keys are skipped. Versions, not objects: a key whose latest entry is a delete marker
+        still holds its locked evidence."""
         lead = f"{self.prefix}/" if self.prefix else ""
-        paginator = self.client.get_paginator("list_objects_v2")
-        with self._boundary("ListObjectsV2", lead or "/"):
+        paginator = self.client.get_paginator("list_object_versions")
+        seen: set[str] = set()
+        with self._boundary("ListObjectVersions", lead or "/"):
             for page in paginator.paginate(Bucket=self.bucket, Prefix=lead):
-                for entry in page.get("Contents", []):
-                    match = _KEY_PATTERN.match(entry["Key"][len(lead) :])
-                    if match and match["kind"] in KINDS and match["hex"][:2] == match["fan"]:
+                for entry in page.get("Versions", []):
+                    key = entry["Key"]
+                    match = _KEY_PATTERN.match(key[len(lead) :])
+                    if key in seen or not match:
+                        continue
+                    seen.add(key)
+                    if match["kind"] in KINDS and match["hex"][:2] == match["fan"]:
                         yield match["kind"], f"sha256:{match['hex']}"
 
     # -- the bucket ----------------------------------------------------------------------------

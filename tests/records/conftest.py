@@ -10,8 +10,10 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
+import sqlalchemy as sa
 
 from records.db import Database
 from records.workspace import Workspace
@@ -36,7 +38,11 @@ class Backend:
         return Workspace.open(self.settings())
 
     def corrupt(self, kind: str, digest: str) -> None:
-        """Flip one byte of a stored blob behind snap's back (a disk fault, or tampering)."""
+        """Make the recorded copy of a blob hash wrong (a disk fault, or tampering).
+
+        Folder store: flip one byte of the file. S3: a locked version cannot be changed, so a
+        copy with one byte flipped is put as a new version and the records are pointed at it,
+        as if that version had been the one recorded at capture."""
         settings = self.settings()
         key = blob_key(kind, digest)
         if self.name == "embedded":
@@ -46,12 +52,44 @@ class Backend:
             data[len(data) // 2] ^= 0x01
             path.write_bytes(bytes(data))
             return
-        bucket, _, prefix = settings.store_url.removeprefix("s3://").partition("/")
-        client = make_client(self.env["AWS_ENDPOINT_URL"])
-        full_key = f"{prefix}/{key}"
+        client, bucket, full_key = self.s3_object(kind, digest)
         data = bytearray(client.get_object(Bucket=bucket, Key=full_key)["Body"].read())
         data[len(data) // 2] ^= 0x01
-        client.put_object(Bucket=bucket, Key=full_key, Body=bytes(data))  # a new latest version
+        version = client.put_object(Bucket=bucket, Key=full_key, Body=bytes(data))["VersionId"]
+        self.record_version(kind, digest, version)
+
+    def shadow(self, kind: str, digest: str, *, how: str) -> None:
+        """Write over a blob's key the way S3 allows under Object Lock: a plain DeleteObject
+        (a delete marker) or a newer version with other bytes. The recorded version stays."""
+        client, bucket, full_key = self.s3_object(kind, digest)
+        if how == "delete-marker":
+            client.delete_object(Bucket=bucket, Key=full_key)
+        else:
+            client.put_object(Bucket=bucket, Key=full_key, Body=b"something else entirely")
+
+    def s3_object(self, kind: str, digest: str) -> tuple[Any, str, str]:
+        bucket, _, prefix = self.settings().store_url.removeprefix("s3://").partition("/")
+        client = make_client(self.env["AWS_ENDPOINT_URL"])
+        return client, bucket, f"{prefix}/{blob_key(kind, digest)}"
+
+    def record_version(self, kind: str, digest: str, version: str) -> None:
+        """Point every record of this blob at ``version``, behind snap's back."""
+        engine = sa.create_engine(self.env["SNAP_DATABASE_URL"])
+        statements = (
+            [("snapshots", "raw_version_id", "raw_hash")]
+            if kind == "raw"
+            else [
+                ("snapshots", "text_version_id", "text_hash"),
+                ("extractions", "text_version_id", "text_hash"),
+            ]
+        )
+        with engine.begin() as connection:
+            for table, column, digest_column in statements:
+                connection.execute(
+                    sa.text(f"UPDATE {table} SET {column} = :v WHERE {digest_column} = :d"),  # noqa: S608 (fixed names)
+                    {"v": version, "d": digest},
+                )
+        engine.dispose()
 
     def snap(self, *args: str, check: bool = False) -> subprocess.CompletedProcess[str]:
         """Run the real CLI in a subprocess, as a user would."""

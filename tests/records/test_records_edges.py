@@ -55,7 +55,7 @@ def test_missing_raw_evidence_fails_the_check(
     assert report.results[0].status == "integrity_failure"
     done = backend.snap("audit", "--snapshot", record.snapshot_id)
     assert done.returncode == 1
-    assert "DAMAGED" in done.stdout
+    assert "MISSING" in done.stdout
 
 
 def test_fetch_from_model_output_never_reads_local_files(backend: Backend, tmp_path: Path) -> None:

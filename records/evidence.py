@@ -1,0 +1,152 @@
+"""What one check reads: a snapshot's raw bytes and one extraction's text, each at the version
+and in the store recorded when they were captured.
+
+An ``Evidence`` is plain data, taken from the database in a short read transaction, so that the
+blob I/O and matching that follow run with no transaction open.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from records.models import Extraction, Snapshot
+from records.outcome import (
+    BLOB_DAMAGED,
+    BLOB_INTACT,
+    BLOB_MISSING,
+    BLOB_SHADOWED,
+    EVIDENCE_HOLDS,
+)
+from snap.errors import BlobNotFound, IntegrityError, SnapError, StoreError
+from snapshotter.store import BlobStore, blob_key, open_store
+from snapshotter.store.hashing import NullSink
+
+
+@dataclass(frozen=True)
+class Evidence:
+    snapshot_id: str
+    raw_hash: str
+    raw_version_id: str | None
+    store_location: str
+    extraction_id: int | None
+    extractor: str
+    normalizer: str
+    text_hash: str | None
+    norm_hash: str | None
+    text_version_id: str | None
+    pages: tuple[Any, ...]
+    flags: tuple[str, ...]
+
+    @classmethod
+    def of(cls, snapshot: Snapshot, extraction: Extraction | None) -> Evidence:
+        """The snapshot with one of its extractions (none: the snapshot's own text columns,
+        which describe its first extraction)."""
+        source: Snapshot | Extraction = extraction if extraction is not None else snapshot
+        return cls(
+            snapshot_id=snapshot.id,
+            raw_hash=snapshot.raw_hash,
+            raw_version_id=snapshot.raw_version_id,
+            store_location=snapshot.store_location,
+            extraction_id=extraction.id if extraction is not None else None,
+            extractor=source.extractor,
+            normalizer=source.normalizer,
+            text_hash=source.text_hash,
+            norm_hash=source.norm_hash,
+            text_version_id=source.text_version_id,
+            pages=tuple(source.pages or ()),
+            flags=tuple(source.flags or ()),
+        )
+
+    @property
+    def hashes(self) -> dict[str, str | None]:
+        return {"raw": self.raw_hash, "text": self.text_hash, "norm": self.norm_hash}
+
+
+class StoreResolver:
+    """The store each snapshot was written to. A snapshot recorded in another store than the
+    configured one is read from its own store when that can be reached; otherwise the check
+    stops with exit 3 and one line, because a configuration slip is not damaged evidence."""
+
+    def __init__(self, configured: BlobStore, *, lock_mode: str, lock_days: int) -> None:
+        self.configured = configured
+        self._lock = (lock_mode, lock_days)
+        self._opened: dict[str, BlobStore | StoreError] = {configured.location: configured}
+
+    def store_for(self, evidence: Evidence) -> BlobStore:
+        location = evidence.store_location
+        opened = self._opened.get(location)
+        if opened is None:
+            opened = self._open(location)
+            self._opened[location] = opened
+        if isinstance(opened, StoreError):
+            raise StoreError(
+                f"snapshot {evidence.snapshot_id} is stored in {location}; the configured store"
+                f" is {self.configured.location}, and {location} cannot be reached"
+                f" ({opened.message})"
+            )
+        return opened
+
+    def check_all(self, evidence: list[Evidence]) -> None:
+        """Before anything is checked or recorded: every store needed can be opened."""
+        for item in evidence:
+            self.store_for(item)
+
+    def _open(self, location: str) -> BlobStore | StoreError:
+        try:
+            store = open_store(location, lock_mode=self._lock[0], lock_days=self._lock[1])
+            store.probe()
+        except StoreError as error:
+            return error
+        except SnapError as error:  # a configuration error too means "cannot be reached"
+            return StoreError(error.message)
+        return store
+
+
+@dataclass(frozen=True)
+class BlobState:
+    """One recorded blob as found now: intact, shadowed, damaged or missing (records.outcome)."""
+
+    kind: str
+    digest: str
+    version_id: str | None
+    state: str
+    detail: str | None = None
+
+    @property
+    def holds(self) -> bool:
+        """The evidence is intact (a shadowed blob is: its recorded version hashes)."""
+        return self.state in EVIDENCE_HOLDS
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "digest": self.digest,
+            "key": blob_key(self.kind, self.digest),
+            "versionId": self.version_id,
+            "state": self.state,
+            "intact": self.holds,
+            "detail": self.detail,
+        }
+
+
+def blob_state(store: BlobStore, kind: str, digest: str, version_id: str | None) -> BlobState:
+    """Re-hash the recorded version now, then look for anything written over it."""
+    try:
+        store.read_into(kind, digest, NullSink(), version_id=version_id)
+    except IntegrityError as error:
+        return BlobState(kind, digest, version_id, BLOB_DAMAGED, error.message)
+    except BlobNotFound as error:
+        return BlobState(kind, digest, version_id, BLOB_MISSING, error.message)
+    on_top = store.shadowing(kind, digest, version_id)
+    if on_top is not None:
+        return BlobState(kind, digest, version_id, BLOB_SHADOWED, on_top)
+    return BlobState(kind, digest, version_id, BLOB_INTACT)
+
+
+def recorded_blobs(evidence: Evidence) -> list[tuple[str, str, str | None]]:
+    """(kind, digest, recorded version) of the raw bytes and, if any, the extraction's text."""
+    blobs = [("raw", evidence.raw_hash, evidence.raw_version_id)]
+    if evidence.text_hash is not None:
+        blobs.append(("text", evidence.text_hash, evidence.text_version_id))
+    return blobs

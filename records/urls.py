@@ -1,0 +1,57 @@
+"""One canonical form of a URL, for looking records up; records keep URLs exactly as given.
+
+Models cite ``…/page.html#section`` links, people type ``HTTP://Host:80/``: these all name the
+page snap captured. The canonical form lower-cases the scheme and host, encodes the host with
+IDNA, drops the default port and the fragment, and normalises percent-encoding (upper-case hex,
+unreserved characters decoded). It is computed locally: no name is ever resolved.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit, urlunsplit
+
+DEFAULT_PORTS = {"http": 80, "https": 443}
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+
+def canonical_url(url: str) -> str:
+    """The lookup key of ``url``; a string that is not a URL with a scheme is kept as is."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return url
+    if not parts.scheme:
+        return url
+    scheme = parts.scheme.lower()
+    netloc = _netloc(parts.hostname, port, scheme, parts.netloc)
+    path = _escapes(parts.path) or ("/" if scheme in DEFAULT_PORTS else "")
+    return urlunsplit((scheme, netloc, path, _escapes(parts.query), ""))
+
+
+def _netloc(hostname: str | None, port: int | None, scheme: str, raw: str) -> str:
+    if hostname is None:
+        return raw.lower()
+    userinfo = raw.rpartition("@")[0] + "@" if "@" in raw else ""
+    host = _idna(hostname)
+    if ":" in host:  # an IPv6 literal
+        host = f"[{host}]"
+    shown_port = "" if port is None or DEFAULT_PORTS.get(scheme) == port else f":{port}"
+    return f"{userinfo}{host}{shown_port}"
+
+
+def _idna(hostname: str) -> str:
+    try:
+        return hostname.encode("idna").decode("ascii").lower()
+    except UnicodeError:
+        return hostname.lower()
+
+
+def _escapes(text: str) -> str:
+    def fix(match: re.Match[str]) -> str:
+        char = chr(int(match.group(1), 16))
+        return char if char in _UNRESERVED else "%" + match.group(1).upper()
+
+    return _ESCAPE.sub(fix, text)
