@@ -46,8 +46,8 @@ def _replace_check(statuses: Sequence[str]) -> None:
         op.execute(f"ALTER TABLE verifications ADD CONSTRAINT {CONSTRAINT} CHECK ({_check(statuses)})")
         return
     with op.batch_alter_table("verifications", recreate="always") as batch:
-        batch.drop_constraint(CONSTRAINT, type_="check")
-        batch.create_check_constraint(CONSTRAINT, _check(statuses))
+        batch.drop_constraint(op.f(CONSTRAINT), type_="check")
+        batch.create_check_constraint(op.f(CONSTRAINT), _check(statuses))
     _sqlite_append_only_triggers()
 
 
