@@ -397,7 +397,8 @@ def match_quote(
 def check_page(
     outcome: Outcome, spans: tuple[tuple[int, int], ...], evidence: Evidence, page: str
 ) -> Outcome:
-    """A PDF citation naming a page must find its quote on that page (any occurrence)."""
+    """A PDF citation naming a page must find its quote on that page (any occurrence); a quote
+    that runs across a page break is on each page it spans, so naming any of them is right."""
     pages = list(evidence.pages)
     if not pages:
         reason = f"the cited page {page} cannot be checked: the source has no pages"
@@ -406,7 +407,7 @@ def check_page(
         p for p in pages if page.isdigit() and p["index"] == int(page) - 1
     ]
     for start, end in spans:
-        if named and named[0]["start"] <= start and end <= named[0]["end"]:
+        if named and start < named[0]["end"] and named[0]["start"] < end:
             return replace(outcome, start=start, end=end, details={"page": page})
     first = spans[0][0] if spans else 0
     actual = next((p for p in pages if p["start"] <= first < p["end"]), None)
