@@ -44,7 +44,14 @@ from records.repository import (
 from records.texts import SnapshotTexts
 from records.urls import canonical_url
 from records.workspace import Workspace
-from snap.errors import BlobNotFound, InputError, IntegrityError, OffsetError, SnapError
+from snap.errors import (
+    BlobNotFound,
+    InputError,
+    IntegrityError,
+    OffsetError,
+    SnapError,
+    VerifierError,
+)
 from snapshotter.store.base import DIGEST_PATTERN
 from verifier import (
     NORMALIZER_ID,
@@ -160,7 +167,7 @@ def verify_citations(
         run_id = uuid.uuid4().hex
         with workspace.db.session() as session:
             results = record_checks(session, checked, run_id)
-    except InputError as error:
+    except (InputError, VerifierError) as error:
         if given.origin is None:
             raise
         raise InputError(f"{given.origin}: {error.message}") from None

@@ -19,7 +19,7 @@ import click
 
 from snap import __version__, render
 from snap.config import Settings
-from snap.errors import InputError, RecordNotFound, SnapError
+from snap.errors import InputError, RecordNotFound, SnapError, VerifierError, exit_code_of
 
 F = TypeVar("F", bound=Callable[..., Any])
 INTERNAL_ERROR_EXIT = 70
@@ -50,19 +50,20 @@ class SnapGroup(click.Group):
             raise
         except click.UsageError as error:
             usage_error(error)
-        except SnapError as error:
+        except (SnapError, VerifierError) as error:
+            code = exit_code_of(error)
             click.echo(f"snap: error: {error.message}", err=True)
             if ctx.meta.get("snap.json"):
                 emit_json(
                     {
                         "error": {
                             "message": error.message,
-                            "exitCode": error.exit_code,
+                            "exitCode": code,
                             "type": type(error).__name__,
                         }
                     }
                 )
-            ctx.exit(error.exit_code)
+            ctx.exit(code)
         except (click.exceptions.Exit, click.ClickException, click.Abort):
             raise
         except KeyboardInterrupt:

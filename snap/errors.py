@@ -12,6 +12,11 @@ from __future__ import annotations
 
 import re
 
+# The pure verifier raises its own errors (it imports nothing of snap): unusable input, exit 2.
+from verifier.errors import OffsetError as OffsetError
+from verifier.errors import SelectorError as SelectorError
+from verifier.errors import VerifierError as VerifierError
+
 # Control characters other than whitespace (which is collapsed): a URL or header from a hostile
 # server must not move the cursor or recolour the terminal of whoever reads the error.
 MAX_MESSAGE = 2000
@@ -44,12 +49,9 @@ class InputError(SnapError):
     exit_code = 2
 
 
-class OffsetError(InputError):
-    """An offset runs past the text or splits a UTF-16 surrogate pair."""
-
-
-class SelectorError(InputError):
-    """A selector is malformed (start after end, missing exact text, unknown unit)."""
+def exit_code_of(error: SnapError | VerifierError) -> int:
+    """The exit code for any error of the hierarchy: the verifier's are unusable input."""
+    return error.exit_code if isinstance(error, SnapError) else InputError.exit_code
 
 
 class ConfigError(SnapError):

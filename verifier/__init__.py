@@ -3,31 +3,71 @@
 Exact by default: a quote passes only when every character equals the source's, except the
 documented copy noise (see ``verifier.tokenizer``); similarity is only ever shown as the
 closest passage.  Positions are Unicode code points; ``verifier.offsets`` converts to and
-from UTF-16.  Statuses are ``verifier.status.Status``.
+from UTF-16 and UTF-8.  Statuses are ``verifier.status.Status``; errors ``verifier.errors``.
+
+The names below are loaded on first use (PEP 562): importing ``verifier.errors`` or
+``verifier.status`` alone does not compile the tokenizer's patterns, so a command that never
+checks a quote does not pay for them.
 """
 
-from verifier.matcher import (
-    COULD_NOT_CHECK,
-    NOT_FOUND,
-    QUOTE_FOUND,
-    VERIFIER_ID,
-    Closest,
-    PreparedSource,
-    QuoteCheck,
-    check_quote,
-    normalized_digest,
-    prepare,
-)
-from verifier.offsets import codepoint_to_utf16, utf16_to_codepoint
-from verifier.resolve import CONTEXT_MISMATCH, POSITION_MISMATCH, Resolution, resolve
-from verifier.selectors import (
-    TextPositionSelector,
-    TextQuoteSelector,
-    describe_span,
-    position_from_utf16,
-)
-from verifier.status import Status
-from verifier.tokenizer import NORMALIZER_ID, Token, token_keys, tokenize
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the names as the type checker sees them; at run time, __getattr__
+    from verifier.matcher import COULD_NOT_CHECK as COULD_NOT_CHECK
+    from verifier.matcher import NOT_FOUND as NOT_FOUND
+    from verifier.matcher import QUOTE_FOUND as QUOTE_FOUND
+    from verifier.matcher import VERIFIER_ID as VERIFIER_ID
+    from verifier.matcher import Closest as Closest
+    from verifier.matcher import PreparedSource as PreparedSource
+    from verifier.matcher import QuoteCheck as QuoteCheck
+    from verifier.matcher import check_quote as check_quote
+    from verifier.matcher import normalized_digest as normalized_digest
+    from verifier.matcher import prepare as prepare
+    from verifier.offsets import TextOffsets as TextOffsets
+    from verifier.offsets import codepoint_to_utf16 as codepoint_to_utf16
+    from verifier.offsets import utf16_to_codepoint as utf16_to_codepoint
+    from verifier.resolve import CONTEXT_MISMATCH as CONTEXT_MISMATCH
+    from verifier.resolve import POSITION_MISMATCH as POSITION_MISMATCH
+    from verifier.resolve import Resolution as Resolution
+    from verifier.resolve import resolve as resolve
+    from verifier.selectors import TextPositionSelector as TextPositionSelector
+    from verifier.selectors import TextQuoteSelector as TextQuoteSelector
+    from verifier.selectors import describe_span as describe_span
+    from verifier.selectors import position_from_utf16 as position_from_utf16
+    from verifier.status import Status as Status
+    from verifier.tokenizer import NORMALIZER_ID as NORMALIZER_ID
+    from verifier.tokenizer import Token as Token
+    from verifier.tokenizer import token_keys as token_keys
+    from verifier.tokenizer import tokenize as tokenize
+
+_HOMES = {
+    "verifier.matcher": (
+        "COULD_NOT_CHECK",
+        "NOT_FOUND",
+        "QUOTE_FOUND",
+        "VERIFIER_ID",
+        "Closest",
+        "PreparedSource",
+        "QuoteCheck",
+        "check_quote",
+        "normalized_digest",
+        "prepare",
+    ),
+    "verifier.offsets": ("TextOffsets", "codepoint_to_utf16", "utf16_to_codepoint"),
+    "verifier.resolve": ("CONTEXT_MISMATCH", "POSITION_MISMATCH", "Resolution", "resolve"),
+    "verifier.selectors": (
+        "TextPositionSelector",
+        "TextQuoteSelector",
+        "describe_span",
+        "position_from_utf16",
+    ),
+    "verifier.status": ("Status",),
+    "verifier.tokenizer": ("NORMALIZER_ID", "Token", "token_keys", "tokenize"),
+}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
     "CONTEXT_MISMATCH",
@@ -42,6 +82,7 @@ __all__ = [
     "QuoteCheck",
     "Resolution",
     "Status",
+    "TextOffsets",
     "TextPositionSelector",
     "TextQuoteSelector",
     "Token",
@@ -56,3 +97,12 @@ __all__ = [
     "tokenize",
     "utf16_to_codepoint",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _HOME_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'verifier' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

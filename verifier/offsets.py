@@ -24,7 +24,7 @@ from bisect import bisect_right
 from collections.abc import Callable
 from functools import cache, cached_property
 
-from snap.errors import OffsetError
+from verifier.errors import OffsetError
 
 BLOCK = 256  # code points per checkpoint: one conversion encodes at most this many
 

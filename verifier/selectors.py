@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final, Self
 
-from snap.errors import OffsetError, SelectorError
+from verifier.errors import OffsetError, SelectorError
 from verifier.offsets import codepoint_to_utf16, utf16_to_codepoint
 
 MAX_CONTEXT: Final = 32
