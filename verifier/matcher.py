@@ -31,7 +31,7 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import regex
 
@@ -143,6 +143,12 @@ class KeyIndex(Mapping[int, Sequence[int]]):
     def __getitem__(self, key_id: int) -> Sequence[int]:
         if not 0 <= key_id < len(self._offsets) - 1:
             raise KeyError(key_id)
+        return self._order[self._offsets[key_id] : self._offsets[key_id + 1]]
+
+    def get(self, key_id: int, default: Any = None) -> Any:
+        """As ``Mapping.get``, without raising and catching KeyError (a hot path)."""
+        if not 0 <= key_id < len(self._offsets) - 1:
+            return default
         return self._order[self._offsets[key_id] : self._offsets[key_id + 1]]
 
     def __len__(self) -> int:
@@ -286,21 +292,20 @@ class PreparedSource:
         """
         self._checks += 1
         first_refusal: _Refusal | None = None
-        primary: Scan | None = None
+        primary: Scan | None = None  # the last form, marks read as marks: what is compared
         for form in _quote_forms(quote):
-            for scanned in _scans(form):
-                primary = primary if primary is not None and primary.tokens else scanned
+            for number, scanned in enumerate(_scans(form)):
+                if number == 0:
+                    primary = scanned
                 if not scanned.tokens:
                     continue
                 accepted, refusal = self._accepted_runs(scanned)
                 if accepted:
                     return self._found(accepted, len(scanned.tokens))
                 first_refusal = first_refusal or refusal
-        stripped = _strip_edge_ellipses(quote)
-        if _ANY_ELLIPSIS.search(stripped):
+        if _ANY_ELLIPSIS.search(_strip_edge_ellipses(quote)):
             return _unchecked(INNER_ELLIPSIS)
-        primary = scan_text(stripped)
-        if not primary.tokens:
+        if primary is None or not primary.tokens:
             return _unchecked(EMPTY_QUOTE)
         if first_refusal is not None:
             return self._refused(first_refusal)

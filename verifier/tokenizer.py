@@ -419,8 +419,10 @@ def _fold_symbol(raw: str) -> str:
 
 
 def _mixed_case(word: str) -> bool:
-    """Mixed case other than Capitalized: "mW", "MHz", "iPhone"."""
-    return any(char.isupper() for char in word[1:]) and any(char.islower() for char in word)
+    """Mixed case other than Capitalized: "mW", "MHz", "iPhone" (an upper-case letter after the
+    first, and a lower-case letter somewhere)."""
+    rest = word[1:]
+    return rest != rest.lower() and word != word.upper()
 
 
 def _capitals(word: str) -> bool:
