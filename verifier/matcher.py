@@ -141,9 +141,10 @@ class KeyIndex(Mapping[int, Sequence[int]]):
         self._order = memoryview(order)
 
     def __getitem__(self, key_id: int) -> Sequence[int]:
-        if not 0 <= key_id < len(self._offsets) - 1:
+        found: Sequence[int] | None = self.get(key_id)
+        if found is None:
             raise KeyError(key_id)
-        return self._order[self._offsets[key_id] : self._offsets[key_id + 1]]
+        return found
 
     def get(self, key_id: int, default: Any = None) -> Any:
         """As ``Mapping.get``, without raising and catching KeyError (a hot path)."""
@@ -352,15 +353,15 @@ class PreparedSource:
     def _build_index(self) -> None:
         self._positions = KeyIndex(self._ids, len(self._keys))
 
-    def _quote_ids(self, scanned: Scan) -> list[int] | None:
+    def _key_ids(self, scanned: Scan) -> list[int]:
+        """The quote's key ids in this source's vocabulary; -1 for a key the source lacks."""
         vocabulary = self._vocabulary
-        ids = [vocabulary.get(token.key, -1) for token in scanned.tokens]
-        return None if -1 in ids else ids
+        return [vocabulary.get(token.key, -1) for token in scanned.tokens]
 
     def _accepted_runs(self, scanned: Scan) -> tuple[list[int], _Refusal | None]:
         """The candidate runs that pass every rule, and why the first refused one failed."""
-        quote_ids = self._quote_ids(scanned)
-        if quote_ids is None:
+        quote_ids = self._key_ids(scanned)
+        if -1 in quote_ids:
             return [], None
         accepted: list[int] = []
         first_refusal: _Refusal | None = None
@@ -494,8 +495,7 @@ class PreparedSource:
         if self._positions is None:
             self._build_index()
         assert self._positions is not None
-        vocabulary = self._vocabulary
-        quote_ids = [vocabulary.get(token.key, -1) for token in scanned.tokens]
+        quote_ids = self._key_ids(scanned)
         window = closest_passage.best_window(quote_ids, self._ids, self._positions)
         if window is None:
             return None

@@ -64,17 +64,6 @@ OPEN: Final = 6
 CLOSE: Final = 7
 QUOTE: Final = 8
 
-KIND_NAMES: Final = {
-    WORD: "word",
-    CHAR: "char",
-    NUMBER: "number",
-    SCRIPT: "script",
-    SYMBOL: "symbol",
-    OPEN: "open",
-    CLOSE: "close",
-    QUOTE: "quote",
-}
-
 KIND_MASK: Final = 0x0F
 GLUED: Final = 0x10
 SENSITIVE: Final = 0x20
@@ -336,11 +325,6 @@ def _describe(group: str, raw: str) -> tuple[int, str, str]:
     kind = _KINDS[group]
     key, exact = _keys(kind, group, raw)
     return kind, sys.intern(key), exact
-
-
-def iter_gap_items(side: list[SideItem], before: int) -> Iterator[SideItem]:
-    """The side items standing just before token ``before``."""
-    return (item for item in side if item.before == before)
 
 
 def _is_glued(text: str, last_end: int, start: int) -> bool:
