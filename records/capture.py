@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from urllib.parse import urlsplit
+
+from sqlalchemy.orm import Session
 
 from records.repository import record_failed_capture, record_snapshot
 from records.workspace import Workspace
@@ -10,7 +13,12 @@ from snap.errors import CaptureError, ConfigError, InputError, SnapError
 from snapshotter.capture import SnapshotRecord, capture
 
 
-def capture_source(workspace: Workspace, target: str) -> SnapshotRecord:
+def capture_source(
+    workspace: Workspace,
+    target: str,
+    *,
+    claim: Callable[[Session, SnapshotRecord], bool] | None = None,
+) -> SnapshotRecord:
     """Fetch, extract and store ``target``, then record the capture and its snapshot.
 
     A capture that fails for any reason is recorded as a failed capture before the error is
@@ -18,6 +26,10 @@ def capture_source(workspace: Workspace, target: str) -> SnapshotRecord:
     Only input that never became a capture attempt (an empty target, a missing local file, a
     FIFO) is not recorded.  An unexpected error is recorded and raised as a CaptureError, so
     one bad source never ends a run with an internal error.
+
+    ``claim`` (workers) runs in the transaction that records the capture; when it returns False
+    (another delivery of the same task recorded it first) nothing is recorded: the blobs are
+    content-addressed, so storing them twice changed nothing either.
     """
     try:
         record = capture(target, workspace.store, workspace.fetch_options)
@@ -35,7 +47,8 @@ def capture_source(workspace: Workspace, target: str) -> SnapshotRecord:
         _record_failure(workspace, target, failure)
         raise failure from error
     with workspace.db.session() as session:
-        record_snapshot(session, record)
+        if claim is None or claim(session, record):
+            record_snapshot(session, record)
     return record
 
 

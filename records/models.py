@@ -251,3 +251,62 @@ class Verification(Base):
         Index("ix_verifications_idempotency_key", "idempotency_key", unique=True),
         Index("ix_verifications_run_id", "run_id"),
     )
+
+
+BATCH_KINDS = ("capture", "reverify", "reextract")
+ITEM_STATES = ("pending", "running", "done", "failed")
+
+
+class Batch(Base):
+    """A piece of bulk work split into items for workers (``snap fetch --enqueue`` and the
+    like). Its state lives here, not in the broker: the broker only delivers item ids, so a
+    lost message is found by looking for items that are not done (``snap jobs --resume``)."""
+
+    __tablename__ = "batches"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)  # uuid4 hex; reverify run id
+    kind: Mapped[str] = mapped_column(String(20))
+    params: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    total: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    __table_args__ = (
+        CheckConstraint(
+            "kind IN (" + ", ".join(f"'{kind}'" for kind in BATCH_KINDS) + ")", name="kind_known"
+        ),
+        CheckConstraint("total >= 0", name="total_nonnegative"),
+    )
+
+
+class BatchItem(Base):
+    """One task of a batch: a URL to capture, a snapshot group to re-verify, a snapshot to
+    re-extract. ``key`` is unique in its batch, so splitting the same work twice adds nothing;
+    ``state`` only moves forward to done through a compare-and-set, so two deliveries of one
+    message record its result once."""
+
+    __tablename__ = "batch_items"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    batch_id: Mapped[str] = mapped_column(ForeignKey("batches.id"))
+    key: Mapped[str] = mapped_column(Text)
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    state: Mapped[str] = mapped_column(String(10), default="pending")
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    # 'transient' (worth another try: snap jobs --resume re-queues it) or 'permanent'
+    error_kind: Mapped[str | None] = mapped_column(String(10))
+    last_error: Mapped[str | None] = mapped_column(Text)
+    result: Mapped[str | None] = mapped_column(Text)  # a snapshot id, a count, extraction ids
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    __table_args__ = (
+        UniqueConstraint("batch_id", "key", name="uq_batch_items_batch_id_key"),
+        Index("ix_batch_items_batch_id_state", "batch_id", "state"),
+        CheckConstraint(
+            "state IN (" + ", ".join(f"'{state}'" for state in ITEM_STATES) + ")",
+            name="state_known",
+        ),
+        CheckConstraint(
+            "error_kind IS NULL OR error_kind IN ('transient', 'permanent')",
+            name="error_kind_known",
+        ),
+    )

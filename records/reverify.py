@@ -173,7 +173,7 @@ def check_group(
 
 
 def plan_reverify(session: Session, citations: Sequence[Citation], run_id: str) -> _Plan:
-    done_rows = verifications_of_run(session, run_id)
+    done_rows = verifications_of_run(session, run_id, [c.id for c in citations])
     done = [result_of_row(c, done_rows[c.id]) for c in citations if c.id in done_rows]
     todo = [c for c in citations if c.id not in done_rows]
     groups = group_by_latest_snapshot(session, todo)
@@ -334,7 +334,16 @@ def request_of(citation: Citation, *, in_own_snapshot: bool) -> CitationRequest:
     )
 
 
-def verifications_of_run(session: Session, run_id: str) -> dict[str, Verification]:
-    """The checks an earlier try of this run recorded, by citation."""
-    rows = session.scalars(select(Verification).where(Verification.run_id == run_id))
+RUN_FILTER_LIMIT = 1000  # beyond this many citations, reading the whole run is cheaper
+
+
+def verifications_of_run(
+    session: Session, run_id: str, citation_ids: Sequence[str] = ()
+) -> dict[str, Verification]:
+    """The checks an earlier try of this run recorded, by citation. A worker checks one
+    snapshot group of a run of many: it reads only its own citations' rows, not the run's."""
+    query = select(Verification).where(Verification.run_id == run_id)
+    if 0 < len(citation_ids) <= RUN_FILTER_LIMIT:
+        query = query.where(Verification.citation_id.in_(citation_ids))
+    rows = session.scalars(query)
     return {row.citation_id: row for row in rows}

@@ -145,6 +145,14 @@ def cli(ctx: click.Context, store_url: str | None, database_url: str | None) -> 
     ctx.obj = settings.with_overrides(**{k: v for k, v in overrides.items() if v})
 
 
+def enqueue_option(function: F) -> F:
+    return click.option(
+        "--enqueue",
+        is_flag=True,
+        help="Split the work into tasks for workers and record the batch (see snap jobs).",
+    )(function)
+
+
 @cli.command()
 @click.argument("target")
 @click.option(
@@ -162,6 +170,11 @@ def cli(ctx: click.Context, store_url: str | None, database_url: str | None) -> 
     type=float,
     help="Seconds for the whole capture, redirects included (default 10 x timeout).",
 )
+@click.option(
+    "--enqueue",
+    is_flag=True,
+    help="TARGET is a file of URLs, one a line: a batch of capture tasks for workers.",
+)
 @json_option
 @click.pass_context
 def fetch(
@@ -171,12 +184,23 @@ def fetch(
     max_bytes: int | None,
     timeout: float | None,
     deadline: float | None,
+    enqueue: bool,
     as_json: bool,
 ) -> None:
-    """Capture TARGET (an http(s) URL or a local file) and store it write-once."""
+    """Capture TARGET (an http(s) URL or a local file) and store it write-once.
+
+    With --enqueue, TARGET is a file of URLs, each captured by a worker (see snap jobs).
+    """
     from records.capture import capture_source
 
     limits: dict[str, Any] = {"max_bytes": max_bytes, "timeout": timeout, "deadline": deadline}
+    if enqueue:
+        from records.jobs import capture_items, read_url_list
+
+        items = capture_items(read_url_list(Path(target)))
+        with workspace(ctx, allow_private=allow_private, **limits) as ws:
+            start_batch(ctx, ws, "capture", {"urls": len(items)}, items, as_json)
+        return
     with workspace(ctx, allow_private=allow_private, **limits) as ws:
         record = capture_source(ws, target)
     if as_json:
@@ -338,6 +362,7 @@ def parse_since(_ctx: click.Context, _param: click.Parameter, value: str | None)
     metavar="RUN_ID",
     help="Continue an interrupted run: citations it already recorded are not checked again.",
 )
+@enqueue_option
 @json_option
 @click.pass_context
 def reverify(
@@ -347,15 +372,30 @@ def reverify(
     refetch: bool,
     allow_private: bool | None,
     run_id: str | None,
+    enqueue: bool,
     as_json: bool,
 ) -> None:
     """Re-check recorded citations against the latest snapshot of each source.
 
     Each snapshot group is committed on its own; the run id is printed, and ``--run`` with it
     continues an interrupted run. Exit 1 when any citation fails or any refetch failed.
+    With --enqueue, each snapshot group is a task for workers (see snap jobs).
     """
     from records.reverify import refetch_sources, select_citations
     from records.reverify import reverify as run_reverify
+
+    if enqueue:
+        if refetch or run_id:
+            raise click.UsageError("--enqueue cannot be combined with --refetch or --run")
+        from records.jobs import reverify_items
+
+        params = {"url": url, "since": since and since.isoformat()}
+        with workspace(ctx, existing=True) as ws:
+            items = reverify_items(ws, url=url and as_url(url), since=since)
+            if not items and (url or since):
+                raise RecordNotFound("no recorded citation matches --url/--since")
+            start_batch(ctx, ws, "reverify", params, items, as_json)
+        return
 
     with workspace(ctx, existing=True, allow_private=allow_private) as ws:
         citations = select_citations(ws, url=url and as_url(url), since=since)
@@ -416,6 +456,7 @@ def show(
 @click.option("--url", help="Only snapshots captured from this URL.")
 @click.option("--snapshot", "snapshot_id", help="Only this snapshot (an id or 8+ hex digits).")
 @click.option("--since", callback=parse_since, help="Only snapshots recorded since this date.")
+@enqueue_option
 @json_option
 @click.pass_context
 def reextract(
@@ -423,15 +464,28 @@ def reextract(
     url: str | None,
     snapshot_id: str | None,
     since: datetime | None,
+    enqueue: bool,
     as_json: bool,
 ) -> None:
     """Extract stored raw bytes again with the current extractor (nothing is fetched).
 
     A different text is recorded as a new extraction beside the old ones; citations stay pinned
     to the extraction they were checked against, and reverify compares the two.
+    With --enqueue, each snapshot is a task for workers (see snap jobs).
     """
     from records.reextract import plan_reextract
     from records.reextract import reextract as run_reextract
+
+    if enqueue:
+        from records.jobs import reextract_items
+
+        params = {"url": url, "snapshot": snapshot_id, "since": since and since.isoformat()}
+        with workspace(ctx, existing=True) as ws:
+            items = reextract_items(
+                ws, url=url and as_url(url), snapshot_id=snapshot_id, since=since
+            )
+            start_batch(ctx, ws, "reextract", params, items, as_json)
+        return
 
     with workspace(ctx, existing=True) as ws:
         jobs = plan_reextract(ws, url=url and as_url(url), snapshot_id=snapshot_id, since=since)
@@ -528,3 +582,145 @@ def db_upgrade(ctx: click.Context, as_json: bool) -> None:
 
 
 main = cli
+
+
+# Workers: batches split into tasks (snap/workers), their state in the database -----------------
+
+
+def start_batch(
+    ctx: click.Context,
+    ws: Any,
+    kind: str,
+    params: dict[str, Any],
+    items: list[tuple[str, dict[str, Any]]],
+    as_json: bool,
+) -> None:
+    """Record the batch, then publish its items, or, with no broker, run them here."""
+    from records.jobs import create_batch
+
+    batch_id, item_ids = create_batch(ws.db, kind, params, items)
+    dispatch(ctx, ws, batch_id, kind, item_ids, as_json, verb="queued")
+
+
+def dispatch(
+    ctx: click.Context,
+    ws: Any,
+    batch_id: str,
+    kind: str,
+    item_ids: list[int],
+    as_json: bool,
+    *,
+    verb: str,
+) -> None:
+    from records.jobs import batch_progress, run_here
+
+    settings: Settings = ws.settings
+    if settings.broker_url is None:
+        click.echo(
+            "snap: no broker configured (SNAP_BROKER_URL): running the batch in this process",
+            err=True,
+        )
+        with progress_counter(len(item_ids), kind) as bar:
+            run_here(ws, item_ids, progress=bar.update)
+        progress = batch_progress(ws.db, batch_id)
+        show_progress(progress, as_json)
+        ctx.exit(1 if progress["failed"] else 0)
+    from snap.workers.app import configure
+    from snap.workers.tasks import publish
+
+    configure(settings)
+    publish(kind, item_ids)
+    result = {"batchId": batch_id, "kind": kind, verb: len(item_ids), "queue": settings.queue}
+    if as_json:
+        emit_json(result)
+    else:
+        click.echo(f"batch {batch_id}: {len(item_ids)} {kind} task(s) {verb} on {settings.queue}")
+        click.echo(f"follow it with: snap jobs {batch_id}")
+
+
+def show_progress(progress: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        emit_json(progress)
+    else:
+        click.echo(render.batch_progress(progress))
+
+
+@cli.command(
+    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+)
+@click.argument("celery_args", nargs=-1, type=click.UNPROCESSED)
+@click.pass_context
+def worker(ctx: click.Context, celery_args: tuple[str, ...]) -> None:
+    """Start a Celery worker for snap's tasks; options are passed to ``celery worker``.
+
+    For example: snap worker --concurrency 4 --loglevel INFO. Needs SNAP_BROKER_URL.
+    """
+    from snap.errors import ConfigError
+
+    settings: Settings = ctx.obj
+    if settings.broker_url is None:
+        raise ConfigError("snap worker needs a broker: set SNAP_BROKER_URL (e.g. redis://…)")
+    with workspace(ctx):  # the database and store answer (and SQLite is migrated) first
+        pass
+    from snap.workers.app import configure
+
+    app = configure(settings)
+    quiet = ["--without-gossip", "--without-mingle", "--without-heartbeat"]
+    app.worker_main(["worker", "--queues", settings.queue, *quiet, *celery_args])
+
+
+@cli.command()
+@click.argument("batch_id", metavar="[BATCH]", required=False)
+@click.option(
+    "--resume",
+    is_flag=True,
+    help="Re-queue the items still pending, running or failed for a transient reason.",
+)
+@click.option("--wait", is_flag=True, help="Wait until no item is pending or running.")
+@json_option
+@click.pass_context
+def jobs(ctx: click.Context, batch_id: str | None, resume: bool, wait: bool, as_json: bool) -> None:
+    """Show the progress of a batch (done / failed / pending), from the database.
+
+    Without BATCH, the 20 most recent batches. Exit 1 when any item failed.
+    """
+    from records.jobs import batch_progress, kind_of, recent_batches, resumable_items
+
+    if batch_id is None:
+        if resume or wait:
+            raise click.UsageError("--resume and --wait need a BATCH")
+        with workspace(ctx, existing=True) as ws:
+            batches = recent_batches(ws.db)
+        if as_json:
+            emit_json({"batches": batches})
+        else:
+            click.echo(render.batch_list(batches))
+        return
+    with workspace(ctx, existing=True) as ws:
+        if resume:
+            found, item_ids = resumable_items(ws.db, batch_id)
+            dispatch(ctx, ws, found, kind_of(ws.db, found), item_ids, as_json, verb="requeued")
+            return
+        progress = batch_progress(ws.db, batch_id)
+        if wait:
+            progress = wait_for(ws, progress)
+    show_progress(progress, as_json)
+    ctx.exit(1 if progress["failed"] else 0)
+
+
+def wait_for(ws: Any, progress: dict[str, Any]) -> dict[str, Any]:
+    """Poll the database once a second, with a progress bar on a terminal."""
+    import time
+
+    from records.jobs import batch_progress
+
+    with progress_counter(progress["total"], progress["kind"]) as bar:
+        shown = 0
+        while True:
+            finished = progress["done"] + progress["failed"]
+            bar.update(finished - shown)
+            shown = finished
+            if progress["finished"]:
+                return progress
+            time.sleep(1.0)
+            progress = batch_progress(ws.db, progress["batchId"])

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -24,6 +25,10 @@ MAX_SECONDS = 24 * 3600.0
 MAX_BYTES_LIMIT = 64 * 1024**3
 MAX_REDIRECTS_LIMIT = 100
 MAX_LOCK_DAYS = 100 * 366
+BROKER_SCHEMES = ("redis", "rediss", "amqp", "pyamqp")
+QUEUE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,99}")
+MAX_HOST_CONCURRENCY = 1000
+MAX_TASK_RETRIES = 100
 
 
 def default_home(environ: Mapping[str, str]) -> Path:
@@ -77,6 +82,29 @@ def _lock_mode(environ: Mapping[str, str]) -> str:
     return mode
 
 
+def _broker_url(environ: Mapping[str, str]) -> str | None:
+    """SNAP_BROKER_URL: a Redis or RabbitMQ URL; unset means every batch runs in-process."""
+    raw = environ.get("SNAP_BROKER_URL", "").strip()
+    if raw == "":
+        return None
+    scheme = raw.partition("://")[0].lower()
+    if "://" not in raw or scheme not in BROKER_SCHEMES:
+        raise ConfigError(
+            "SNAP_BROKER_URL must be a redis://, rediss:// or amqp:// URL,"
+            f" got one starting {raw.split('@')[-1][:40]!r}"
+        )
+    return raw
+
+
+def _queue(environ: Mapping[str, str]) -> str:
+    name = environ.get("SNAP_QUEUE", "").strip() or "snap"
+    if not QUEUE_NAME.fullmatch(name):
+        raise ConfigError(
+            f"SNAP_QUEUE must be 1-100 letters, digits, '.', '_', ':' or '-', got {name[:40]!r}"
+        )
+    return name
+
+
 def _flag(environ: Mapping[str, str], name: str) -> bool:
     value = environ.get(name, "").strip().lower()
     if value in ("", "0", "false", "no", "off"):
@@ -100,6 +128,12 @@ class Settings:
     lock_mode: str = "GOVERNANCE"
     lock_days: int = 365
     deadline: float | None = None  # the whole capture; None means DEADLINE_FACTOR * timeout
+    # Workers (snap/workers): no broker means every batch runs in-process.
+    broker_url: str | None = None
+    queue: str = "snap"
+    host_concurrency: int = 2  # captures of one host running at once, over all workers
+    host_delay: float = 1.0  # seconds between the starts of two captures of one host
+    task_retries: int = 5  # tries of a task after a transient failure, with backoff
 
     def __post_init__(self) -> None:
         """Validated here, so command-line overrides (``with_overrides``) are checked too."""
@@ -113,6 +147,11 @@ class Settings:
             "SNAP_MAX_REDIRECTS", self.max_redirects, 0, MAX_REDIRECTS_LIMIT, low_open=False
         )
         check_range("SNAP_S3_LOCK_DAYS", self.lock_days, 1, MAX_LOCK_DAYS, low_open=False)
+        check_range(
+            "SNAP_HOST_CONCURRENCY", self.host_concurrency, 1, MAX_HOST_CONCURRENCY, low_open=False
+        )
+        check_range("SNAP_HOST_DELAY", self.host_delay, 0, MAX_SECONDS, low_open=False)
+        check_range("SNAP_TASK_RETRIES", self.task_retries, 0, MAX_TASK_RETRIES, low_open=False)
 
     @property
     def capture_deadline(self) -> float:
@@ -134,6 +173,11 @@ class Settings:
             lock_mode=_lock_mode(env),
             lock_days=_int_setting(env, "SNAP_S3_LOCK_DAYS", 365),
             deadline=_float_setting(env, "SNAP_DEADLINE", None),
+            broker_url=_broker_url(env),
+            queue=_queue(env),
+            host_concurrency=_int_setting(env, "SNAP_HOST_CONCURRENCY", 2),
+            host_delay=_float_setting(env, "SNAP_HOST_DELAY", 1.0) or 0.0,
+            task_retries=_int_setting(env, "SNAP_TASK_RETRIES", 5),
         )
 
     def with_overrides(self, **changes: object) -> Settings:

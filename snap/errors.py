@@ -132,3 +132,27 @@ class DatabaseError(SnapError):
     """The database cannot be used (unreachable, not migrated, wrong URL)."""
 
     exit_code = 3
+
+
+class BrokerError(SnapError):
+    """The message broker (SNAP_BROKER_URL) cannot be reached or refused a message."""
+
+    exit_code = 3
+
+
+# Answers that say "not now" rather than "never": a worker tries these again, with backoff.
+RETRYABLE_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
+
+
+def is_transient(error: BaseException) -> bool:
+    """Whether trying the same work again later may succeed: a network failure, a timeout, a
+    retryable HTTP status, a store or database that could not be reached. A refused address,
+    an oversize body, a 404, undecodable bytes, damaged evidence or unusable input fail the
+    same way every time, so a worker marks them failed at once."""
+    if isinstance(error, (AddressRefused, TooLarge)):
+        return False
+    if isinstance(error, FetchError):
+        return error.status is None or error.status in RETRYABLE_STATUSES
+    if isinstance(error, (BlobNotFound, IntegrityError)):
+        return False
+    return isinstance(error, (StoreError, DatabaseError, BrokerError))

@@ -326,3 +326,40 @@ def reextracted(results: list[dict[str, Any]]) -> str:
     new = sum(r["new"] for r in results)
     lines.append(f"{plural(len(results), 'extraction')} made: {new} new")
     return "\n".join(lines)
+
+
+BAR_WIDTH = 30
+
+
+def progress_bar(done: int, total: int) -> str:
+    filled = BAR_WIDTH * done // total if total else BAR_WIDTH
+    percent = 100 * done // total if total else 100
+    return f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {percent:3d}%"
+
+
+def batch_progress(progress: dict[str, Any]) -> str:
+    """``batch <id> (capture, 2000 items, queued <time>)`` then the bar and the counts."""
+    finished = progress["done"] + progress["failed"]
+    transient = progress["failedTransient"]
+    retryable = f" ({transient} transient: snap jobs --resume retries them)" if transient else ""
+    lines = [
+        f"batch {progress['batchId']} ({progress['kind']}, {plural(progress['total'], 'item')},"
+        f" created {progress['createdAt']})",
+        f"  {progress_bar(finished, progress['total'])}  {finished}/{progress['total']}",
+        f"  done {progress['done']}  failed {progress['failed']}{retryable}"
+        f"  running {progress['running']}  pending {progress['pending']}",
+    ]
+    for failure in progress["failures"]:
+        lines.append(f"  failed: {one_line(failure['key'])}: {one_line(failure['error'] or '')}")
+    return "\n".join(lines)
+
+
+def batch_list(batches: list[dict[str, Any]]) -> str:
+    if not batches:
+        return "no batch recorded"
+    return "\n".join(
+        f"{b['batchId']}  {b['kind']:<9} {progress_bar(b['done'] + b['failed'], b['total'])}"
+        f"  done {b['done']}  failed {b['failed']}  pending {b['pending'] + b['running']}"
+        f"  {b['createdAt']}"
+        for b in batches
+    )

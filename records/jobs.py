@@ -1,0 +1,350 @@
+"""Batches: bulk work split into items, whose state lives in the database, not the broker.
+
+The broker only carries item ids. Each item goes pending -> running -> done (or failed) in
+short transactions of its own, never held across a fetch or a blob read; the move to done is
+a compare-and-set (``state <> 'done'``), made in the same transaction that records the
+result where there is one (a capture), so a message delivered twice records its work once.
+A message the broker lost leaves its item pending or running: ``resumable_items`` finds it.
+
+The same functions run an item in a Celery worker (snap/workers) and in-process when no
+broker is configured, so both paths behave alike.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import func, insert, select, update
+from sqlalchemy.orm import Session
+
+from records.capture import capture_source, is_web_url
+from records.db import Database
+from records.models import Batch, BatchItem, Citation, utcnow
+from records.reextract import plan_reextract as plan_reextract_jobs
+from records.reextract import reextract
+from records.repository import citations_matching
+from records.reverify import group_by_latest_snapshot, reverify
+from records.workspace import Workspace
+from snap.errors import InputError, RecordNotFound, SnapError, is_transient
+from snapshotter.capture import SnapshotRecord, rfc3339
+
+Item = tuple[str, dict[str, Any]]  # (key, payload)
+ROWS_PER_INSERT = 500
+MAX_URL_LIST_BYTES = 256 * 1024 * 1024
+OPEN_STATES = ("pending", "running")
+ERRORS_SHOWN = 10
+
+
+# Splitting work into items -------------------------------------------------------------------
+
+
+def read_url_list(path: Path) -> list[str]:
+    """One http(s) URL a line; blank lines and ``#`` comments skipped, repeats dropped. A line
+    that is not a web URL is refused with its line number before anything is queued."""
+    try:
+        if path.stat().st_size > MAX_URL_LIST_BYTES:
+            raise InputError(f"{path}: larger than {MAX_URL_LIST_BYTES} bytes")
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text") from None
+    except OSError as error:
+        raise InputError(f"{path}: cannot read: {error.strerror}") from None
+    urls: dict[str, None] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        url = line.strip()
+        if not url or url.startswith("#"):
+            continue
+        if not is_web_url(url):
+            raise InputError(f"{path}:{number}: not an http(s) URL: {url[:200]!r}")
+        urls[url] = None
+    if not urls:
+        raise InputError(f"{path}: no URL in the file")
+    return list(urls)
+
+
+def capture_items(urls: Iterable[str]) -> list[Item]:
+    return [(url, {}) for url in urls]
+
+
+def reverify_items(
+    workspace: Workspace, *, url: str | None = None, since: datetime | None = None
+) -> list[Item]:
+    """One item per snapshot group, as ``snap reverify`` groups them: each group's text is
+    read and tokenized once, by whichever worker takes it."""
+    with workspace.db.reading() as session:
+        citations = citations_matching(session, url=url, since=since)
+        groups = group_by_latest_snapshot(session, citations)
+    items = []
+    for group in groups:
+        ids = [citation.id for citation in group.citations]
+        key = group.latest.snapshot_id if group.latest is not None else f"unresolved:{ids[0]}"
+        items.append((key, {"citations": ids}))
+    return items
+
+
+def reextract_items(
+    workspace: Workspace,
+    *,
+    url: str | None = None,
+    snapshot_id: str | None = None,
+    since: datetime | None = None,
+) -> list[Item]:
+    jobs = plan_reextract_jobs(workspace, url=url, snapshot_id=snapshot_id, since=since)
+    return [(job.evidence.snapshot_id, {}) for job in jobs]
+
+
+def create_batch(
+    db: Database, kind: str, params: dict[str, Any], items: Sequence[Item]
+) -> tuple[str, list[int]]:
+    """Record the batch and its items (all pending) in one transaction; returns the batch id
+    and the item ids, the messages to publish."""
+    batch_id = uuid.uuid4().hex
+    now = utcnow()
+    with db.session() as session:
+        session.add(Batch(id=batch_id, kind=kind, params=params, total=len(items), created_at=now))
+        session.flush()
+        rows = [
+            {
+                "batch_id": batch_id,
+                "key": key,
+                "payload": payload,
+                "state": "pending",
+                "attempts": 0,
+                "updated_at": now,
+            }
+            for key, payload in items
+        ]
+        for start in range(0, len(rows), ROWS_PER_INSERT):
+            session.execute(insert(BatchItem), rows[start : start + ROWS_PER_INSERT])
+        ids = session.scalars(
+            select(BatchItem.id).where(BatchItem.batch_id == batch_id).order_by(BatchItem.id)
+        ).all()
+    return batch_id, list(ids)
+
+
+# One item's life -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Claimed:
+    item_id: int
+    batch_id: str
+    kind: str
+    key: str
+    payload: dict[str, Any]
+    attempts: int  # this try included
+
+
+def claim_item(db: Database, item_id: int) -> Claimed | None:
+    """pending/running -> running, one more attempt. None when there is nothing to do: the
+    item is done or failed (a duplicate or stale message), or unknown."""
+    with db.session() as session:
+        claimed = session.execute(
+            update(BatchItem)
+            .where(BatchItem.id == item_id, BatchItem.state.in_(OPEN_STATES))
+            .values(state="running", attempts=BatchItem.attempts + 1, updated_at=utcnow())
+        )
+        if claimed.rowcount != 1:  # type: ignore[attr-defined]
+            return None
+        item = session.get_one(BatchItem, item_id)
+        kind = session.scalar(select(Batch.kind).where(Batch.id == item.batch_id))
+        return Claimed(item.id, item.batch_id, str(kind), item.key, item.payload, item.attempts)
+
+
+def done_in(session: Session, item_id: int, result: str) -> bool:
+    """The compare-and-set to done, inside the caller's transaction; False: already done."""
+    moved = session.execute(
+        update(BatchItem)
+        .where(BatchItem.id == item_id, BatchItem.state != "done")
+        .values(state="done", result=result, error_kind=None, updated_at=utcnow())
+    )
+    return bool(moved.rowcount == 1)  # type: ignore[attr-defined]
+
+
+def mark_done(db: Database, item_id: int, result: str) -> bool:
+    with db.session() as session:
+        return done_in(session, item_id, result)
+
+
+def mark_failed(db: Database, item_id: int, error: SnapError, *, retrying: bool) -> None:
+    """A failure: back to pending when a retry is coming, else failed, with its kind (a
+    transient one is re-queued by ``snap jobs --resume``). A done item stays done."""
+    with db.session() as session:
+        session.execute(
+            update(BatchItem)
+            .where(BatchItem.id == item_id, BatchItem.state != "done")
+            .values(
+                state="pending" if retrying else "failed",
+                error_kind="transient" if is_transient(error) else "permanent",
+                last_error=error.message,
+                updated_at=utcnow(),
+            )
+        )
+
+
+def run_item(workspace: Workspace, claimed: Claimed) -> str:
+    """Do the work of a claimed item and mark it done; returns the result reference.
+    Errors of the hierarchy propagate: the caller decides between a retry and a failure."""
+    if claimed.kind == "capture":
+        return capture_item(workspace, claimed)
+    if claimed.kind == "reverify":
+        result = reverify_item(workspace, claimed)
+    elif claimed.kind == "reextract":
+        result = reextract_item(workspace, claimed)
+    else:
+        raise InputError(f"batch {claimed.batch_id} has an unknown kind {claimed.kind!r}")
+    mark_done(workspace.db, claimed.item_id, result)
+    return result
+
+
+def capture_item(workspace: Workspace, claimed: Claimed) -> str:
+    """The capture is recorded in the same transaction that marks the item done, and only if
+    that compare-and-set wins: a second delivery stores the same blobs (content-addressed) and
+    records nothing. Each failed attempt is recorded as a failed capture, as ``snap fetch``
+    does: an auditor sees every try."""
+
+    def claim(session: Session, record: SnapshotRecord) -> bool:
+        return done_in(session, claimed.item_id, record.snapshot_id)
+
+    return capture_source(workspace, claimed.key, claim=claim).snapshot_id
+
+
+def reverify_item(workspace: Workspace, claimed: Claimed) -> str:
+    """The group's checks are recorded under the batch id as run id, with idempotency keys:
+    a second try of the item finds them and records nothing twice."""
+    ids = [str(i) for i in claimed.payload.get("citations", [])]
+    with workspace.db.reading() as session:
+        citations: list[Citation] = []
+        for start in range(0, len(ids), ROWS_PER_INSERT):
+            chunk = ids[start : start + ROWS_PER_INSERT]
+            citations += session.scalars(select(Citation).where(Citation.id.in_(chunk))).all()
+    citations.sort(key=lambda c: (c.created_at, c.id))
+    report = reverify(workspace, citations, run_id=claimed.batch_id)
+    found = sum(1 for result in report.results if result.passed)
+    missing = len(ids) - len(citations)
+    gone = f", {missing} no longer recorded" if missing else ""
+    return f"{len(report.results)} checked, {found} passed{gone}"
+
+
+def reextract_item(workspace: Workspace, claimed: Claimed) -> str:
+    jobs = plan_reextract_jobs(workspace, snapshot_id=claimed.key)
+    results = reextract(workspace, jobs)
+    return json.dumps([result["extractionId"] for result in results])
+
+
+def run_here(
+    workspace: Workspace, item_ids: Sequence[int], progress: Callable[[int], None] | None = None
+) -> None:
+    """No broker: every item in this process, one after the other, with the same state
+    changes a worker makes (a failure fails its item, never the batch)."""
+    for item_id in item_ids:
+        claimed = claim_item(workspace.db, item_id)
+        if claimed is not None:
+            try:
+                run_item(workspace, claimed)
+            except SnapError as error:
+                mark_failed(workspace.db, item_id, error, retrying=False)
+        if progress is not None:
+            progress(1)
+
+
+# Reading a batch's state ---------------------------------------------------------------------
+
+
+def resolve_batch(session: Session, given: str) -> Batch:
+    """A batch by its id, or by a unique prefix of 6+ characters."""
+    batch = session.get(Batch, given)
+    if batch is not None:
+        return batch
+    found = []
+    if len(given) >= 6 and given.isalnum():
+        found = list(session.scalars(select(Batch).where(Batch.id.startswith(given)).limit(2)))
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise InputError(f"several batches start with {given!r}: give more of the id")
+    raise RecordNotFound(f"no batch {given[:100]!r} is recorded")
+
+
+def batch_progress(db: Database, given: str) -> dict[str, Any]:
+    with db.reading() as session:
+        batch = resolve_batch(session, given)
+        return progress_of(session, batch)
+
+
+def progress_of(session: Session, batch: Batch) -> dict[str, Any]:
+    counts = dict.fromkeys(("pending", "running", "done", "failed"), 0)
+    rows = session.execute(
+        select(BatchItem.state, BatchItem.error_kind, func.count())
+        .where(BatchItem.batch_id == batch.id)
+        .group_by(BatchItem.state, BatchItem.error_kind)
+    )
+    transient = 0
+    for state, kind, count in rows:
+        counts[state] += count
+        if state == "failed" and kind == "transient":
+            transient += count
+    errors = session.execute(
+        select(BatchItem.key, BatchItem.error_kind, BatchItem.last_error, BatchItem.attempts)
+        .where(BatchItem.batch_id == batch.id, BatchItem.state == "failed")
+        .order_by(BatchItem.id)
+        .limit(ERRORS_SHOWN)
+    )
+    return {
+        "batchId": batch.id,
+        "kind": batch.kind,
+        "params": batch.params,
+        "createdAt": rfc3339(batch.created_at),
+        "total": batch.total,
+        **counts,
+        "failedTransient": transient,
+        "finished": counts["pending"] + counts["running"] == 0,
+        "failures": [
+            {"key": key, "errorKind": kind, "error": error, "attempts": attempts}
+            for key, kind, error, attempts in errors
+        ],
+    }
+
+
+def recent_batches(db: Database, limit: int = 20) -> list[dict[str, Any]]:
+    with db.reading() as session:
+        batches = session.scalars(
+            select(Batch).order_by(Batch.created_at.desc(), Batch.id).limit(limit)
+        ).all()
+        return [progress_of(session, batch) for batch in batches]
+
+
+def resumable_items(db: Database, given: str) -> tuple[str, list[int]]:
+    """The items a resume re-queues: pending or running (a lost message, or a worker killed
+    mid-task) and failed for a transient reason, which go back to pending here. A message
+    that was not lost after all is then delivered twice, which the compare-and-set absorbs."""
+    with db.session() as session:
+        batch = resolve_batch(session, given)
+        session.execute(
+            update(BatchItem)
+            .where(
+                BatchItem.batch_id == batch.id,
+                BatchItem.state == "failed",
+                BatchItem.error_kind == "transient",
+            )
+            .values(state="pending", updated_at=utcnow())
+        )
+        ids = session.scalars(
+            select(BatchItem.id)
+            .where(BatchItem.batch_id == batch.id, BatchItem.state.in_(OPEN_STATES))
+            .order_by(BatchItem.id)
+        ).all()
+        return batch.id, list(ids)
+
+
+def kind_of(db: Database, batch_id: str) -> str:
+    with db.reading() as session:
+        return resolve_batch(session, batch_id).kind

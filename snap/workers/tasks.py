@@ -1,0 +1,111 @@
+"""The tasks: capture a URL, re-verify one snapshot group, re-extract one snapshot.
+
+Each takes a batch item id, claims the item in the database, runs the same use case as the
+command line (records/jobs.py), and records the outcome there. Idempotent: a capture is
+recorded only by the delivery whose compare-and-set marks the item done (its blobs are
+content-addressed), a re-verification's checks carry idempotency keys under the batch's run
+id, a re-extraction of the same bytes adds no extraction. Transient failures
+(snap.errors.is_transient) are retried with exponential backoff and full jitter, up to
+SNAP_TASK_RETRIES more tries; any other failure fails the item at once.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from celery import Task
+from celery.utils.time import get_exponential_backoff_interval
+
+from records import jobs
+from records.workspace import Workspace
+from snap.errors import SnapError, is_transient
+from snap.workers.app import app, settings
+from snap.workers.politeness import Politeness
+
+BACKOFF_FACTOR = 2  # seconds, doubled each try
+BACKOFF_MAX = 300
+_opened: dict[int, tuple[Workspace, Politeness]] = {}  # per process: pool processes fork
+
+
+def opened() -> tuple[Workspace, Politeness]:
+    """One workspace (database engine, store client) per process, opened on first use."""
+    pid = os.getpid()
+    if pid not in _opened:
+        _opened.clear()  # a forked child must not use its parent's connections
+        _opened[pid] = (Workspace.open(settings()), Politeness(settings()))
+    return _opened[pid]
+
+
+def backoff(attempts: int) -> float:
+    return float(
+        get_exponential_backoff_interval(
+            BACKOFF_FACTOR, attempts - 1, BACKOFF_MAX, full_jitter=True
+        )
+    )
+
+
+def run(task: Task[Any, Any], item_id: int) -> str | None:
+    workspace, politeness = opened()
+    claimed = jobs.claim_item(workspace.db, item_id)
+    if claimed is None:  # done, failed, or unknown: a duplicate or stale message
+        return None
+    try:
+        if claimed.kind == "capture":
+            with politeness.slot(claimed.key):
+                return jobs.run_item(workspace, claimed)
+        return jobs.run_item(workspace, claimed)
+    except SnapError as error:
+        retrying = is_transient(error) and claimed.attempts <= settings().task_retries
+        jobs.mark_failed(workspace.db, item_id, error, retrying=retrying)
+        if retrying:
+            raise task.retry(countdown=backoff(claimed.attempts), max_retries=None) from None
+        return None
+
+
+TASK_OPTIONS: dict[str, Any] = {
+    "bind": True,
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+    "ignore_result": True,
+}
+
+
+@app.task(name="snap.capture", **TASK_OPTIONS)
+def capture_url(self: Task[Any, Any], item_id: int) -> str | None:
+    """Capture one URL of a batch (with per-host politeness) and record it."""
+    return run(self, item_id)
+
+
+@app.task(name="snap.reverify", **TASK_OPTIONS)
+def reverify_group(self: Task[Any, Any], item_id: int) -> str | None:
+    """Re-verify the citations of one snapshot group of a batch."""
+    return run(self, item_id)
+
+
+@app.task(name="snap.reextract", **TASK_OPTIONS)
+def reextract_snapshot(self: Task[Any, Any], item_id: int) -> str | None:
+    """Re-extract one snapshot of a batch."""
+    return run(self, item_id)
+
+
+TASKS = {"capture": capture_url, "reverify": reverify_group, "reextract": reextract_snapshot}
+
+
+def publish(kind: str, item_ids: list[int]) -> None:
+    """One message per item, over one broker connection; a broker that cannot be reached is
+    one line (exit 3). The items are already recorded, so nothing is lost: ``snap jobs
+    --resume`` publishes them again."""
+    from kombu.exceptions import OperationalError
+
+    task = TASKS[kind]
+    policy = {"max_retries": 3, "interval_start": 0.2, "interval_step": 0.5}
+    try:
+        with app.producer_or_acquire() as producer:
+            for item_id in item_ids:
+                task.apply_async((item_id,), producer=producer, retry=True, retry_policy=policy)
+    except (OperationalError, OSError) as error:
+        from snap.errors import BrokerError
+
+        shown = app.connection().as_uri()
+        raise BrokerError(f"the broker at {shown} cannot be reached: {error}") from None
