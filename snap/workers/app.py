@@ -12,6 +12,8 @@ Delivery settings, and why:
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit, urlunsplit
+
 from celery import Celery
 
 from snap.config import Settings
@@ -39,10 +41,34 @@ def configure(settings: Settings) -> Celery:
         task_serializer="json",
         accept_content=["json"],
         broker_connection_retry_on_startup=True,
-        broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT},
+        broker_transport_options=transport_options(settings),
         worker_hijack_root_logger=False,
     )
     return app
+
+
+def transport_options(settings: Settings) -> dict[str, object]:
+    """On Redis every key of a deployment starts ``snap:<queue>:`` (its queue, and the hash of
+    messages taken but not yet acknowledged), so two deployments, or two test runs, sharing a
+    Redis server never see each other's messages."""
+    options: dict[str, object] = {"visibility_timeout": VISIBILITY_TIMEOUT}
+    if (settings.broker_url or "").startswith(("redis://", "rediss://")):
+        options["global_keyprefix"] = key_prefix(settings)
+    return options
+
+
+def safe_url(url: str) -> str:
+    """The broker URL with any password replaced by ``***``, for messages."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.rpartition("@")
+    user = (parts.username or "") + ":***"
+    return urlunsplit(parts._replace(netloc=f"{user}@{netloc[2]}"))
+
+
+def key_prefix(settings: Settings) -> str:
+    return f"snap:{settings.queue}:"
 
 
 def settings() -> Settings:

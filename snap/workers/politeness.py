@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from snap.config import Settings
+from snap.workers.app import key_prefix
 
 ACQUIRE = """
 local slots, next_key = KEYS[1], KEYS[2]
@@ -58,7 +59,7 @@ class RedisPoliteness:
         assert settings.broker_url is not None
         self.client: Any = redis.Redis.from_url(settings.broker_url)
         self.script = self.client.register_script(ACQUIRE)
-        self.prefix = f"snap:{settings.queue}:host"
+        self.prefix = f"{key_prefix(settings)}host"
         self.limit = settings.host_concurrency
         self.delay = settings.host_delay
         self.lease = settings.capture_deadline + 30

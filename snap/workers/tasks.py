@@ -20,7 +20,7 @@ from celery.utils.time import get_exponential_backoff_interval
 from records import jobs
 from records.workspace import Workspace
 from snap.errors import SnapError, is_transient
-from snap.workers.app import app, settings
+from snap.workers.app import app, safe_url, settings
 from snap.workers.politeness import Politeness
 
 BACKOFF_FACTOR = 2  # seconds, doubled each try
@@ -107,5 +107,5 @@ def publish(kind: str, item_ids: list[int]) -> None:
     except (OperationalError, OSError) as error:
         from snap.errors import BrokerError
 
-        shown = app.connection().as_uri()
+        shown = safe_url(settings().broker_url or "")
         raise BrokerError(f"the broker at {shown} cannot be reached: {error}") from None

@@ -1,0 +1,86 @@
+"""A loopback HTTP server of many distinct small pages, for worker tests and the bench.
+
+``/page/N`` is an HTML page of SENTENCES sentences, each naming N (so every page has its own
+bytes and every quote is in exactly one page); ``/flaky/N/K`` answers 503 to its first K
+requests and then the page; ``/gone/N`` is a 404. Every request's path and start and end
+times are kept. It binds 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+SENTENCES = 50
+
+
+def sentence(page: int, k: int) -> str:
+    return f"Sentence {k} of page {page} reports a measured value of {page * 1000 + k} units."
+
+
+def page_html(page: int, sentences: int = SENTENCES) -> bytes:
+    paragraphs = "".join(f"<p>{sentence(page, k)}</p>" for k in range(sentences))
+    return (
+        f"<!doctype html><html><head><title>Page {page}</title></head>"
+        f"<body><article><h1>Report {page}</h1>{paragraphs}</article></body></html>"
+    ).encode()
+
+
+class PageServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, *, delay: float = 0.0, sentences: int = SENTENCES) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.delay = delay
+        self.sentences = sentences
+        self.lock = threading.Lock()
+        self.log: list[tuple[str, float, float]] = []  # path, start, end (monotonic)
+        self.thread = threading.Thread(target=self.serve_forever, daemon=True)
+        self.thread.start()
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}{path}"
+
+    def hits(self) -> Counter[str]:
+        with self.lock:
+            return Counter(path for path, _, _ in self.log)
+
+    def close(self) -> None:
+        self.shutdown()
+        self.server_close()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: PageServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        start = time.monotonic()
+        with self.server.lock:
+            earlier = sum(1 for path, _, _ in self.server.log if path == self.path)
+        if self.server.delay:
+            time.sleep(self.server.delay)
+        status, body = self.answer(earlier)
+        self.send_response(status)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+        with self.server.lock:
+            self.server.log.append((self.path, start, time.monotonic()))
+
+    def answer(self, earlier: int) -> tuple[int, bytes]:
+        if match := re.fullmatch(r"/page/(\d+)", self.path):
+            return 200, page_html(int(match[1]), self.server.sentences)
+        if match := re.fullmatch(r"/flaky/(\d+)/(\d+)", self.path):
+            if earlier < int(match[2]):
+                return 503, b"try again later"
+            return 200, page_html(int(match[1]), self.server.sentences)
+        return 404, b"not here"
