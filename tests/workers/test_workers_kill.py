@@ -1,0 +1,143 @@
+"""A batch of loopback URLs and then their citations, each with workers killed with SIGKILL
+mid-batch and restarted: every item ends done, nothing is recorded twice, nothing is lost.
+
+Size: SNAP_WORKERS_TEST_URLS and SNAP_WORKERS_TEST_CITATIONS (default 300 and 10,000, which
+take about a minute here). The issue's full size, 2,000 URLs and 100,000 citations, is run by
+``bench/bench_workers.py --kill-test`` (see the README).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from records.models import (
+    Batch,
+    BatchItem,
+    Capture,
+    Citation,
+    Extraction,
+    Snapshot,
+    Verification,
+    utcnow,
+)
+from records.urls import canonical_url
+from tests.workers.conftest import Snap, pool_children
+from tests.workers.pages import PageServer, sentence
+
+URLS = int(os.environ.get("SNAP_WORKERS_TEST_URLS", "300"))
+CITATIONS = int(os.environ.get("SNAP_WORKERS_TEST_CITATIONS", "10000"))
+
+
+def cite_every_page(engine: sa.Engine, per_page: int) -> int:
+    """``per_page`` citations of each captured page, pinned to its snapshot and extraction,
+    written straight into the table (as a verify run would have recorded them)."""
+    with engine.begin() as connection:
+        pinned = connection.execute(
+            sa.select(Capture.url, Snapshot.id, sa.func.min(Extraction.id))
+            .join(Snapshot, Snapshot.id == Capture.snapshot_id)
+            .join(Extraction, Extraction.snapshot_id == Snapshot.id)
+            .group_by(Capture.url, Snapshot.id)
+        ).all()
+        rows, now = [], utcnow()
+        for url, snapshot_id, extraction_id in pinned:
+            page = int(url.rsplit("/", 1)[1])
+            for k in range(per_page):
+                exact = sentence(page, k)
+                rows.append(
+                    {
+                        "id": f"c-{page}-{k}",
+                        "fingerprint": "sha256:" + hashlib.sha256(exact.encode()).hexdigest(),
+                        "url": url,
+                        "url_key": canonical_url(url),
+                        "snapshot_id": snapshot_id,
+                        "extraction_id": extraction_id,
+                        "exact": exact,
+                        "prefix": "",
+                        "suffix": "",
+                        "created_at": now,
+                    }
+                )
+        for start in range(0, len(rows), 5000):
+            connection.execute(sa.insert(Citation), rows[start : start + 5000])
+    return len(rows)
+
+
+def run_with_kills(snap: Snap, batch_id: str, total: int) -> dict[str, object]:
+    """Two workers of two pool processes. At a third: SIGKILL one pool process of worker A
+    (its message goes back to the queue: reject on worker lost). At a half: SIGKILL worker B
+    whole (its messages are taken, never acknowledged) and start it again. When the batch
+    stalls, ``snap jobs --resume`` re-queues what the killed worker held."""
+    first = snap.start_worker("--concurrency", "2")
+    second = snap.start_worker("--concurrency", "2")
+    snap.wait_until(batch_id, total // 3)
+    os.kill(pool_children(first.pid)[0], signal.SIGKILL)
+    snap.wait_until(batch_id, total // 2)
+    snap.kill_worker(second)
+    snap.start_worker("--concurrency", "2")
+    progress = snap.wait_stalled(batch_id)
+    resumed = 0
+    if not progress["finished"]:
+        resumed = snap.json("jobs", "--resume", batch_id)["requeued"]
+    finished = snap.run("jobs", "--wait", "--json", batch_id, timeout=600)
+    assert finished.returncode == 0, finished.stdout + finished.stderr
+    unfinished = progress["pending"] + progress["running"]
+    print(f"batch {batch_id}: {unfinished} item(s) stranded by the kills, {resumed} re-queued")
+    assert resumed == unfinished
+    return {"resumed": resumed, "stalled": progress}
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+@pytest.mark.timeout(900)
+def test_a_batch_survives_killed_workers(snap_pg: Snap, pages: PageServer, tmp_path: Path) -> None:
+    urls = [pages.url(f"/page/{n}") for n in range(URLS)]
+    listing = tmp_path / "urls.txt"
+    listing.write_text("\n".join(urls) + "\n")
+    capture = snap_pg.json("fetch", "--enqueue", str(listing))
+    run_with_kills(snap_pg, capture["batchId"], URLS)
+    engine = sa.create_engine(snap_pg.env["SNAP_DATABASE_URL"])
+    try:
+        with engine.connect() as connection:
+            stored = connection.execute(
+                sa.select(Capture.url, sa.func.count()).group_by(Capture.url)
+            ).all()
+            snapshots = connection.scalar(sa.select(sa.func.count()).select_from(Snapshot))
+        assert sorted(url for url, _ in stored) == sorted(urls)
+        assert {count for _, count in stored} == {1}  # each URL recorded exactly once
+        assert snapshots == URLS
+        assert set(pages.hits()) == {f"/page/{n}" for n in range(URLS)}
+
+        cited = cite_every_page(engine, CITATIONS // URLS)
+        reverify = snap_pg.json("reverify", "--enqueue")
+        assert reverify["queued"] == URLS  # one task per snapshot group
+        run_with_kills(snap_pg, reverify["batchId"], URLS)
+        with engine.connect() as connection:
+            checks = connection.execute(
+                sa.select(Verification.citation_id, Verification.status).where(
+                    Verification.run_id == reverify["batchId"]
+                )
+            ).all()
+            attempts = connection.execute(
+                sa.select(BatchItem.batch_id, sa.func.max(BatchItem.attempts)).group_by(
+                    BatchItem.batch_id
+                )
+            ).all()
+            states = connection.execute(
+                sa.select(Batch.id, BatchItem.state, sa.func.count())
+                .join(BatchItem, BatchItem.batch_id == Batch.id)
+                .group_by(Batch.id, BatchItem.state)
+            ).all()
+    finally:
+        engine.dispose()
+    assert len(checks) == cited  # no loss, no duplicate
+    assert len({citation for citation, _ in checks}) == cited
+    assert {status for _, status in checks} == {"quote_found"}
+    assert sorted((state, count) for _, state, count in states) == [("done", URLS)] * 2
+    print(f"most attempts of one item, per batch: {attempts}")
+    assert max(most for _, most in attempts) >= 2  # the kills did hit running tasks
