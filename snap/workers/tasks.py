@@ -99,11 +99,14 @@ def publish(kind: str, item_ids: list[int]) -> None:
     from kombu.exceptions import OperationalError
 
     task = TASKS[kind]
+    queue = settings().queue
     policy = {"max_retries": 3, "interval_start": 0.2, "interval_step": 0.5}
-    try:
-        with app.producer_or_acquire() as producer:
+    try:  # a connection of its own: made from the settings configured last, not a pooled one
+        with app.connection_for_write() as connection, connection.Producer() as producer:
             for item_id in item_ids:
-                task.apply_async((item_id,), producer=producer, retry=True, retry_policy=policy)
+                task.apply_async(
+                    (item_id,), producer=producer, queue=queue, retry=True, retry_policy=policy
+                )
     except (OperationalError, OSError) as error:
         from snap.errors import BrokerError
 

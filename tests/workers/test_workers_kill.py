@@ -8,7 +8,6 @@ take about a minute here). The issue's full size, 2,000 URLs and 100,000 citatio
 
 from __future__ import annotations
 
-import hashlib
 import os
 import signal
 from pathlib import Path
@@ -16,56 +15,12 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from records.models import (
-    Batch,
-    BatchItem,
-    Capture,
-    Citation,
-    Extraction,
-    Snapshot,
-    Verification,
-    utcnow,
-)
-from records.urls import canonical_url
+from records.models import Batch, BatchItem, Capture, Snapshot, Verification
 from tests.workers.conftest import Snap, pool_children
-from tests.workers.pages import PageServer, sentence
+from tests.workers.pages import PageServer, cite_every_page
 
 URLS = int(os.environ.get("SNAP_WORKERS_TEST_URLS", "300"))
 CITATIONS = int(os.environ.get("SNAP_WORKERS_TEST_CITATIONS", "10000"))
-
-
-def cite_every_page(engine: sa.Engine, per_page: int) -> int:
-    """``per_page`` citations of each captured page, pinned to its snapshot and extraction,
-    written straight into the table (as a verify run would have recorded them)."""
-    with engine.begin() as connection:
-        pinned = connection.execute(
-            sa.select(Capture.url, Snapshot.id, sa.func.min(Extraction.id))
-            .join(Snapshot, Snapshot.id == Capture.snapshot_id)
-            .join(Extraction, Extraction.snapshot_id == Snapshot.id)
-            .group_by(Capture.url, Snapshot.id)
-        ).all()
-        rows, now = [], utcnow()
-        for url, snapshot_id, extraction_id in pinned:
-            page = int(url.rsplit("/", 1)[1])
-            for k in range(per_page):
-                exact = sentence(page, k)
-                rows.append(
-                    {
-                        "id": f"c-{page}-{k}",
-                        "fingerprint": "sha256:" + hashlib.sha256(exact.encode()).hexdigest(),
-                        "url": url,
-                        "url_key": canonical_url(url),
-                        "snapshot_id": snapshot_id,
-                        "extraction_id": extraction_id,
-                        "exact": exact,
-                        "prefix": "",
-                        "suffix": "",
-                        "created_at": now,
-                    }
-                )
-        for start in range(0, len(rows), 5000):
-            connection.execute(sa.insert(Citation), rows[start : start + 5000])
-    return len(rows)
 
 
 def run_with_kills(snap: Snap, batch_id: str, total: int) -> dict[str, object]:
