@@ -12,6 +12,7 @@ hold per worker process only.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 import uuid
@@ -21,6 +22,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from snap.config import Settings
+from snap.errors import BrokerError
 from snap.workers.app import key_prefix
 
 ACQUIRE = """
@@ -113,9 +115,22 @@ class Politeness:
         """Held for the whole capture of ``url``; waits for it in place (the worker's pool
         process has nothing else to do: it holds one message)."""
         host, token = host_of(url), uuid.uuid4().hex
-        while (wait := self.limits.wait(host, token)) > 0:
-            time.sleep(max(wait, POLL))
+        with broker_errors():
+            while (wait := self.limits.wait(host, token)) > 0:
+                time.sleep(max(wait, POLL))
         try:
             yield
         finally:
-            self.limits.release(host, token)
+            with contextlib.suppress(BrokerError), broker_errors():
+                self.limits.release(host, token)  # if Redis is gone, the lease expires
+
+
+@contextmanager
+def broker_errors() -> Iterator[None]:
+    """Redis unreachable mid-batch is a transient BrokerError: the task is tried again."""
+    import redis
+
+    try:
+        yield
+    except redis.RedisError as error:
+        raise BrokerError(f"the per-host limits in Redis cannot be used: {error}") from None
