@@ -9,6 +9,19 @@ from pathlib import Path
 import pytest
 
 from snap.config import Settings
+from snap.errors import (
+    AddressRefused,
+    BrokerError,
+    DatabaseError,
+    ExtractionError,
+    FetchError,
+    InputError,
+    IntegrityError,
+    SnapError,
+    StoreError,
+    TooLarge,
+    is_transient,
+)
 from tests.workers.conftest import Snap
 from tests.workers.pages import PageServer
 
@@ -152,3 +165,24 @@ def test_politeness_spaces_captures_of_one_host(
     assert min(gaps) >= 0.28, gaps  # Redis's clock and ours: a little slack
     overlaps = [b[1] < a[2] for a, b in itertools.pairwise(log)]
     assert not any(overlaps)
+
+
+@pytest.mark.parametrize(
+    ("error", "transient"),
+    [
+        (FetchError("network error: connection refused"), True),
+        (FetchError("HTTP 503", status=503), True),
+        (FetchError("HTTP 429", status=429), True),
+        (FetchError("HTTP 404", status=404), False),
+        (AddressRefused("refused: 10.0.0.1"), False),
+        (TooLarge("too large"), False),
+        (ExtractionError("undecodable"), False),
+        (StoreError("store down"), True),
+        (DatabaseError("database down"), True),
+        (BrokerError("broker down"), True),
+        (IntegrityError("k", "sha256:a", "sha256:b"), False),
+        (InputError("bad"), False),
+    ],
+)
+def test_only_transient_errors_are_retried(error: SnapError, transient: bool) -> None:
+    assert is_transient(error) is transient
