@@ -596,45 +596,42 @@ def start_batch(
     as_json: bool,
 ) -> None:
     """Record the batch, then publish its items, or, with no broker, run them here."""
-    from records.jobs import create_batch
+    from snap.workers.submit import submit
 
-    batch_id, item_ids = create_batch(ws.db, kind, params, items)
-    dispatch(ctx, ws, batch_id, kind, item_ids, as_json, verb="queued")
+    with in_process_notice(ws, len(items), kind) as bar:
+        submitted = submit(ws, kind, params, items, progress=bar)
+    report_submitted(ctx, ws, submitted, as_json, verb="queued")
 
 
-def dispatch(
-    ctx: click.Context,
-    ws: Any,
-    batch_id: str,
-    kind: str,
-    item_ids: list[int],
-    as_json: bool,
-    *,
-    verb: str,
-) -> None:
-    from records.jobs import batch_progress, run_here
-
+@contextmanager
+def in_process_notice(ws: Any, total: int, label: str) -> Iterator[Callable[[int], None]]:
+    """Without a broker, one line says the batch runs here, and a progress bar follows it."""
     settings: Settings = ws.settings
-    if settings.broker_url is None:
-        click.echo(
-            "snap: no broker configured (SNAP_BROKER_URL): running the batch in this process",
-            err=True,
-        )
-        with progress_counter(len(item_ids), kind) as bar:
-            run_here(ws, item_ids, progress=bar.update)
-        progress = batch_progress(ws.db, batch_id)
+    if settings.broker_url is not None:
+        yield lambda _done: None
+        return
+    click.echo(
+        "snap: no broker configured (SNAP_BROKER_URL): running the batch in this process",
+        err=True,
+    )
+    with progress_counter(total, label) as bar:
+        yield bar.update
+
+
+def report_submitted(
+    ctx: click.Context, ws: Any, submitted: Any, as_json: bool, *, verb: str
+) -> None:
+    from records.jobs import batch_progress
+
+    if submitted.queue is None:  # run here: what happened, and exit 1 if any item failed
+        progress = batch_progress(ws.db, submitted.batch_id)
         show_progress(progress, as_json)
         ctx.exit(1 if progress["failed"] else 0)
-    from snap.workers.app import configure
-    from snap.workers.tasks import publish
-
-    configure(settings)
-    publish(kind, item_ids)
-    result = {"batchId": batch_id, "kind": kind, verb: len(item_ids), "queue": settings.queue}
+    batch_id, kind, count = submitted.batch_id, submitted.kind, submitted.items
     if as_json:
-        emit_json(result)
+        emit_json({"batchId": batch_id, "kind": kind, verb: count, "queue": submitted.queue})
     else:
-        click.echo(f"batch {batch_id}: {len(item_ids)} {kind} task(s) {verb} on {settings.queue}")
+        click.echo(f"batch {batch_id}: {count} {kind} task(s) {verb} on {submitted.queue}")
         click.echo(f"follow it with: snap jobs {batch_id}")
 
 
@@ -684,7 +681,7 @@ def jobs(ctx: click.Context, batch_id: str | None, resume: bool, wait: bool, as_
 
     Without BATCH, the 20 most recent batches. Exit 1 when any item failed.
     """
-    from records.jobs import batch_progress, kind_of, recent_batches, resumable_items
+    from records.jobs import batch_progress, recent_batches
 
     if batch_id is None:
         if resume or wait:
@@ -698,8 +695,13 @@ def jobs(ctx: click.Context, batch_id: str | None, resume: bool, wait: bool, as_
         return
     with workspace(ctx, existing=True) as ws:
         if resume:
-            found, item_ids = resumable_items(ws.db, batch_id)
-            dispatch(ctx, ws, found, kind_of(ws.db, found), item_ids, as_json, verb="requeued")
+            from snap.workers.submit import resume as resume_batch
+
+            progress = batch_progress(ws.db, batch_id)
+            unfinished = progress["pending"] + progress["running"] + progress["failedTransient"]
+            with in_process_notice(ws, unfinished, progress["kind"]) as bar:
+                submitted = resume_batch(ws, progress["batchId"], progress=bar)
+            report_submitted(ctx, ws, submitted, as_json, verb="requeued")
             return
         progress = batch_progress(ws.db, batch_id)
         if wait:
