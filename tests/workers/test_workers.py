@@ -186,3 +186,16 @@ def test_politeness_spaces_captures_of_one_host(
 )
 def test_only_transient_errors_are_retried(error: SnapError, transient: bool) -> None:
     assert is_transient(error) is transient
+
+
+def test_without_a_broker_celery_and_redis_are_never_imported(
+    tmp_path: Path, pages: PageServer
+) -> None:
+    """Start-up stays as it was: only commands that talk to a broker load Celery."""
+    from tests.test_startup_imports import loaded, present
+
+    listing = url_file(tmp_path, [pages.url("/page/1")])
+    for args in (["--help"], ["fetch", "--enqueue", "--allow-private", str(listing)], ["jobs"]):
+        done, modules = loaded(tmp_path, *args)
+        assert done.returncode == 0, done.stderr
+        assert present(modules, ("celery", "kombu", "redis", "billiard")) == [], args
