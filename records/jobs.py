@@ -12,6 +12,7 @@ broker is configured, so both paths behave alike.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
 from collections.abc import Callable, Iterable, Sequence
@@ -70,8 +71,18 @@ def read_url_list(path: Path) -> list[str]:
     return list(urls)
 
 
+MAX_KEY = 1000  # a longer key is stored as its SHA-256: PostgreSQL's unique index has a limit
+
+
+def item_key(name: str) -> str:
+    if len(name.encode("utf-8")) <= MAX_KEY:
+        return name
+    return "sha256:" + hashlib.sha256(name.encode("utf-8")).hexdigest()
+
+
 def capture_items(urls: Iterable[str]) -> list[Item]:
-    return [(url, {}) for url in urls]
+    """Keyed by the URL (its hash when very long); the URL itself is in the payload."""
+    return [(item_key(url), {"url": url}) for url in urls]
 
 
 def reverify_items(
@@ -214,7 +225,8 @@ def capture_item(workspace: Workspace, claimed: Claimed) -> str:
     def claim(session: Session, record: SnapshotRecord) -> bool:
         return done_in(session, claimed.item_id, record.snapshot_id)
 
-    return capture_source(workspace, claimed.key, claim=claim).snapshot_id
+    target = str(claimed.payload.get("url", claimed.key))
+    return capture_source(workspace, target, claim=claim).snapshot_id
 
 
 def reverify_item(workspace: Workspace, claimed: Claimed) -> str:
@@ -293,7 +305,8 @@ def progress_of(session: Session, batch: Batch) -> dict[str, Any]:
         if state == "failed" and kind == "transient":
             transient += count
     errors = session.execute(
-        select(BatchItem.key, BatchItem.error_kind, BatchItem.last_error, BatchItem.attempts)
+        select(BatchItem.key, BatchItem.payload, BatchItem.error_kind, BatchItem.last_error)
+        .add_columns(BatchItem.attempts)
         .where(BatchItem.batch_id == batch.id, BatchItem.state == "failed")
         .order_by(BatchItem.id)
         .limit(ERRORS_SHOWN)
@@ -308,8 +321,13 @@ def progress_of(session: Session, batch: Batch) -> dict[str, Any]:
         "failedTransient": transient,
         "finished": counts["pending"] + counts["running"] == 0,
         "failures": [
-            {"key": key, "errorKind": kind, "error": error, "attempts": attempts}
-            for key, kind, error, attempts in errors
+            {
+                "key": str(payload.get("url", key)),  # a capture's URL, even a hashed key's
+                "errorKind": kind,
+                "error": error,
+                "attempts": attempts,
+            }
+            for key, payload, kind, error, attempts in errors
         ],
     }
 

@@ -52,7 +52,7 @@ def run(task: Task[Any, Any], item_id: int) -> str | None:
         return None
     try:
         if claimed.kind == "capture":
-            with politeness.slot(claimed.key):
+            with politeness.slot(str(claimed.payload.get("url", claimed.key))):
                 return jobs.run_item(workspace, claimed)
         return jobs.run_item(workspace, claimed)
     except SnapError as error:

@@ -83,9 +83,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.log.append((self.path, start, time.monotonic()))
 
     def answer(self, earlier: int) -> tuple[int, bytes]:
-        if match := re.fullmatch(r"/page/(\d+)", self.path):
+        path = self.path.partition("?")[0]  # a query only makes the URL longer
+        if match := re.fullmatch(r"/page/(\d+)", path):
             return 200, page_html(int(match[1]), self.server.sentences)
-        if match := re.fullmatch(r"/flaky/(\d+)/(\d+)", self.path):
+        if match := re.fullmatch(r"/flaky/(\d+)/(\d+)", path):
             if earlier < int(match[2]):
                 return 503, b"try again later"
             return 200, page_html(int(match[1]), self.server.sentences)

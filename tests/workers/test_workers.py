@@ -130,7 +130,8 @@ def test_resume_requeues_a_lost_message(snap_pg: Snap, pages: PageServer, tmp_pa
     until ``snap jobs --resume`` finds the items pending in the database."""
     from snap.workers.app import configure
 
-    urls = [pages.url(f"/page/{n}") for n in range(10)]
+    urls = [pages.url(f"/page/{n}") for n in range(9)]
+    urls.append(pages.url("/page/9?" + "long=" * 1000))  # a key too long for an index: hashed
     queued = snap_pg.json("fetch", "--enqueue", str(url_file(tmp_path, urls)))
     app = configure(Settings.from_env(snap_pg.env))
     assert app.control.purge() == 10
@@ -143,6 +144,8 @@ def test_resume_requeues_a_lost_message(snap_pg: Snap, pages: PageServer, tmp_pa
     assert finished.returncode == 0, finished.stdout + finished.stderr
     assert "done 10  failed 0" in finished.stdout
     assert sorted(pages.hits().values()) == [1] * 10
+    audit = snap_pg.json("audit", "--url", urls[-1])
+    assert audit["captures"][0]["url"] == urls[-1]
     again = snap_pg.json("jobs", "--resume", queued["batchId"])
     assert again["requeued"] == 0
 
