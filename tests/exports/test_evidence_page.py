@@ -1,0 +1,215 @@
+"""The evidence page, rendered from real records: content, escaping of hostile text, policy."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+from snap.errors import InputError, RecordNotFound
+from tests.exports.conftest import CHANGED, FOUND, Home, recorded_article
+from tests.http_fixtures import LoopbackServer
+from verifier.status import Status
+
+# Every element the page may contain: no script, image, frame, form, object or stylesheet link.
+ALLOWED_TAGS = {
+    "html", "head", "meta", "title", "style", "body", "header", "main", "footer", "nav", "h1",
+    "h2", "h3", "p", "ol", "ul", "li", "a", "article", "section", "blockquote", "mark", "ins",
+    "bdi", "code", "time", "strong", "span", "dl", "dt", "dd", "br",
+}  # fmt: skip
+
+
+@dataclass
+class Parsed(HTMLParser):
+    """What a browser would build from the page, as far as these tests care."""
+
+    tags: list[tuple[str, dict[str, str | None]]] = field(default_factory=list)
+    inside: dict[str, list[str]] = field(default_factory=dict)
+    _open: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+        if tag in ("mark", "ins", "title", "style", "h1"):
+            self._open.append(tag)
+            self.inside.setdefault(tag, []).append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._open and self._open[-1] == tag:
+            self._open.pop()
+
+    def handle_data(self, data: str) -> None:
+        for tag in self._open:
+            self.inside[tag][-1] += data
+
+    def hrefs(self) -> list[str]:
+        return [str(attrs["href"]) for tag, attrs in self.tags if "href" in attrs]
+
+
+def parsed(page: str) -> Parsed:
+    parser = Parsed()
+    parser.feed(page)
+    parser.close()
+    return parser
+
+
+def test_a_found_quote_is_marked_with_its_status_provenance_and_a_live_link(
+    home: Home, http_server: LoopbackServer
+) -> None:
+    url = recorded_article(home, http_server)
+    [result] = home.verify({"citationId": "c-found", "url": url, "quote": FOUND})
+    assert result["status"] == "quote_found"
+    page = home.page("c-found")
+    dom = parsed(page)
+    assert dom.inside["mark"] == [FOUND]
+    assert Status.QUOTE_FOUND.headline in page
+    assert Status.QUOTE_FOUND.meaning in page
+    assert result["snapshotId"] in page
+    assert "127.0.0.1" in page  # the server address recorded at capture
+    assert "intact" in page
+    # The only link off the page: the live page, scrolled to the quote by a text fragment.
+    external = [h for h in dom.hrefs() if not h.startswith("#")]
+    assert external == [f"{url}#:~:text=the%20origin%20serves%20only%201%20request%20in%2010"]
+
+
+def test_a_quote_not_found_shows_the_closest_passage_with_the_differing_word_marked(
+    home: Home, http_server: LoopbackServer
+) -> None:
+    url = recorded_article(home, http_server)
+    [result] = home.verify({"citationId": "c-changed", "url": url, "quote": CHANGED})
+    assert result["status"] == "not_found"
+    page = home.page("c-changed")
+    dom = parsed(page)
+    assert dom.inside["ins"] == ["100"]
+    assert "[<ins>100</ins>]" in page  # a text label too, not only a colour
+    assert "mark" not in dom.inside
+    assert Status.NOT_FOUND.headline in page
+    assert not [h for h in dom.hrefs() if not h.startswith("#")]  # no link for a failed quote
+
+
+def test_an_answer_gets_one_page_with_every_citation_and_its_timeline(
+    home: Home, http_server: LoopbackServer
+) -> None:
+    url = recorded_article(home, http_server)
+    answer = {
+        "answerId": "a-42",
+        "claims": [
+            {"text": "A 90% ratio leaves a tenth.", "url": url, "quote": FOUND},
+            {"text": "99% leaves a thousandth.", "url": url, "quote": CHANGED},
+        ],
+    }
+    results = home.verify(answer)
+    home.verify(answer, name="again.json")  # a second check: two entries in each timeline
+    page = home.page(*(r["citationId"] for r in results))
+    dom = parsed(page)
+    assert dom.inside["h1"] == ["Evidence for the 2 citations of answer a-42"]
+    assert "1 of 2 quotes found" in " ".join(page.split())
+    assert [h for h in dom.hrefs() if h.startswith("#")] == ["#citation-1", "#citation-2"]
+    assert page.count('<ol class="timeline">') == 2
+    assert len(re.findall(r"<li><time[^>]*>[^<]*</time> <span aria-hidden", page)) == 4
+    assert "A 90% ratio leaves a tenth." in page
+
+
+CLAIM = "<iframe src=javascript:alert(2)></iframe>"
+HOSTILE_TEXT = '<script>alert("text")</script> & <img src=x onerror=alert(1)> "quoted" \u202eevil'
+
+
+def test_hostile_page_text_urls_and_claims_cannot_add_markup(
+    home: Home, http_server: LoopbackServer
+) -> None:
+    body = (
+        "<!DOCTYPE html><html><body><main><h1>Notes</h1>"
+        "<p>Before the payload comes a calm sentence of ordinary words.</p>"
+        "<p>&lt;script&gt;alert(&quot;text&quot;)&lt;/script&gt; &amp; "
+        "&lt;img src=x onerror=alert(1)&gt; &quot;quoted&quot; \u202eevil</p>"
+        "<p>After the payload comes another calm sentence of ordinary words.</p>"
+        "</main></body></html>"
+    )
+    path = '/x"onmouseover="alert(1)"<b>'
+    http_server.route(quote(path, safe="/()="), body=body.encode())  # as it goes on the wire
+    url = http_server.url(path)
+    home.fetch(url)
+    [by_id] = home.verify({"citationId": 'c-<b>"hostile"</b>', "url": url, "quote": HOSTILE_TEXT})
+    answer = {"answerId": "a-1", "claims": [{"text": CLAIM, "url": url, "quote": HOSTILE_TEXT}]}
+    [by_claim] = home.verify(answer, name="answer.json")
+    assert by_id["status"] == by_claim["status"] == "quote_found"
+    page = home.page(by_id["citationId"], by_claim["citationId"])
+    dom = parsed(page)
+    assert {tag for tag, _ in dom.tags} <= ALLOWED_TAGS
+    assert not [name for _, attrs in dom.tags for name in attrs if name.startswith("on")]
+    assert dom.inside["mark"] == [HOSTILE_TEXT, HOSTILE_TEXT]  # shown as text, exactly
+    links = [h for h in dom.hrefs() if not h.startswith("#")]
+    assert len(links) == 2
+    assert all(link.startswith(url + "#:~:text=") for link in links)  # quotes stay inside
+    assert "&lt;iframe src=javascript:alert(2)&gt;&lt;/iframe&gt;" in page
+    assert "<bdi>c-&lt;b&gt;&quot;hostile&quot;&lt;/b&gt;</bdi>" in page
+
+
+def test_a_url_that_is_not_a_web_page_never_becomes_a_link(home: Home, tmp_path: Path) -> None:
+    source = tmp_path / "note.html"
+    source.write_text(f"<html><body><main><p>{FOUND}, said the note.</p></main></body></html>")
+    home.fetch(str(source))
+    [result] = home.verify({"citationId": "c-file", "url": source.as_uri(), "quote": FOUND})
+    assert result["status"] == "quote_found"
+    [unknown] = home.verify(
+        {"citationId": "c-js", "url": "javascript:alert(1)", "quote": FOUND}, name="js.json"
+    )
+    assert unknown["status"] == "unknown_snapshot"
+    page = home.page("c-file", "c-js")
+    assert not [h for h in parsed(page).hrefs() if not h.startswith("#")]
+    assert "javascript:alert(1)" in page  # said, as text
+    assert "no snapshot of this source is recorded" in page
+
+
+def test_the_content_security_policy_allows_only_the_inline_style(
+    home: Home, http_server: LoopbackServer
+) -> None:
+    url = recorded_article(home, http_server)
+    home.verify({"citationId": "c-found", "url": url, "quote": FOUND})
+    dom = parsed(home.page("c-found"))
+    [policy] = [
+        attrs["content"]
+        for tag, attrs in dom.tags
+        if tag == "meta" and attrs.get("http-equiv") == "Content-Security-Policy"
+    ]
+    [style] = dom.inside["style"]
+    digest = base64.b64encode(hashlib.sha256(style.encode()).digest()).decode()
+    assert policy is not None
+    assert policy.startswith("default-src 'none'; ")
+    assert f"style-src 'sha256-{digest}'" in policy
+    assert ("html", {"lang": "en"}) in dom.tags
+    assert "@media print" in style
+
+
+def test_a_damaged_text_blob_is_reported_on_the_page_not_raised(
+    home: Home, http_server: LoopbackServer
+) -> None:
+    url = recorded_article(home, http_server)
+    [result] = home.verify({"citationId": "c-found", "url": url, "quote": FOUND})
+    text_hash = home.fetch(url)["hashes"]["text"]
+    hexdigest = text_hash.removeprefix("sha256:")
+    blob = Path(home.env["SNAP_HOME"]) / "store" / "text" / "sha256" / hexdigest[:2] / hexdigest
+    blob.chmod(0o644)
+    blob.write_bytes(blob.read_bytes().replace(b"origin", b"ORIGIN"))
+    page = home.page(result["citationId"])
+    assert "the stored text cannot be read" in page
+    assert "DAMAGED" in page
+    assert "<mark>" not in page
+
+
+def test_unknown_ids_and_an_empty_selection_are_errors(
+    home: Home, http_server: LoopbackServer
+) -> None:
+    recorded_article(home, http_server)
+    with pytest.raises(RecordNotFound):
+        home.page("c-never-recorded")
+    with pytest.raises(InputError):
+        home.page()
