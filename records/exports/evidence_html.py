@@ -40,6 +40,7 @@ article + article { border-top: 1px solid #767676; }
 .quote, .excerpt { margin: .5rem 0; padding: .5rem .75rem; border-left: 4px solid #767676;
   background: #f4f4f4; white-space: pre-wrap; overflow-wrap: anywhere; }
 mark { background: #ffe066; color: #000; font-weight: 600; outline: 2px solid #6b5000; }
+.closest { outline: 1px dashed #3d3d3d; }
 ins { background: #fff0c2; color: #000; text-decoration: underline 2px; }
 mark, ins { unicode-bidi: isolate; print-color-adjust: exact;
   -webkit-print-color-adjust: exact; }
@@ -258,6 +259,10 @@ def stored_text_section(entry: Entry) -> str:
         return f"<section>\n{heading}\n<p>{esc(entry.problem or 'no stored text')}</p>\n</section>"
     if entry.highlight is not None:
         return f"<section>\n{heading}\n{highlighted(entry, entry.highlight)}\n</section>"
+    closeness = entry.closeness
+    if closeness is not None and closeness.closest is not None:
+        hint = " (a hint, not proof)" if closeness.to == "claim" else ""
+        heading = f"<h3>Closest passage to the {esc(closeness.to)} in the stored text{hint}</h3>"
     return f"<section>\n{heading}\n{closest_passage(entry)}\n</section>"
 
 
@@ -318,13 +323,12 @@ def closest_passage(entry: Entry) -> str:
         pieces += [esc(entry.text[cursor:start]), f"[<ins>{esc(entry.text[start:end])}</ins>]"]
         cursor = end
     pieces.append(esc(entry.text[cursor : closest.end]))
-    hint = " (a hint, not proof)" if closeness.to == "claim" else ""
+    passage = '<span class="closest">' + "".join(pieces) + "</span>"
     return (
-        f"<h3>Closest passage to the {esc(closeness.to)}{hint}</h3>\n"
         f"<p>The {esc(closeness.to)} is not in the stored text. The passage most like it "
-        f"(score {closest.score:.2f}, the share of its words that are equal) is below; each "
-        "word that differs from the quote is in [brackets] and underlined.</p>\n"
-        + excerpt(entry.text, closest.start, closest.end, "".join(pieces))
+        f"(score {closest.score:.2f}, the share of its words that are equal) is outlined "
+        f"below; each word that differs from the {esc(closeness.to)} is in [brackets] and "
+        "underlined.</p>\n" + excerpt(entry.text, closest.start, closest.end, passage)
     )
 
 
