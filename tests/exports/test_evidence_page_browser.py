@@ -37,6 +37,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from pypdf import PdfReader
 
 from tests.exports.conftest import CHANGED, FOUND, Home, recorded_article
 from tests.exports.html_dom import parsed
@@ -233,6 +234,35 @@ def test_the_page_renders_the_marked_quote_and_status_offline_with_no_request(
     assert not [src for _, attrs in dom.tags for name, src in attrs.items() if name == "src"]
     assert not [line for line in console_lines(stderr) if "Content Security Policy" in line]
     assert png_size(shot) == (1200, 1800)
+
+
+def test_the_page_prints(
+    chromium: str, proxy: ProxyTrap, home: Home, http_server: LoopbackServer, tmp_path: Path
+) -> None:
+    url = recorded_article(home, http_server)
+    home.verify({"citationId": "c-found", "url": url, "quote": FOUND})
+    home.verify({"citationId": "c-changed", "url": url, "quote": CHANGED}, name="second.json")
+    page = tmp_path / "two.html"
+    page.write_text(home.page("c-found", "c-changed"), encoding="utf-8")
+    pdf = ARTIFACTS / "evidence-page-two-citations.pdf"
+    pdf.parent.mkdir(parents=True, exist_ok=True)
+    pdf.unlink(missing_ok=True)
+    run = run_chromium(
+        chromium,
+        proxy,
+        tmp_path / "profile",
+        page,
+        f"--print-to-pdf={pdf}",
+        "--no-pdf-header-footer",
+    )
+    assert_no_request_from_the_page(proxy, [run])
+    pages = [page.extract_text() for page in PdfReader(pdf).pages]
+    # each citation starts a printed page; the link target is written out on paper
+    assert [text.split("\n")[0] for text in pages if text.startswith("Citation")] == [
+        "Citation c-changed"
+    ]
+    assert pages[0].startswith("Evidence for 2 citations")
+    assert any(f"<{url}#:~:text=" in " ".join(text.split()) for text in pages)
 
 
 def test_a_quote_not_found_renders_the_differing_word_marked(
