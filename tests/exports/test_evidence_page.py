@@ -5,15 +5,20 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
+import uuid
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 
+from records.db import Database
 from snap.errors import InputError, RecordNotFound
+from tests.db_support import empty_tables
 from tests.exports.conftest import CHANGED, FOUND, Home, recorded_article
 from tests.exports.html_dom import ALLOWED_TAGS, parsed
 from tests.http_fixtures import LoopbackServer
+from tests.records.conftest import postgres_url, s3_bucket, s3_env  # noqa: F401  (fixtures)
+from tests.s3_support import s3_endpoint  # noqa: F401  (fixture)
 from verifier.status import Status
 
 
@@ -169,3 +174,43 @@ def test_unknown_ids_and_an_empty_selection_are_errors(
         home.page("c-never-recorded")
     with pytest.raises(InputError):
         home.page()
+
+
+@pytest.fixture
+def production_home(
+    home: Home,
+    postgres_url: str,  # noqa: F811
+    s3_bucket: str,  # noqa: F811
+    s3_env: dict[str, str],  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> Home:
+    """The production pair: PostgreSQL (emptied) and an Object-Locked S3 bucket on loopback."""
+    for key, value in s3_env.items():
+        monkeypatch.setenv(key, value)  # the in-process workspace's boto3 reads them too
+    database = Database(postgres_url)
+    empty_tables(database.engine)
+    database.dispose()
+    store = f"s3://{s3_bucket}/{uuid.uuid4().hex}"
+    home.env |= s3_env | {"SNAP_DATABASE_URL": postgres_url, "SNAP_STORE": store}
+    return home
+
+
+@pytest.mark.s3
+@pytest.mark.postgres
+def test_on_s3_and_postgresql_the_page_names_version_ids_and_retention(
+    production_home: Home, http_server: LoopbackServer
+) -> None:
+    home = production_home
+    url = recorded_article(home, http_server)
+    [result] = home.verify({"citationId": "c-found", "url": url, "quote": FOUND})
+    assert result["status"] == "quote_found"
+    code, audited = home.snap_json("audit", "c-found")
+    assert code == 0
+    snapshot = audited["snapshot"]
+    page = home.page("c-found")
+    assert snapshot["versionIds"]["raw"]
+    assert f"raw <code>{snapshot['versionIds']['raw']}</code>" in page
+    assert f"{snapshot['retention']['mode']} until" in page
+    assert snapshot["store"].startswith("s3://")
+    assert snapshot["store"] in page
+    assert parsed(page).inside["mark"] == [FOUND]
