@@ -57,7 +57,7 @@ def entry_for(workspace: Workspace, texts: SnapshotTexts, citation_id: str) -> E
     try:
         source = texts.prepared(chosen)
     except (IntegrityError, BlobNotFound) as error:
-        problem = f"the stored text cannot be read: {error.message}"
+        problem = f"the stored snapshot cannot be read back intact: {error.message}"
         return Entry(report, evidence=chosen, problem=problem)
     highlight = recorded_highlight(report, chosen) or found_now(report, source)
     closeness = None if highlight else closest_now(report, source)

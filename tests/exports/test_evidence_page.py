@@ -161,7 +161,7 @@ def test_a_damaged_text_blob_is_reported_on_the_page_not_raised(
     blob.chmod(0o644)
     blob.write_bytes(blob.read_bytes().replace(b"origin", b"ORIGIN"))
     page = home.page(result["citationId"])
-    assert "the stored text cannot be read" in page
+    assert "the stored snapshot cannot be read back intact" in page
     assert "DAMAGED" in page
     assert "<mark>" not in page
 
