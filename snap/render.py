@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from verifier.closest import SIMILAR_ENOUGH_TO_SHOW
 from verifier.matcher import EMPTY_QUOTE, INNER_ELLIPSIS
 from verifier.status import Status
 
@@ -16,9 +17,7 @@ if TYPE_CHECKING:
     from records.verify import VerifyReport
 
 PASS, FAIL = "✓", "✗"
-HEADLINES = {status.value: status.value.replace("_", " ") for status in Status} | {
-    Status.NO_QUOTE.value: "no quote to check"
-}
+HEADLINES = {status.value: status.headline for status in Status}
 
 
 def plural(count: int, noun: str) -> str:
@@ -100,9 +99,6 @@ def explanation(status: str, data: dict[str, Any]) -> list[str]:
     if status == "source_changed":
         lines += closest_lines(data)
     return lines
-
-
-SIMILAR_ENOUGH_TO_SHOW = 0.34  # below this the "closest" passage is unrelated text
 
 
 def closest_lines(data: dict[str, Any], to: str = "quote") -> list[str]:
