@@ -163,6 +163,9 @@ _INVISIBLE_RUN = regex.compile(rf"[{INVISIBLE}]+")
 _HYPHENATION = regex.compile(_HYPHEN_BREAK)
 _ONLY_INVISIBLE = regex.compile(rf"[{INVISIBLE}]*")
 _DASH_SET: Final = frozenset(DASHES)
+# Characters that often open the gap between two tokens and are not invisible: a gap starting
+# with one is not glued, so the gap need not be matched against ``_ONLY_INVISIBLE``.
+_VISIBLE_GAP: Final = frozenset(" \n\t\r,.;:!?\u3001\u3002\uff0c")
 _DOUBLE_SET: Final = frozenset(DOUBLE_QUOTES)
 _FRACTION_SET: Final = frozenset("\u00bc\u00bd\u00be\u2189") | frozenset(
     chr(code) for code in range(0x2150, 0x2160)
@@ -296,7 +299,7 @@ def _unsettled_rows(text: str, side: list[SideItem], references: bool) -> Iterat
         glued = count > 0 and (
             start == last_end
             or (
-                text[last_end] not in " \n"
+                text[last_end] not in _VISIBLE_GAP
                 and _ONLY_INVISIBLE.fullmatch(text, last_end, start) is not None
             )
         )
