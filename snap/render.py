@@ -326,3 +326,22 @@ def reextracted(results: list[dict[str, Any]]) -> str:
     new = sum(r["new"] for r in results)
     lines.append(f"{plural(len(results), 'extraction')} made: {new} new")
     return "\n".join(lines)
+
+
+def import_report(report: dict[str, Any]) -> str:
+    """One line per record refused or revisit left unresolved, then the counts."""
+    lines = []
+    for record in report["records"]:
+        unresolved = record["type"] == "revisit" and record["outcome"] == "skipped"
+        if record["outcome"] == "refused" or unresolved:
+            where = f"{record['file']}@{record['offset']}"
+            lines.append(
+                one_line(f"{record['outcome']} {where} {record['uri']}: {record['reason']}")
+            )
+    summary = report["summary"]
+    lines.append(
+        f"imported {plural(summary['imported'], 'capture')} from {report['path']}"
+        f" ({summary['exists']} already imported, {summary['skipped']} skipped,"
+        f" {summary['refused']} refused)"
+    )
+    return "\n".join(lines)

@@ -26,7 +26,7 @@ import stat
 import threading
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -355,6 +355,48 @@ class _Decoder:
     def close(self) -> None:
         if self._stream is not None and self._started and not self._stream.eof:
             raise zlib.error("the compressed body ends before its end marker")
+
+
+SUPPORTED_CONTENT_ENCODINGS = ("identity", "gzip", "x-gzip", "deflate")
+
+
+def spool_body(
+    chunks: Iterable[bytes],
+    *,
+    content_encoding: str,
+    max_bytes: int,
+    url: str,
+    status: int | None,
+    content_type: str | None,
+    provenance: dict[str, object],
+    workdir: Path | None = None,
+) -> Fetched:
+    """A body that arrived by other means than a fetch (a record of a web archive), decoded
+    and written to a temporary file exactly as a fetched body is: Content-Encoding undone by
+    the same bounded decoder, the same size cap on the decoded bytes, the same hashing.
+
+    Raises FetchError for an encoding snap does not decode or a body that does not decode,
+    TooLarge past the cap; any error of ``chunks`` itself passes through. Nothing is left on
+    disk when it raises.
+    """
+    encoding = content_encoding.strip().lower() or "identity"
+    if encoding not in SUPPORTED_CONTENT_ENCODINGS:
+        raise FetchError(f"unsupported Content-Encoding {shown(encoding)!r}", url=url)
+    decoder = _Decoder(encoding)
+    sink = _BodySink(max_bytes, workdir)
+    try:
+        for chunk in chunks:
+            decoder.feed(chunk, sink.write, lambda: sink.room)
+        decoder.close()
+    except zlib.error as error:
+        sink.discard()
+        raise FetchError(f"the body does not decode as {encoding}: {error}", url=url) from None
+    except BaseException:
+        sink.discard()
+        raise
+    return sink.finish(
+        url=url, final_url=url, status=status, content_type=content_type, provenance=provenance
+    )
 
 
 # --- HTTP --------------------------------------------------------------------------------
@@ -688,7 +730,7 @@ class _HttpCapture:
 
 def _content_encoding(response: http.client.HTTPResponse) -> str:
     encoding = (response.getheader("Content-Encoding") or "identity").strip().lower()
-    if encoding not in ("identity", "gzip", "x-gzip", "deflate"):
+    if encoding not in SUPPORTED_CONTENT_ENCODINGS:
         raise FetchError(f"unsupported Content-Encoding {encoding!r}")
     return encoding
 
@@ -722,4 +764,5 @@ __all__ = [
     "Fetched",
     "fetch",
     "fetching",
+    "spool_body",
 ]
