@@ -10,6 +10,7 @@ import hashlib
 import io
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
@@ -58,7 +59,13 @@ class CrawlerWarc:
         info = self.writer.create_warcinfo_record(
             path.name, {"software": SOFTWARE, "format": "WARC File Format 1.1"}
         )
-        self.writer.write_record(info)
+        self._write(info)
+
+    def _write(self, record: Any) -> None:
+        """Write, then close the buffer warcio spools a record without a stream into."""
+        self.writer.write_record(record)
+        if record.raw_stream is not None:
+            record.raw_stream.close()
 
     def request(self, url: str) -> None:
         head = StatusAndHeaders(
@@ -67,7 +74,7 @@ class CrawlerWarc:
             is_http_request=True,
         )
         record = self.writer.create_warc_record(url, "request", http_headers=head)
-        self.writer.write_record(record)
+        self._write(record)
 
     def response(
         self,
@@ -80,10 +87,12 @@ class CrawlerWarc:
         chunk: bool = True,
         digest: str | None = None,
         content_type: str = "text/html; charset=utf-8",
+        extra: list[tuple[str, str]] | None = None,
     ) -> str:
         """A response as a crawler records it; returns its record id."""
         payload = gzip.compress(body, mtime=0) if gzip_body else body
         headers = [("Content-Type", content_type), ("Date", "Wed, 01 May 2024 12:00:00 GMT")]
+        headers += extra or []
         if gzip_body:
             headers.append(("Content-Encoding", "gzip"))
         if chunk:
@@ -103,7 +112,7 @@ class CrawlerWarc:
             http_headers=head,
             warc_headers_dict=warc_headers,
         )
-        self.writer.write_record(record)
+        self._write(record)
         record_id = str(record.rec_headers.get_header("WARC-Record-ID"))
         self.response_ids.append(record_id)
         self.last_digest = str(record.rec_headers.get_header("WARC-Payload-Digest"))
@@ -116,7 +125,7 @@ class CrawlerWarc:
             payload=io.BytesIO(b"outlink: http://example.test/next\r\n"),
             warc_content_type="application/warc-fields",
         )
-        self.writer.write_record(record)
+        self._write(record)
 
     def revisit(self, url: str, digest: str, refers_uri: str, refers_date: str, date: str) -> None:
         head = StatusAndHeaders(
@@ -126,7 +135,7 @@ class CrawlerWarc:
             url, digest, refers_uri, refers_date, http_headers=head
         )
         record.rec_headers.replace_header("WARC-Date", date)
-        self.writer.write_record(record)
+        self._write(record)
 
     def write(self) -> Written:
         self.handle.close()
