@@ -15,6 +15,7 @@ import json
 import os
 import stat
 import zipfile
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -107,11 +108,67 @@ def _first_bytes(path: Path, count: int) -> bytes:
 
 
 def _file_digest(path: Path) -> str:
-    digest = hashlib.sha256()
     with path.open("rb") as handle:
-        while chunk := handle.read(CHUNK_SIZE):
-            digest.update(chunk)
-    return f"sha256:{digest.hexdigest()}"
+        digest, _size, damage = _scan(handle, path.name)
+    if damage is not None:
+        raise InputError(damage)
+    return digest
+
+
+def _scan(handle: IO[bytes], name: str) -> tuple[str, int, str | None]:
+    """The SHA-256 and size of a WARC, read once; a gzip WARC is also inflated to the end
+    (output discarded, at most ``CHUNK_SIZE`` at a time), so that a truncated or corrupt
+    stream is refused before anything is imported: warcio reads a cut gzip member as a
+    shorter, well-formed one. The third value is that damage, in one line, or None."""
+    digest = hashlib.sha256()
+    size = 0
+    check: _GzipCheck | None = None
+    damage = None
+    while chunk := handle.read(CHUNK_SIZE):
+        if size == 0 and chunk.startswith(b"\x1f\x8b"):
+            check = _GzipCheck()
+        digest.update(chunk)
+        if check is not None and damage is None:
+            damage = check.feed(chunk, name, size)
+        size += len(chunk)
+    if check is not None and damage is None:
+        damage = check.finish(name, size)
+    return f"sha256:{digest.hexdigest()}", size, damage
+
+
+class _GzipCheck:
+    """Inflates gzip members one after another and knows whether the last one ended."""
+
+    def __init__(self) -> None:
+        self._stream = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        self._started = False
+
+    def feed(self, data: bytes, name: str, offset: int) -> str | None:
+        try:
+            while data:
+                self._started = True
+                self._stream.decompress(data, CHUNK_SIZE)
+                data = self._stream.unconsumed_tail
+                if self._stream.eof:
+                    data = self._stream.unused_data + data
+                    self._stream = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                    self._started = False
+        except zlib.error as error:
+            return f"{shown(name)} is damaged: not a valid gzip stream near byte {offset}: {error}"
+        return None
+
+    def finish(self, name: str, size: int) -> str | None:
+        try:
+            while not self._stream.eof and self._stream.decompress(b"", CHUNK_SIZE):
+                pass
+        except zlib.error as error:
+            return f"{shown(name)} is damaged: {error}"
+        if self._started and not self._stream.eof:
+            return (
+                f"{shown(name)} is damaged: the gzip stream ends inside a record at byte {size}"
+                " (a truncated file?); nothing was imported"
+            )
+        return None
 
 
 # --- WACZ --------------------------------------------------------------------------------
@@ -144,8 +201,10 @@ def _checked_warcs(package: zipfile.ZipFile, path: Path) -> list[WarcSource]:
         member = resource["path"]
         if member not in names:
             raise InputError(f"{shown(path)}: datapackage.json lists {member!r}, which is missing")
-        digest, size = _member_digest(package, member)
+        digest, size, damage = _member_digest(package, member)
         _check_resource(resource, digest, size, path)
+        if damage is not None and member.startswith("archive/"):
+            raise InputError(f"{shown(path)}: {damage}")
         if member.startswith("archive/"):
             name = f"{path.name}#{member}"
             warcs.append(WarcSource(name=name, member=member, digest=digest, size=size))
@@ -203,14 +262,9 @@ def _resources(listing: bytes, path: Path) -> list[dict[str, Any]]:
     return resources
 
 
-def _member_digest(package: zipfile.ZipFile, member: str) -> tuple[str, int]:
-    digest = hashlib.sha256()
-    size = 0
+def _member_digest(package: zipfile.ZipFile, member: str) -> tuple[str, int, str | None]:
     with package.open(member) as handle:
-        while chunk := handle.read(CHUNK_SIZE):
-            digest.update(chunk)
-            size += len(chunk)
-    return f"sha256:{digest.hexdigest()}", size
+        return _scan(handle, member)
 
 
 def _check_resource(resource: dict[str, Any], digest: str, size: int, path: Path) -> None:
