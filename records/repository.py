@@ -81,12 +81,13 @@ def record_snapshot_once(session: Session, record: SnapshotRecord) -> tuple[Capt
     record_extraction(session, extraction_values(record))
     values = capture_values(record)
     insert = dialect_insert(session)
-    result = session.execute(insert(Capture).values(**values).on_conflict_do_nothing())
+    statement = insert(Capture).values(**values).on_conflict_do_nothing().returning(Capture.id)
+    inserted = session.execute(statement).first()  # RETURNING: a row only when inserted
     query = select(Capture).where(
         Capture.url == values["url"], Capture.fetched_at == values["fetched_at"]
     )
     capture = session.scalars(query).one()
-    return capture, bool(getattr(result, "rowcount", 0))
+    return capture, inserted is not None
 
 
 def record_extraction(session: Session, values: dict[str, Any]) -> Extraction:

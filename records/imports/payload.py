@@ -118,7 +118,8 @@ def read_payload(
     """Spool a response record's payload to a temporary file, decoded, and check its digest.
 
     Raises PayloadRefused for a digest mismatch; FetchError/TooLarge from the decoding (an
-    encoding snap does not decode, a body that does not decode, past the size cap)."""
+    encoding snap does not decode, a body that does not decode, past the size cap); EOFError
+    when the file ends inside the record (the caller reports the file as damaged)."""
     from warcio.bufferedreaders import ChunkedDataReader
 
     head = record.http_headers
@@ -145,6 +146,12 @@ def read_payload(
         content_type=head.get_header("Content-Type"),
         provenance=provenance,
     )
+    while recorded.read(CHUNK_SIZE):  # what follows the last chunk is recorded bytes too
+        pass
+    missing = getattr(record.raw_stream, "limit", 0)
+    if isinstance(missing, int) and missing > 0:  # LimitReader: bytes the record promised
+        fetched.cleanup()
+        raise EOFError(f"the file ends {missing} bytes before this record's end")
     if declared is not None:
         found = {entity_hash.digest(), recorded_hash.digest()}
         if declared.value not in found:
