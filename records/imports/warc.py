@@ -29,12 +29,18 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import snap
+from records.imports.fields import (
+    head_bytes,
+    http_status,
+    provenance_of,
+    same_record,
+    software_of,
+    warc_date,
+)
 from records.imports.payload import (
     DeclaredDigest,
     PayloadRefused,
@@ -42,81 +48,15 @@ from records.imports.payload import (
     parse_digest,
     read_payload,
 )
+from records.imports.report import ImportReport, RecordResult
 from records.imports.sources import Archive, WarcSource, open_archive
 from records.repository import record_snapshot_once
 from records.urls import canonical_url
 from records.workspace import Workspace
 from snap.errors import CaptureError, SnapError
-from snapshotter.capture import SnapshotRecord, extract_and_store, rfc3339
+from snapshotter.capture import SnapshotRecord, extract_and_store
 
-MAX_HEAD = 256 * 1024  # an HTTP head larger than this is refused, not stored
-MAX_WARCINFO = 64 * 1024
 Progress = Callable[[int], None]
-
-
-@dataclass(frozen=True)
-class RecordResult:
-    """What became of one record: ``imported``, ``exists`` (imported before), ``skipped``
-    (not a capture, or a revisit without its original) or ``refused`` (see ``reason``)."""
-
-    source: str
-    offset: int
-    record_type: str
-    uri: str | None
-    outcome: str
-    record_id: str | None = None
-    snapshot_id: str | None = None
-    capture_id: int | None = None
-    status: int | None = None
-    reason: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "file": self.source,
-            "offset": self.offset,
-            "type": self.record_type,
-            "uri": self.uri,
-            "outcome": self.outcome,
-            "recordId": self.record_id,
-            "snapshotId": self.snapshot_id,
-            "captureId": self.capture_id,
-            "status": self.status,
-            "reason": self.reason,
-        }
-
-
-@dataclass
-class ImportReport:
-    path: str
-    kind: str
-    results: list[RecordResult] = field(default_factory=list)
-    damaged: list[str] = field(default_factory=list)  # one line per WARC that broke off
-
-    def count(self, outcome: str) -> int:
-        return sum(1 for result in self.results if result.outcome == outcome)
-
-    @property
-    def refused(self) -> list[RecordResult]:
-        return [result for result in self.results if result.outcome == "refused"]
-
-    @property
-    def exit_code(self) -> int:
-        """0 all captures imported; 1 a record was refused; 2 an archive is damaged."""
-        if self.damaged:
-            return 2
-        return 1 if self.refused else 0
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "kind": self.kind,
-            "records": [result.to_json() for result in self.results],
-            "summary": {
-                outcome: self.count(outcome)
-                for outcome in ("imported", "exists", "skipped", "refused")
-            }
-            | {"damaged": self.damaged, "exitCode": self.exit_code},
-        }
 
 
 def total_bytes(path: Path) -> int:
@@ -213,7 +153,7 @@ class _ImportRun:
         uri = headers.get_header("WARC-Target-URI")
         record_id = headers.get_header("WARC-Record-ID")
         if kind == "warcinfo":
-            name = _software(record)
+            name = software_of(record)
             software[record_id] = name
             software[None] = name
             return None
@@ -244,15 +184,15 @@ class _ImportRun:
     ) -> RecordResult:
         headers = record.rec_headers
         uri = str(base.uri)
-        fetched_at = _warc_date(headers.get_header("WARC-Date"))
+        fetched_at = warc_date(headers.get_header("WARC-Date"))
         http = record.http_headers
         has_head = http is not None and bool(getattr(http, "statusline", None))
         digest_text = headers.get_header("WARC-Payload-Digest")
         declared = parse_digest(digest_text) if digest_text else None
         if base.record_type == "revisit":  # its HTTP head is optional
-            status = _status(http) if has_head else None
-            head = _head_bytes(http) if has_head else None
-            provenance = _provenance(source, offset, record, fetched_at, http, tool)
+            status = http_status(http) if has_head else None
+            head = head_bytes(http) if has_head else None
+            provenance = provenance_of(source, offset, record, fetched_at, http, tool)
             self.revisits.append(
                 _PendingRevisit(
                     source=source,
@@ -272,9 +212,9 @@ class _ImportRun:
             return dataclasses.replace(base, outcome="deferred")
         if not has_head:
             raise PayloadRefused("the record has no HTTP status line")
-        status = _status(http)
-        head = _head_bytes(http)
-        provenance = _provenance(source, offset, record, fetched_at, http, tool)
+        status = http_status(http)
+        head = head_bytes(http)
+        provenance = provenance_of(source, offset, record, fetched_at, http, tool)
         payload = read_payload(
             record,
             url=uri,
@@ -315,7 +255,7 @@ class _ImportRun:
     def _record_capture(self, snapshot: SnapshotRecord, base: RecordResult) -> RecordResult:
         with self.workspace.db.session() as session:
             capture, created = record_snapshot_once(session, snapshot)
-            same = _same_record(capture.provenance, snapshot.provenance)
+            same = same_record(capture.provenance, snapshot.provenance)
             capture_id, recorded = capture.id, capture.provenance
         done = dataclasses.replace(
             base, snapshot_id=snapshot.snapshot_id, capture_id=capture_id, status=snapshot.status
@@ -374,7 +314,7 @@ class _ImportRun:
             return self.by_digest[revisit.digest]
         if revisit.refers_to_uri and revisit.refers_to_date:
             try:
-                date = _warc_date(revisit.refers_to_date)
+                date = warc_date(revisit.refers_to_date)
             except PayloadRefused:
                 return None
             return self.by_uri_date.get((canonical_url(revisit.refers_to_uri), date))
@@ -402,94 +342,3 @@ def _records(iterator: Any) -> Iterator[Any]:
 
 
 # --- record fields -------------------------------------------------------------------------
-
-
-def _warc_date(text: str | None) -> str:
-    """``WARC-Date`` as RFC 3339 UTC, keeping fractions of a second when the record has them."""
-    if not text:
-        raise PayloadRefused("the record has no WARC-Date")
-    try:
-        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-    except ValueError:
-        raise PayloadRefused(f"WARC-Date {text[:60]!r} is not a date") from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    moment = moment.astimezone(UTC)
-    if moment.microsecond:
-        return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    return str(rfc3339(moment))
-
-
-def _status(http: Any) -> int:
-    code = str(http.get_statuscode() or "")
-    if not (code.isdigit() and len(code) == 3):
-        raise PayloadRefused(f"the HTTP status line {str(http.statusline)[:80]!r} has no status")
-    return int(code)
-
-
-def _head_bytes(http: Any) -> bytes:
-    """The status line and headers as recorded (warcio's parse, serialized back)."""
-    text = str(http.to_str())
-    head = text.encode("utf-8", "surrogateescape")
-    if len(head) > MAX_HEAD:
-        raise PayloadRefused(f"the HTTP head is {len(head)} bytes, more than {MAX_HEAD}")
-    return head
-
-
-RECORDED_HEADERS = {
-    "contentType": "Content-Type",
-    "etag": "ETag",
-    "lastModified": "Last-Modified",
-    "date": "Date",
-}
-
-
-def _provenance(
-    source: WarcSource,
-    offset: int,
-    record: Any,
-    fetched_at: str,
-    http: Any,
-    software: str | None,
-) -> dict[str, object]:
-    """What ``snap fetch`` records, taken from the archive, plus where in it the record is."""
-    headers = record.rec_headers
-    found = {key: http.get_header(name) for key, name in RECORDED_HEADERS.items()} if http else {}
-    status_line = f"{http.protocol} {http.statusline}".strip() if http else None
-    provenance: dict[str, object] = {
-        "fetchedAt": fetched_at,
-        "source": "warc",
-        "statusLine": status_line,
-        "headers": {key: value for key, value in found.items() if value is not None},
-        "warc": {
-            "file": source.name,
-            "fileDigest": source.digest,
-            "offset": offset,
-            "recordId": headers.get_header("WARC-Record-ID"),
-            "type": record.rec_type,
-            "payloadDigest": headers.get_header("WARC-Payload-Digest"),
-            "software": software,
-        },
-        "snapVersion": snap.__version__,
-    }
-    ip = headers.get_header("WARC-IP-Address")
-    if ip:
-        provenance["ip"] = ip
-    return provenance
-
-
-def _same_record(recorded: dict[str, Any], new: dict[str, Any]) -> bool:
-    """Whether a capture already recorded is this very record: same record id, same file."""
-    before, now = recorded.get("warc") or {}, new.get("warc") or {}
-    keys = ("recordId", "fileDigest")
-    return bool(before.get("recordId")) and all(before.get(k) == now.get(k) for k in keys)
-
-
-def _software(record: Any) -> str:
-    """The ``software`` field of a warcinfo record (``application/warc-fields``)."""
-    data: bytes = record.content_stream().read(MAX_WARCINFO)
-    for line in data.decode("utf-8", "replace").splitlines():
-        name, _, value = line.partition(":")
-        if name.strip().lower() == "software" and value.strip():
-            return value.strip()[:300]
-    return "unknown"

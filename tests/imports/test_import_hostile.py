@@ -12,10 +12,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from records.imports.payload import PayloadRefused, parse_digest
+from snap.errors import TooLarge
+from snapshotter.fetch import spool_body
 from tests.imports.warcs import OTHER, PAGE, CrawlerWarc, crawl
 
 CDN = "http://example.test/cdn"
@@ -173,3 +176,25 @@ def test_gzip_body_that_does_not_decode_is_refused(tmp_path: Path) -> None:
     report = json.loads(done.stdout)
     (refused,) = [r for r in report["records"] if r["outcome"] == "refused"]
     assert "does not decode as gzip" in refused["reason"]
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "br"])
+def test_a_compression_bomb_stops_at_the_cap(tmp_path: Path, encoding: str) -> None:
+    """The cap holds on decoded bytes whatever the encoding: 8 MiB of zeros, 1 MiB cap."""
+    import brotli
+
+    zeros = b"\0" * (8 * 1024 * 1024)
+    body = gzip.compress(zeros) if encoding == "gzip" else brotli.compress(zeros)
+    assert len(body) < 64 * 1024
+    with pytest.raises(TooLarge):
+        spool_body(
+            [body[i : i + 4096] for i in range(0, len(body), 4096)],
+            content_encoding=encoding,
+            max_bytes=1024 * 1024,
+            url=CDN,
+            status=200,
+            content_type="text/plain",
+            provenance={},
+            workdir=tmp_path,
+        )
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith("snap-fetch")]

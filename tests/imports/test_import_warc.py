@@ -180,15 +180,36 @@ def test_other_statuses_are_captures_with_their_status(tmp_path: Path) -> None:
     assert (record["outcome"], record["status"]) == ("imported", 404)
 
 
-def test_an_encoding_snap_does_not_decode_is_refused_in_one_line(tmp_path: Path) -> None:
-    """snap stores decoded bodies; a br body is refused, not stored still encoded."""
+def test_brotli_bodies_are_decoded_like_gzip(tmp_path: Path) -> None:
+    """Browsers ask for br, so browser-based crawlers record it: the stored body is decoded."""
+    import brotli
+
     warc = CrawlerWarc(tmp_path / "br.warc.gz")
-    warc.response(CDN, b"not really brotli", gzip_body=False, extra=[("Content-Encoding", "br")])
+    body = brotli.compress(PAGE)
+    warc.response(CDN, body, gzip_body=False, extra=[("Content-Encoding", "br")])
+    warc.response(
+        "http://example.test/broken",
+        b"not brotli",
+        gzip_body=False,
+        extra=[("Content-Encoding", "br")],
+    )
+    code, report = embedded_import(tmp_path, warc.write().path)
+    assert code == 1
+    outcomes = {r["uri"]: r for r in report["records"]}
+    assert outcomes[CDN]["snapshotId"] == sha256_id(PAGE)
+    assert outcomes["http://example.test/broken"]["outcome"] == "refused"
+    assert "does not decode as br" in outcomes["http://example.test/broken"]["reason"]
+
+
+def test_an_encoding_snap_does_not_decode_is_refused_in_one_line(tmp_path: Path) -> None:
+    """snap stores decoded bodies; a zstd body is refused, not stored still encoded."""
+    warc = CrawlerWarc(tmp_path / "zstd.warc.gz")
+    warc.response(CDN, b"(zstd bytes)", gzip_body=False, extra=[("Content-Encoding", "zstd")])
     warc.response("http://example.test/other", OTHER)
     code, report = embedded_import(tmp_path, warc.write().path)
     assert code == 1
     (refused,) = [r for r in report["records"] if r["outcome"] == "refused"]
-    assert refused["reason"] == "unsupported Content-Encoding 'br'"
+    assert refused["reason"] == "unsupported Content-Encoding 'zstd'"
     assert report["summary"]["imported"] == 1
 
 
