@@ -249,7 +249,6 @@ class _ImportRun:
             self.by_record_id[record_id] = snapshot
         if declared is not None:
             self.by_digest[normalized_digest(declared)] = snapshot
-        self.by_digest[f"sha256:{snapshot.snapshot_id.removeprefix('sha256:')}"] = snapshot
         self.by_uri_date[(canonical_url(uri), fetched_at)] = snapshot
 
     def _record_capture(self, snapshot: SnapshotRecord, base: RecordResult) -> RecordResult:

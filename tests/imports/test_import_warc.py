@@ -265,3 +265,20 @@ def test_a_tampered_wacz_is_refused_whole(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "datapackage.json was changed" in done.stderr
     assert not (tmp_path / "home" / "store").exists() or counts(backend) == (0, 0)
+
+
+def test_two_imports_at_once_record_each_capture_once(backend: Backend, tmp_path: Path) -> None:
+    """Two processes importing one archive race on every insert; each row exists once."""
+    warc = crawl(tmp_path / "crawl.warc.gz")
+    command = [__import__("sys").executable, "-m", "snap", "import", str(warc.path), "--json"]
+    runs = [
+        subprocess.Popen(command, env=backend.env, stdout=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    reports = [json.loads(run.communicate(timeout=120)[0]) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0]
+    imported = [report["summary"]["imported"] for report in reports]
+    exists = [report["summary"]["exists"] for report in reports]
+    assert sum(imported) == 3
+    assert sum(imported) + sum(exists) == 6
+    assert counts(backend) == (3, 2)
