@@ -148,6 +148,18 @@ class _ImportRun:
     def _record(
         self, source: WarcSource, offset: int, record: Any, software: dict[str | None, str]
     ) -> RecordResult | None:
+        try:
+            return self._classify(source, offset, record, software)
+        except SnapError:  # the store or the database: the whole import stops (exit 3)
+            raise
+        except _Damaged:
+            raise
+        except Exception as error:  # the archive broke off inside this record
+            raise _Damaged(f"{type(error).__name__}: {error}") from error
+
+    def _classify(
+        self, source: WarcSource, offset: int, record: Any, software: dict[str | None, str]
+    ) -> RecordResult | None:
         headers = record.rec_headers
         kind = str(record.rec_type)
         uri = headers.get_header("WARC-Target-URI")
@@ -169,10 +181,6 @@ class _ImportRun:
             return dataclasses.replace(base, outcome="refused", reason=str(refused))
         except CaptureError as error:
             return dataclasses.replace(base, outcome="refused", reason=error.message)
-        except SnapError:  # the store or the database: the whole import stops (exit 3)
-            raise
-        except Exception as error:  # the archive broke off inside this record's payload
-            raise _Damaged(f"{type(error).__name__}: {error}") from error
 
     def _capture(
         self,
@@ -224,7 +232,9 @@ class _ImportRun:
             provenance=provenance,
         )
         try:
-            provenance["warc"]["payloadDigestChecked"] = payload.digest_checked  # type: ignore[index]
+            warc_fields = provenance["warc"]
+            assert isinstance(warc_fields, dict)
+            warc_fields["payloadDigestChecked"] = payload.digest_checked
             self._store_head(head, provenance)
             snapshot = extract_and_store(payload.fetched, self.workspace.store)
         finally:
@@ -285,7 +295,7 @@ class _ImportRun:
         original = self._original(revisit)
         if original is None:
             return dataclasses.replace(
-                base, reason="revisit of a record that is not in this archive"
+                base, reason="revisit of a record that is not in this archive (or was refused)"
             )
         provenance = dict(revisit.provenance)
         if revisit.head is not None:
@@ -338,6 +348,3 @@ def _records(iterator: Any) -> Iterator[Any]:
             iterator.read_to_end(record)
         except Exception as error:
             raise _Damaged(str(error)) from error
-
-
-# --- record fields -------------------------------------------------------------------------
