@@ -115,12 +115,13 @@ def _file_digest(path: Path) -> str:
     return digest
 
 
-def _scan(handle: IO[bytes], name: str) -> tuple[str, int, str | None]:
+def _scan(handle: IO[bytes], name: str, algorithm: str = "sha256") -> tuple[str, int, str | None]:
     """The SHA-256 and size of a WARC, read once; a gzip WARC is also inflated to the end
     (output discarded, at most ``CHUNK_SIZE`` at a time), so that a truncated or corrupt
     stream is refused before anything is imported: warcio reads a cut gzip member as a
-    shorter, well-formed one. The third value is that damage, in one line, or None."""
-    digest = hashlib.sha256()
+    shorter, well-formed one. The third value is that damage, in one line, or None.
+    ``algorithm``: the digest returned, as ``algorithm:hex`` (a WACZ may list md5)."""
+    digest = hashlib.new(algorithm)
     size = 0
     check: _GzipCheck | None = None
     damage = None
@@ -133,7 +134,7 @@ def _scan(handle: IO[bytes], name: str) -> tuple[str, int, str | None]:
         size += len(chunk)
     if check is not None and damage is None:
         damage = check.finish(name, size)
-    return f"sha256:{digest.hexdigest()}", size, damage
+    return f"{algorithm}:{digest.hexdigest()}", size, damage
 
 
 class _GzipCheck:
@@ -201,13 +202,17 @@ def _checked_warcs(package: zipfile.ZipFile, path: Path) -> list[WarcSource]:
         member = resource["path"]
         if member not in names:
             raise InputError(f"{shown(path)}: datapackage.json lists {member!r}, which is missing")
-        digest, size, damage = _member_digest(package, member)
-        _check_resource(resource, digest, size, path)
-        if damage is not None and member.startswith("archive/"):
+        algorithm, declared = _declared_hash(resource, path)
+        found, size, damage = _member_digest(package, member, algorithm)
+        _check_resource(resource, declared, found, size, path)
+        if not member.startswith("archive/"):
+            continue
+        if damage is not None:
             raise InputError(f"{shown(path)}: {damage}")
-        if member.startswith("archive/"):
-            name = f"{path.name}#{member}"
-            warcs.append(WarcSource(name=name, member=member, digest=digest, size=size))
+        # The WARC is known by its SHA-256 in the records, whatever the listing used.
+        digest = found if algorithm == "sha256" else _member_digest(package, member)[0]
+        name = f"{path.name}#{member}"
+        warcs.append(WarcSource(name=name, member=member, digest=digest, size=size))
     listed = {resource["path"] for resource in resources}
     unlisted = sorted(n for n in names if n.startswith("archive/") and n[-1] != "/")
     unlisted = [name for name in unlisted if name not in listed]
@@ -262,15 +267,33 @@ def _resources(listing: bytes, path: Path) -> list[dict[str, Any]]:
     return resources
 
 
-def _member_digest(package: zipfile.ZipFile, member: str) -> tuple[str, int, str | None]:
+def _member_digest(
+    package: zipfile.ZipFile, member: str, algorithm: str = "sha256"
+) -> tuple[str, int, str | None]:
     with package.open(member) as handle:
-        return _scan(handle, member)
+        return _scan(handle, member, algorithm)
 
 
-def _check_resource(resource: dict[str, Any], digest: str, size: int, path: Path) -> None:
+HASH_ALGORITHMS = ("sha256", "sha1", "md5", "sha512")  # what a WACZ listing may name
+
+
+def _declared_hash(resource: dict[str, Any], path: Path) -> tuple[str, str]:
+    """The algorithm and ``algorithm:hex`` a resource is listed with (bare hex: SHA-256)."""
     declared = resource["hash"].strip().lower()
-    if not declared.startswith("sha256:"):
-        declared = f"sha256:{declared}"
+    algorithm, colon, _value = declared.partition(":")
+    if not colon:
+        return "sha256", f"sha256:{declared}"
+    if algorithm not in HASH_ALGORITHMS:
+        raise InputError(
+            f"{shown(path)}: datapackage.json lists {resource['path']!r} with a"
+            f" {algorithm[:20]!r} hash, which snap cannot check"
+        )
+    return algorithm, declared
+
+
+def _check_resource(
+    resource: dict[str, Any], declared: str, digest: str, size: int, path: Path
+) -> None:
     member = resource["path"]
     if declared != digest:
         raise InputError(

@@ -282,3 +282,17 @@ def test_two_imports_at_once_record_each_capture_once(backend: Backend, tmp_path
     assert sum(imported) == 3
     assert sum(imported) + sum(exists) == 6
     assert counts(backend) == (3, 2)
+
+
+def test_a_wacz_listed_with_md5_hashes_is_checked_with_md5(tmp_path: Path) -> None:
+    warc = crawl(tmp_path / "crawl.warc.gz")
+    wacz = shutil.which("wacz") or str(Path(__import__("sys").executable).parent / "wacz")
+    package = tmp_path / "md5.wacz"
+    command = [wacz, "create", "--hash-type", "md5", "-o", str(package), str(warc.path)]
+    subprocess.run(command, check=True, timeout=120, capture_output=True)
+    with zipfile.ZipFile(package) as opened:
+        listing = json.loads(opened.read("datapackage.json"))
+    assert all(r["hash"].startswith("md5:") for r in listing["resources"])
+    code, report = embedded_import(tmp_path, package)
+    assert code == 0, report
+    assert report["summary"]["imported"] == 3
