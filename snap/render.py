@@ -199,6 +199,7 @@ def audit_report(report: dict[str, Any]) -> str:
         outcome = capture["snapshotId"] if capture["outcome"] == "stored" else capture["error"]
         status = capture_source_label(capture)
         lines.append(f"  {capture['fetchedAt']}  {capture['outcome']:6}  {status:8}  {outcome}")
+        lines += imported_from(capture)
     checks = report.get("verifications")
     if checks is not None:
         lines.append("verifications")
@@ -209,6 +210,18 @@ def audit_report(report: dict[str, Any]) -> str:
         lines.append(f"citation {citation['citationId']}  “{shown}”")
         lines += [verification_line(v) for v in citation["verifications"]]
     return "\n".join(lines)
+
+
+def imported_from(capture: dict[str, Any]) -> list[str]:
+    """A capture read from a web archive says which record it was: snap did not fetch it."""
+    warc = (capture.get("provenance") or {}).get("warc")
+    if not isinstance(warc, dict):
+        return []
+    made_by = f", written by {warc['software']}" if warc.get("software") else ""
+    where = f"{warc.get('file')}@{warc.get('offset')}"
+    return [
+        one_line(f"    imported from {where} ({warc.get('type')} {warc.get('recordId')}{made_by})")
+    ]
 
 
 def capture_source_label(capture: dict[str, Any]) -> str:
