@@ -26,7 +26,7 @@ from snap.errors import InputError
 from snapshotter.fetch import shown
 
 CHUNK_SIZE = 1024 * 1024
-WARC_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz")
+WARC_SUFFIXES = (".warc", ".warc.gz")
 MAX_DATAPACKAGE = 64 * 1024 * 1024  # a listing larger than this is not a listing
 
 
