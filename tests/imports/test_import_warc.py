@@ -296,3 +296,23 @@ def test_a_wacz_listed_with_md5_hashes_is_checked_with_md5(tmp_path: Path) -> No
     code, report = embedded_import(tmp_path, package)
     assert code == 0, report
     assert report["summary"]["imported"] == 3
+
+
+def test_a_revisit_in_one_warc_of_a_wacz_finds_its_original_in_another(tmp_path: Path) -> None:
+    first = CrawlerWarc(tmp_path / "one.warc.gz")
+    first.response(CDN, PAGE)
+    digest = first.last_digest
+    first.write()
+    second = CrawlerWarc(tmp_path / "two.warc.gz")
+    second.revisit(CDN, digest, CDN, "2024-05-01T12:00:00Z", date="2024-06-01T00:00:00Z")
+    second.write()
+    wacz = shutil.which("wacz") or str(Path(__import__("sys").executable).parent / "wacz")
+    package = tmp_path / "two.wacz"
+    command = [wacz, "create", "-o", str(package), str(first.path), str(second.path)]
+    subprocess.run(command, check=True, timeout=120, capture_output=True)
+    code, report = embedded_import(tmp_path, package)
+    assert code == 0, report
+    revisit = next(r for r in report["records"] if r["type"] == "revisit")
+    assert revisit["outcome"] == "imported"
+    assert revisit["file"] == "two.wacz#archive/two.warc.gz"
+    assert revisit["snapshotId"] == sha256_id(PAGE)
