@@ -52,20 +52,42 @@ def record_snapshot(session: Session, record: SnapshotRecord) -> Capture:
     (once per fetch)."""
     insert_if_absent(session, Snapshot, snapshot_values(record))
     record_extraction(session, extraction_values(record))
-    capture = Capture(
-        url=record.url,
-        final_url=record.final_url,
-        url_key=canonical_url(record.url),
-        final_url_key=canonical_url(record.final_url) if record.final_url else None,
-        fetched_at=parse_time(record.fetched_at) if record.fetched_at else utcnow(),
-        http_status=record.status,
-        outcome="stored",
-        snapshot_id=record.snapshot_id,
-        provenance=record.provenance,
-    )
+    capture = Capture(**capture_values(record))
     session.add(capture)
     session.flush()
     return capture
+
+
+def capture_values(record: SnapshotRecord) -> dict[str, Any]:
+    return {
+        "url": record.url,
+        "final_url": record.final_url,
+        "url_key": canonical_url(record.url),
+        "final_url_key": canonical_url(record.final_url) if record.final_url else None,
+        "fetched_at": parse_time(record.fetched_at) if record.fetched_at else utcnow(),
+        "http_status": record.status,
+        "outcome": "stored",
+        "snapshot_id": record.snapshot_id,
+        "provenance": record.provenance,
+    }
+
+
+def record_snapshot_once(session: Session, record: SnapshotRecord) -> tuple[Capture, bool]:
+    """``record_snapshot`` for a capture that has its own time (a record of a web archive):
+    recording it again finds the capture already there (the unique URL and time) instead of
+    adding a second one. Returns the capture and whether it was added now; the caller decides
+    whether an existing capture is the same record or another one at the same URL and time."""
+    insert_if_absent(session, Snapshot, snapshot_values(record))
+    record_extraction(session, extraction_values(record))
+    values = capture_values(record)
+    insert = dialect_insert(session)
+    statement = insert(Capture).values(**values).on_conflict_do_nothing().returning(Capture.id)
+    inserted = session.execute(statement).first()  # RETURNING: a row only when inserted
+    query = select(Capture).where(
+        Capture.url == values["url"], Capture.fetched_at == values["fetched_at"]
+    )
+    capture = session.scalars(query).one()
+    return capture, inserted is not None
 
 
 def record_extraction(session: Session, values: dict[str, Any]) -> Extraction:
