@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
-KINDS = ("raw", "text")
+KINDS = ("raw", "text", "headers")
 DIGEST_PATTERN = re.compile(r"^sha256:[0-9a-f]{64}$")
 
 
