@@ -159,7 +159,7 @@ def verify_citations(
         workspace.stores.check_all(
             [p.evidence for p in [*planned, *documents] if p.evidence is not None]
         )
-        texts = SnapshotTexts(workspace.stores)
+        texts = SnapshotTexts(workspace.stores, shared=workspace.prepared)
         checked = [check_planned(texts, p) for p in planned]
         if given.is_answer:
             everything = checked + read_documents(texts, documents)
