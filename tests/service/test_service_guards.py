@@ -28,7 +28,7 @@ def assert_problem(response: object, status: int, detail: str | None = None) -> 
     assert response.status_code == status, response.text  # type: ignore[attr-defined]
     assert response.headers["content-type"] == MEDIA_TYPE  # type: ignore[attr-defined]
     document: dict[str, object] = response.json()  # type: ignore[attr-defined]
-    assert PROBLEM_KEYS <= set(document)
+    assert set(document) >= PROBLEM_KEYS
     assert document["status"] == status
     assert "\n" not in str(document["detail"])
     if detail is not None:
@@ -155,7 +155,7 @@ def test_unknown_records_are_404(client: TestClient) -> None:
 
 
 def test_http_level_errors_are_problems_too(client: TestClient) -> None:
-    assert_problem(client.get("/v1/nothing-here"), 404)["type"] == "about:blank"
+    assert assert_problem(client.get("/v1/nothing-here"), 404)["type"] == "about:blank"
     assert_problem(client.get("/v1/verify"), 405)
     assert_problem(client.get("/v1/snapshots/x/text", params={"around": "-1"}), 400)
     assert_problem(client.post("/v1/captures", json={"link": "x"}), 400)
@@ -173,7 +173,7 @@ def test_captures_are_web_only(client: TestClient, tmp_path: Path) -> None:
 def test_a_refused_address_is_403_and_counted(client: TestClient) -> None:
     """No --allow-private: a loopback URL is refused before any connection is made."""
     response = client.post("/v1/captures", json={"url": "http://127.0.0.1:9/page"})
-    assert_problem(response, 403)["errorType"] == "AddressRefused"
+    assert assert_problem(response, 403)["errorType"] == "AddressRefused"
     metrics = client.get("/metrics").text
     assert 'snap_capture_failures_total{error="AddressRefused"} 1.0' in metrics
 
