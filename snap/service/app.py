@@ -407,6 +407,8 @@ def validation_line(error: RequestValidationError) -> str:
         where = ".".join(str(part) for part in item.get("loc", ()))
         if str(item.get("loc", ("",))[-1]).lower() in PRIVATE_FIELDS:
             return PRIVATE_LINE
+        if where == "body" and item.get("type") in ("model_attributes_type", "dict_type"):
+            return "request body: expected a JSON object (sent as Content-Type: application/json)"
         parts.append(f"{where}: {item.get('msg', 'invalid')}")
     more = len(error.errors()) - len(parts)
     return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")

@@ -8,7 +8,13 @@ client cannot grow the label set with made-up paths.
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    disable_created_metrics,
+    generate_latest,
+)
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
@@ -19,6 +25,7 @@ LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0
 
 class Metrics:
     def __init__(self) -> None:
+        disable_created_metrics()  # the *_created series only double the exposition
         self.registry = CollectorRegistry(auto_describe=True)
         self.requests = Counter(
             "snap_http_requests",

@@ -302,3 +302,16 @@ def test_the_sqlite_engine_is_shared_by_the_threadpool(client: TestClient) -> No
     for thread in threads:
         thread.join()
     assert results == [200] * 8
+
+
+def test_a_body_that_is_not_json_says_what_is_expected(client: TestClient) -> None:
+    response = client.post(
+        "/v1/captures",
+        content=b"url=http://127.0.0.1:9/",
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
+    assert_problem(
+        response,
+        400,
+        "request body: expected a JSON object (sent as Content-Type: application/json)",
+    )
