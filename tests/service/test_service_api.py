@@ -150,3 +150,23 @@ def test_healthz(client: TestClient) -> None:
     response = client.get("/healthz")
     assert response.status_code == 200
     assert response.json()["status"] == "ok"
+
+
+def test_shared_texts_never_hide_damage(private_client: TestClient, page_url: str) -> None:
+    """The server keeps tokenized texts between requests, but every request re-reads and
+    re-hashes the blobs: a text damaged after it was cached is reported, not matched."""
+    from snapshotter.store import blob_key
+
+    record = capture(private_client, page_url)
+    citation = {"snapshotId": record["snapshotId"], "quote": QUOTE}
+    first = private_client.post("/v1/verify", json=citation).json()["results"][0]
+    assert first["status"] == "quote_found"
+    workspace = private_client.app.state.workspace  # type: ignore[attr-defined]
+    assert workspace.prepared is not None
+    path = Path(workspace.settings.store_url) / blob_key("text", record["hashes"]["text"])
+    path.chmod(0o644)
+    data = bytearray(path.read_bytes())
+    data[10] ^= 0x01
+    path.write_bytes(bytes(data))
+    again = private_client.post("/v1/verify", json=citation).json()["results"][0]
+    assert again["status"] == "integrity_failure"
