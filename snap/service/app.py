@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
+import anyio.to_thread
 from fastapi import Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
@@ -48,6 +49,7 @@ from snap.service.problems import (
 
 log = logging.getLogger("snap.service")
 DEFAULT_REQUEST_TIMEOUT = 60.0
+WORKER_THREADS = 15
 PRIVATE_FIELDS = ("allow_private", "allowprivate", "allow-private")
 PRIVATE_LINE = (
     "allow_private is server configuration (snap serve --allow-private, SNAP_ALLOW_PRIVATE),"
@@ -174,6 +176,10 @@ def create_app(config: ServiceConfig, *, workspace: Workspace | None = None) -> 
             if workspace is not None
             else await run_in_threadpool(Workspace.open, config.settings)
         )
+        # One worker thread per pooled connection at most (SQLAlchemy's QueuePool: 5 + 10
+        # overflow): each use case holds one connection at a time, so a request never waits
+        # 30 s for a connection and fails; more requests queue for a thread instead.
+        anyio.to_thread.current_default_thread_limiter().total_tokens = WORKER_THREADS
         opened.prepared = opened.prepared or PreparedCache()
         opened.stores  # noqa: B018  (built once, before threads share it)
         app.state.workspace = opened

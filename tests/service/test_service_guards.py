@@ -315,3 +315,30 @@ def test_a_body_that_is_not_json_says_what_is_expected(client: TestClient) -> No
         400,
         "request body: expected a JSON object (sent as Content-Type: application/json)",
     )
+
+
+def test_a_bug_is_a_500_problem_without_internals(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import records.audit
+
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError("secret internals /etc/snap")
+
+    monkeypatch.setattr(records.audit, "audit", broken)
+    response = client.get("/v1/citations/c-1")
+    document = assert_problem(response, 500, "internal error: RuntimeError (see the log)")
+    assert "secret" not in response.text
+    assert document["type"] == "/problems/internal-error"
+    assert 'route="/v1/citations/{citation_id}",status="500"' in client.get("/metrics").text
+
+
+def test_no_more_worker_threads_than_pooled_connections(client: TestClient) -> None:
+    import anyio.to_thread
+
+    from snap.service.app import WORKER_THREADS
+
+    engine = client.app.state.workspace.db.engine  # type: ignore[attr-defined]
+    assert WORKER_THREADS <= engine.pool.size() + engine.pool._max_overflow
+    limiter = client.portal.call(anyio.to_thread.current_default_thread_limiter)  # type: ignore[union-attr]
+    assert limiter.total_tokens == WORKER_THREADS
