@@ -339,6 +339,6 @@ def test_no_more_worker_threads_than_pooled_connections(client: TestClient) -> N
     from snap.service.app import WORKER_THREADS
 
     engine = client.app.state.workspace.db.engine  # type: ignore[attr-defined]
-    assert WORKER_THREADS <= engine.pool.size() + engine.pool._max_overflow
+    assert engine.pool.size() + engine.pool._max_overflow >= WORKER_THREADS
     limiter = client.portal.call(anyio.to_thread.current_default_thread_limiter)  # type: ignore[union-attr]
     assert limiter.total_tokens == WORKER_THREADS
