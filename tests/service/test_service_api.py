@@ -170,3 +170,13 @@ def test_shared_texts_never_hide_damage(private_client: TestClient, page_url: st
     path.write_bytes(bytes(data))
     again = private_client.post("/v1/verify", json=citation).json()["results"][0]
     assert again["status"] == "integrity_failure"
+
+
+def test_shared_texts_are_bounded_by_code_points() -> None:
+    from records.texts import PreparedCache
+
+    cache = PreparedCache(max_code_points=25)
+    first = cache.prepared("sha256:a", b"one two three")  # 13 code points
+    assert cache.prepared("sha256:a", b"ignored: the digest was checked") is first
+    cache.prepared("sha256:b", b"four five six")  # 26 held: the oldest goes
+    assert cache.prepared("sha256:a", b"one two three") is not first
