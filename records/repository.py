@@ -251,26 +251,44 @@ def citation_conflict(existing: Citation, asserted: dict[str, Any]) -> str | Non
 
 def record_citation(session: Session, values: dict[str, Any], asserted: dict[str, Any]) -> Citation:
     """Insert the citation unless present; an id reused for a different citation is refused."""
-    fingerprint = citation_fingerprint(asserted)
-    citation_id = citation_id_for(values.get("id"), asserted)
+    return record_citations(session, [(values, asserted)])[0]
+
+
+def record_citations(
+    session: Session, items: Sequence[tuple[dict[str, Any], dict[str, Any]]]
+) -> list[Citation]:
+    """``record_citation`` for many: one INSERT … ON CONFLICT DO NOTHING of every row (one
+    statement compiled once, not one per citation) and one SELECT of them all; each is then
+    checked as alone (the first row of an id reused within ``items`` is the one recorded)."""
+    if not items:
+        return []
+    rows = [citation_row(values, asserted) for values, asserted in items]
+    session.execute(dialect_insert(session)(Citation).on_conflict_do_nothing(), rows)
+    ids = sorted({row["id"] for row in rows})
+    query = select(Citation).where(Citation.id.in_(ids)).execution_options(populate_existing=True)
+    recorded = {citation.id: citation for citation in session.scalars(query)}
+    citations = []
+    for row, (_, asserted) in zip(rows, items, strict=True):
+        citation = recorded[row["id"]]
+        conflict = citation_conflict(citation, asserted)
+        if conflict is not None:
+            raise InputError(
+                f"citation id {row['id']!r} is already recorded for {conflict};"
+                " give this citation a new citationId"
+            )
+        citations.append(citation)
+    return citations
+
+
+def citation_row(values: dict[str, Any], asserted: dict[str, Any]) -> dict[str, Any]:
     url = values.get("url")
-    row = {
+    return {
         **values,
-        "id": citation_id,
-        "fingerprint": fingerprint,
+        "id": citation_id_for(values.get("id"), asserted),
+        "fingerprint": citation_fingerprint(asserted),
         "url_key": canonical_url(url) if url else None,
         "created_at": utcnow(),
     }
-    insert_if_absent(session, Citation, row)
-    citation = session.get(Citation, citation_id, populate_existing=True)
-    assert citation is not None
-    conflict = citation_conflict(citation, asserted)
-    if conflict is not None:
-        raise InputError(
-            f"citation id {citation_id!r} is already recorded for {conflict};"
-            " give this citation a new citationId"
-        )
-    return citation
 
 
 def pin_first_snapshot(

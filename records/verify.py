@@ -37,7 +37,7 @@ from records.repository import (
     idempotency_key,
     latest_capture,
     pin_first_snapshot,
-    record_citation,
+    record_citations,
     record_verifications,
     url_of_snapshot,
 )
@@ -500,10 +500,18 @@ def citation_id_of(request: CitationRequest) -> str:
 def record_checks(session: Session, checked: list[_Checked], run_id: str) -> list[CitationResult]:
     """Citations first (insert or confirm, pin), then every verification in one insert."""
     rows, citation_ids, outcomes = [], [], []
-    for item in checked:
+    citations = record_citations(
+        session,
+        [
+            (
+                citation_values(item.request, item.evidence, item.planned.url),
+                asserted_of(item.request),
+            )
+            for item in checked
+        ],
+    )
+    for item, citation in zip(checked, citations, strict=True):
         request, evidence = item.request, item.evidence
-        values = citation_values(request, evidence, item.planned.url)
-        citation = record_citation(session, values, asserted_of(request))
         if evidence is not None:
             pin_first_snapshot(session, citation, evidence.snapshot_id, evidence.extraction_id)
         outcome = with_request_details(item.outcome, request)

@@ -14,7 +14,13 @@ from fastapi.testclient import TestClient
 from snap.config import Settings
 from snap.service.app import ServiceConfig, create_app
 from tests.http_fixtures import http_server  # noqa: F401  (fixture)
-from tests.records.conftest import postgres_url, s3_bucket, s3_env  # noqa: F401  (fixtures)
+from tests.records.conftest import (  # noqa: F401  (fixtures)
+    backend,
+    postgres_url,
+    s3_bucket,
+    s3_env,
+    workspace,
+)
 from tests.s3_support import s3_endpoint  # noqa: F401  (fixture)
 from tests.service import netguard
 

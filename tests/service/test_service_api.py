@@ -180,3 +180,32 @@ def test_shared_texts_are_bounded_by_code_points() -> None:
     assert cache.prepared("sha256:a", b"ignored: the digest was checked") is first
     cache.prepared("sha256:b", b"four five six")  # 26 held: the oldest goes
     assert cache.prepared("sha256:a", b"one two three") is not first
+
+
+@pytest.mark.postgres
+@pytest.mark.s3
+def test_one_citation_id_twice_in_one_input(workspace: Any, tmp_path: Path) -> None:
+    """Citations are recorded in one multi-row insert: an id given twice in one input for the
+    same citation is recorded once; an id recorded before for another quote is refused, and
+    nothing of that input is recorded."""
+    from records.capture import capture_source
+    from records.inputs import verify_input_from_bytes
+    from records.verify import verify_citations
+    from snap.errors import InputError
+
+    page = tmp_path / "page.txt"
+    page.write_text("The origin serves only 1 request in 10 at a 90 percent hit ratio.")
+    snapshot_id = capture_source(workspace, str(page)).snapshot_id
+    same = {"citationId": "c-twice", "snapshotId": snapshot_id, "quote": "1 request in 10"}
+    body = json.dumps([same, same]).encode()
+    report = verify_citations(workspace, verify_input_from_bytes(body, "request body"))
+    assert [r.citation_id for r in report.results] == ["c-twice", "c-twice"]
+    fresh = {"citationId": "c-new", "snapshotId": snapshot_id, "quote": "1 request in 10"}
+    changed = same | {"quote": "a 90 percent hit ratio"}
+    body = json.dumps([fresh, changed]).encode()  # c-new is fine, c-twice was recorded before
+    with pytest.raises(InputError, match="'c-twice' is already recorded for a different quote"):
+        verify_citations(workspace, verify_input_from_bytes(body, "request body"))
+    with workspace.db.reading() as session:
+        from records.models import Citation
+
+        assert session.get(Citation, "c-new") is None  # nothing of a refused input is recorded
