@@ -265,8 +265,11 @@ def record_citations(
     rows = [citation_row(values, asserted) for values, asserted in items]
     session.execute(dialect_insert(session)(Citation).on_conflict_do_nothing(), rows)
     ids = sorted({row["id"] for row in rows})
-    query = select(Citation).where(Citation.id.in_(ids)).execution_options(populate_existing=True)
-    recorded = {citation.id: citation for citation in session.scalars(query)}
+    recorded: dict[str, Citation] = {}
+    for start in range(0, len(ids), 500):  # far below the databases' bound parameter limits
+        query = select(Citation).where(Citation.id.in_(ids[start : start + 500]))
+        found = session.scalars(query.execution_options(populate_existing=True))
+        recorded |= {citation.id: citation for citation in found}
     citations = []
     for row, (_, asserted) in zip(rows, items, strict=True):
         citation = recorded[row["id"]]

@@ -13,12 +13,13 @@ import uuid
 from dataclasses import dataclass, replace
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from records.capture import capture_source, is_web_url
 from records.evidence import Evidence
 from records.inputs import QUOTED, SNIPPET, UNQUOTED, CitationRequest, Position, VerifyInput
-from records.models import Citation, Snapshot
+from records.models import Capture, Citation, Extraction, Snapshot
 from records.offset_units import span_units
 from records.outcome import (
     NO_QUOTE,
@@ -67,6 +68,7 @@ NO_TEXT_REASONS = {
     "no_extractable_text": "the snapshot has no extractable text (encrypted or image-only PDF?)",
     "no_text_extractor": "no text extractor for this content type",
 }
+IN_BATCH = 500  # ids per IN (…): far below SQLite's and PostgreSQL's bound parameter limits
 TOO_SHORT = "the stored text is too short to hold the page (a login wall or a script-only page?)"
 
 
@@ -151,11 +153,12 @@ def verify_citations(
     fetch_errors = capture_missing_sources(workspace, given) if fetch_missing else {}
     try:
         with workspace.db.reading() as session:
+            lookups = _Lookups(session, [citation_id_of(r) for r in given.requests])
             planned = [
-                plan_request(session, request, item, fetch_errors)
+                plan_request(lookups, request, item, fetch_errors)
                 for item, request in enumerate(given.requests)
             ]
-            documents = plan_documents(session, given) if given.is_answer else []
+            documents = plan_documents(lookups, given) if given.is_answer else []
         workspace.stores.check_all(
             [p.evidence for p in [*planned, *documents] if p.evidence is not None]
         )
@@ -206,38 +209,75 @@ def capture_missing_sources(workspace: Workspace, given: VerifyInput) -> dict[st
     return errors
 
 
-def resolve_snapshot(session: Session, request: CitationRequest) -> Snapshot | None:
+class _Lookups:
+    """What planning asks the database, asked once per input: an answer's claims mostly cite
+    a few URLs, so each URL's latest capture, each extraction choice and each snapshot's URL
+    is looked up once, and the recorded citations are read in one query."""
+
+    def __init__(self, session: Session, citation_ids: list[str]) -> None:
+        self.session = session
+        self.citations: dict[str, Citation] = {}
+        ids = sorted(set(citation_ids))
+        for start in range(0, len(ids), IN_BATCH):
+            query = select(Citation).where(Citation.id.in_(ids[start : start + IN_BATCH]))
+            self.citations |= {c.id: c for c in session.scalars(query)}
+        self._captures: dict[str, Capture | None] = {}
+        self._extractions: dict[tuple[str, int | None, str | None], Extraction | None] = {}
+        self._urls: dict[str, str | None] = {}
+
+    def latest_capture(self, url: str) -> Capture | None:
+        if url not in self._captures:
+            self._captures[url] = latest_capture(self.session, url)
+        return self._captures[url]
+
+    def extraction(
+        self, snapshot_id: str, pinned: int | None, text_hash: str | None
+    ) -> Extraction | None:
+        key = (snapshot_id, pinned, text_hash)
+        if key not in self._extractions:
+            self._extractions[key] = choose_extraction(
+                self.session, snapshot_id, pinned=pinned, text_hash=text_hash
+            )
+        return self._extractions[key]
+
+    def url_of_snapshot(self, snapshot_id: str) -> str | None:
+        if snapshot_id not in self._urls:
+            self._urls[snapshot_id] = url_of_snapshot(self.session, snapshot_id)
+        return self._urls[snapshot_id]
+
+
+def resolve_snapshot(lookups: _Lookups, request: CitationRequest) -> Snapshot | None:
+    session = lookups.session
     if request.snapshot_id is not None:
         if not DIGEST_PATTERN.match(request.snapshot_id):
             return None
         return get_snapshot(session, request.snapshot_id)
-    capture = latest_capture(session, request.url or "")
+    capture = lookups.latest_capture(request.url or "")
     if capture is None or capture.snapshot_id is None:
         return None
     return get_snapshot(session, capture.snapshot_id)
 
 
 def plan_request(
-    session: Session, request: CitationRequest, item: int, fetch_errors: dict[str, str]
+    lookups: _Lookups, request: CitationRequest, item: int, fetch_errors: dict[str, str]
 ) -> _Planned:
-    snapshot = resolve_snapshot(session, request)
+    snapshot = resolve_snapshot(lookups, request)
     if snapshot is None:
         return _Planned(request, item, None, request.url, unknown_snapshot(request, fetch_errors))
+    session = lookups.session
     if request.url and request.snapshot_id and not captured_from(session, snapshot, request.url):
         reason = f"snapshot {snapshot.id} was never captured from {request.url}"
         return _Planned(
             request, item, None, request.url, Outcome("unknown_snapshot", reason=reason)
         )
-    recorded = session.get(Citation, citation_id_of(request))
+    recorded = lookups.citations.get(citation_id_of(request))
     pinned = recorded.extraction_id if recorded and recorded.snapshot_id == snapshot.id else None
-    extraction = choose_extraction(
-        session, snapshot.id, pinned=pinned, text_hash=(request.hashes or {}).get("text")
-    )
-    url = request.url or url_of_snapshot(session, snapshot.id)
+    extraction = lookups.extraction(snapshot.id, pinned, (request.hashes or {}).get("text"))
+    url = request.url or lookups.url_of_snapshot(snapshot.id)
     return _Planned(request, item, Evidence.of(snapshot, extraction), url)
 
 
-def plan_documents(session: Session, given: VerifyInput) -> list[_Planned]:
+def plan_documents(lookups: _Lookups, given: VerifyInput) -> list[_Planned]:
     """Sources the model was given but that no citation of this input names: a quote missing
     from its cited document is looked for in these too (``foundElsewhere``)."""
     planned = []
@@ -250,10 +290,10 @@ def plan_documents(session: Session, given: VerifyInput) -> list[_Planned]:
             kind=UNQUOTED,
             details={"documentIndex": document.index},
         )
-        snapshot = resolve_snapshot(session, request)
+        snapshot = resolve_snapshot(lookups, request)
         if snapshot is None:
             continue
-        extraction = choose_extraction(session, snapshot.id, pinned=None, text_hash=None)
+        extraction = lookups.extraction(snapshot.id, None, None)
         evidence = Evidence.of(snapshot, extraction)
         if evidence.text_hash is not None:
             planned.append(_Planned(request, -1, evidence, request.url))
