@@ -303,13 +303,15 @@ def pin_first_snapshot(
     once, never moved (the WHERE makes a race harmless)."""
     if citation.claimed_snapshot or snapshot_id is None:
         return
-    if citation.snapshot_id is None:
+    unpinned = citation.snapshot_id is None
+    if unpinned:
         session.execute(
             update(Citation)
             .where(Citation.id == citation.id, Citation.snapshot_id.is_(None))
             .values(snapshot_id=snapshot_id)
         )
-    if extraction_id is not None and citation.extraction_id is None:
+    no_extraction = extraction_id is not None and citation.extraction_id is None
+    if no_extraction:
         session.execute(
             update(Citation)
             .where(
@@ -319,7 +321,8 @@ def pin_first_snapshot(
             )
             .values(extraction_id=extraction_id)
         )
-    session.refresh(citation)
+    if unpinned or no_extraction:  # read back what the WHERE let through (a race may have won)
+        session.refresh(citation)
 
 
 def idempotency_key(

@@ -224,6 +224,13 @@ class _Lookups:
         self._captures: dict[str, Capture | None] = {}
         self._extractions: dict[tuple[str, int | None, str | None], Extraction | None] = {}
         self._urls: dict[str, str | None] = {}
+        # the session's identity map holds objects weakly: kept here, each is loaded once
+        self._snapshots: dict[str, Snapshot | None] = {}
+
+    def snapshot(self, snapshot_id: str) -> Snapshot | None:
+        if snapshot_id not in self._snapshots:
+            self._snapshots[snapshot_id] = get_snapshot(self.session, snapshot_id)
+        return self._snapshots[snapshot_id]
 
     def latest_capture(self, url: str) -> Capture | None:
         if url not in self._captures:
@@ -247,15 +254,14 @@ class _Lookups:
 
 
 def resolve_snapshot(lookups: _Lookups, request: CitationRequest) -> Snapshot | None:
-    session = lookups.session
     if request.snapshot_id is not None:
         if not DIGEST_PATTERN.match(request.snapshot_id):
             return None
-        return get_snapshot(session, request.snapshot_id)
+        return lookups.snapshot(request.snapshot_id)
     capture = lookups.latest_capture(request.url or "")
     if capture is None or capture.snapshot_id is None:
         return None
-    return get_snapshot(session, capture.snapshot_id)
+    return lookups.snapshot(capture.snapshot_id)
 
 
 def plan_request(
