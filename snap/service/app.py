@@ -26,6 +26,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from records.inputs.documents import DocumentMap
 from records.inputs.reader import DEFAULT_MAX_INPUT_BYTES
 from records.workspace import Workspace
 from snap import __version__
@@ -246,11 +247,21 @@ def add_routes(app: FastAPI, guarded: list[Any]) -> None:
         fetch: Annotated[
             bool, Query(description="Capture a cited http(s) URL that has no snapshot yet.")
         ] = False,
+        documents: Annotated[
+            str | None,
+            Query(
+                max_length=8192,
+                description=(
+                    "As `snap verify --documents`, inline: a JSON map from a model's document "
+                    'index, title or file id to a URL or snapshot id, e.g. {"0": "https://…"}'
+                ),
+            ),
+        ] = None,
     ) -> dict[str, Any]:
         from records.inputs import verify_input_from_bytes
         from records.verify import verify_citations
 
-        given = verify_input_from_bytes(body, "request body")
+        given = verify_input_from_bytes(body, "request body", document_map(documents))
         report = verify_citations(workspace, given, fetch_missing=fetch)
         document = report.to_json()
         metrics.count_statuses(document["summary"]["byStatus"])
@@ -404,6 +415,20 @@ def add_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, invalid)
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(Exception, internal)
+
+
+def document_map(documents: str | None) -> DocumentMap:
+    """The ``documents`` parameter through the one input reader, as ``--documents`` is."""
+    from records.inputs.documents import NO_DOCUMENTS, parse_document_map
+    from records.inputs.reader import parse_input_bytes
+
+    if documents is None:
+        return NO_DOCUMENTS
+    try:
+        return parse_document_map(parse_input_bytes(documents.encode("utf-8"), "documents"))
+    except InputError as error:
+        message = error.message.removeprefix("documents: ")
+        raise InputError(f"documents: {message}") from None
 
 
 def validation_line(error: RequestValidationError) -> str:

@@ -209,3 +209,26 @@ def test_one_citation_id_twice_in_one_input(workspace: Any, tmp_path: Path) -> N
         from records.models import Citation
 
         assert session.get(Citation, "c-new") is None  # nothing of a refused input is recorded
+
+
+def test_documents_map_as_a_parameter(
+    private_client: TestClient, http_server: LoopbackServer
+) -> None:
+    """A streaming transcript citing a document by title, mapped as ``--documents`` maps it."""
+    body = (FIXTURES / "report.txt").read_bytes()
+    http_server.route("/report.txt", body=body, content_type="text/plain; charset=utf-8")
+    transcript = (FIXTURES / "claude_stream.sse").read_bytes()
+    mapping = json.dumps({"Edge caching report": http_server.url("/report.txt")})
+    response = private_client.post(
+        "/v1/verify", params={"fetch": "true", "documents": mapping}, content=transcript
+    )
+    assert response.status_code == 200, response.text
+    assert [r["status"] for r in response.json()["results"]] == ["quote_found"]
+    unmapped = private_client.post("/v1/verify", params={"fetch": "true"}, content=transcript)
+    assert unmapped.json()["results"][0]["status"] == "unknown_snapshot"
+    bad = private_client.post("/v1/verify", params={"documents": "[1"}, content=transcript)
+    assert bad.status_code == 400
+    assert bad.json()["detail"].startswith("documents: not valid JSON")
+    wrong = private_client.post("/v1/verify", params={"documents": '{"0": 5}'}, content=transcript)
+    assert wrong.status_code == 400
+    assert wrong.json()["detail"].startswith("documents: ")
