@@ -11,8 +11,9 @@ loads every dialect's DDL support and Mako) is imported only to migrate.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -133,6 +134,13 @@ class Database:
         self._writer = self.engine.execution_options(**{WRITE: True})
         self._reads = sessionmaker(self.engine, expire_on_commit=False)
         self._writes = sessionmaker(self._writer, expire_on_commit=False)
+        # SQLite has one writer at a time, and a writer that finds the lock taken sleeps in
+        # growing steps (busy_timeout): under many threads of one process (snap serve) some
+        # wait seconds while others get in. Threads of this process take turns here instead and
+        # start the moment the previous write ends; other processes still meet busy_timeout.
+        self._write_turn: AbstractContextManager[object] = (
+            threading.RLock() if self.engine.dialect.name == "sqlite" else nullcontext()
+        )
         migrate = self.engine.dialect.name == "sqlite" if auto_migrate is None else auto_migrate
         try:
             self._ensure_current(migrate)
@@ -200,7 +208,7 @@ class Database:
         Never hold one across network or blob I/O: read what is needed (``reading``), close,
         do the slow work, then write. A database failure inside it (a lost connection, a lock
         held too long, a constraint the input broke) becomes one DatabaseError line."""
-        with self._transaction(self._writes) as session:
+        with self._write_turn, self._transaction(self._writes) as session:
             yield session
 
     @contextmanager

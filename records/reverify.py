@@ -134,7 +134,7 @@ def reverify(
     with workspace.db.reading() as session:
         plan = plan_reverify(session, citations, run_id)
     workspace.stores.check_all(plan.evidence())
-    texts = SnapshotTexts(workspace.stores)
+    texts = SnapshotTexts(workspace.stores, shared=workspace.prepared)
     results = list(plan.done)
     if progress is not None and plan.done:
         progress(len(plan.done))

@@ -10,16 +10,16 @@ The order of checks for one citation, and why:
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from records.capture import capture_source, is_web_url
 from records.evidence import Evidence
 from records.inputs import QUOTED, SNIPPET, UNQUOTED, CitationRequest, Position, VerifyInput
-from records.models import Capture, Extraction, Snapshot
+from records.models import Capture, Citation, Extraction, Snapshot
 from records.offset_units import span_units
 from records.outcome import (
     NO_QUOTE,
@@ -32,16 +32,15 @@ from records.outcome import (
 )
 from records.repository import (
     captures_of_snapshot,
+    choose_extraction,
     citation_id_for,
-    citations_by_id,
-    extractions_of,
     get_snapshot,
     idempotency_key,
     latest_capture,
-    pick_extraction,
-    pin_first_snapshots,
+    pin_first_snapshot,
     record_citations,
     record_verifications,
+    url_of_snapshot,
 )
 from records.texts import SnapshotTexts
 from records.urls import canonical_url
@@ -69,6 +68,7 @@ NO_TEXT_REASONS = {
     "no_extractable_text": "the snapshot has no extractable text (encrypted or image-only PDF?)",
     "no_text_extractor": "no text extractor for this content type",
 }
+IN_BATCH = 500  # ids per IN (…): far below SQLite's and PostgreSQL's bound parameter limits
 TOO_SHORT = "the stored text is too short to hold the page (a login wall or a script-only page?)"
 
 
@@ -153,7 +153,7 @@ def verify_citations(
     fetch_errors = capture_missing_sources(workspace, given) if fetch_missing else {}
     try:
         with workspace.db.reading() as session:
-            lookups = _Lookups(session, given.requests)
+            lookups = _Lookups(session, [citation_id_of(r) for r in given.requests])
             planned = [
                 plan_request(lookups, request, item, fetch_errors)
                 for item, request in enumerate(given.requests)
@@ -162,7 +162,7 @@ def verify_citations(
         workspace.stores.check_all(
             [p.evidence for p in [*planned, *documents] if p.evidence is not None]
         )
-        texts = SnapshotTexts(workspace.stores)
+        texts = SnapshotTexts(workspace.stores, shared=workspace.prepared)
         checked = [check_planned(texts, p) for p in planned]
         if given.is_answer:
             everything = checked + read_documents(texts, documents)
@@ -210,43 +210,47 @@ def capture_missing_sources(workspace: Workspace, given: VerifyInput) -> dict[st
 
 
 class _Lookups:
-    """What planning reads about each snapshot and URL, read once per batch: a thousand citations
-    of one source cost a few queries, not a few thousand."""
+    """What planning asks the database, asked once per input: an answer's claims mostly cite
+    a few URLs, so each URL's latest capture, each extraction choice and each snapshot's URL
+    is looked up once, and the recorded citations are read in one query."""
 
-    def __init__(self, session: Session, requests: Sequence[CitationRequest]) -> None:
+    def __init__(self, session: Session, citation_ids: list[str]) -> None:
         self.session = session
-        self.citations = citations_by_id(session, [citation_id_of(r) for r in requests])
+        self.citations: dict[str, Citation] = {}
+        ids = sorted(set(citation_ids))
+        for start in range(0, len(ids), IN_BATCH):
+            query = select(Citation).where(Citation.id.in_(ids[start : start + IN_BATCH]))
+            self.citations |= {c.id: c for c in session.scalars(query)}
+        self._captures: dict[str, Capture | None] = {}
+        self._extractions: dict[tuple[str, int | None, str | None], Extraction | None] = {}
+        self._urls: dict[str, str | None] = {}
+        # the session's identity map holds objects weakly: kept here, each is loaded once
         self._snapshots: dict[str, Snapshot | None] = {}
-        self._latest: dict[str, Capture | None] = {}
-        self._captures: dict[str, Sequence[Capture]] = {}
-        self._extractions: dict[str, Sequence[Extraction]] = {}
 
     def snapshot(self, snapshot_id: str) -> Snapshot | None:
-        """Held here: the session's identity map keeps rows only while something else does."""
         if snapshot_id not in self._snapshots:
             self._snapshots[snapshot_id] = get_snapshot(self.session, snapshot_id)
         return self._snapshots[snapshot_id]
 
     def latest_capture(self, url: str) -> Capture | None:
-        if url not in self._latest:
-            self._latest[url] = latest_capture(self.session, url)
-        return self._latest[url]
-
-    def captures(self, snapshot_id: str) -> Sequence[Capture]:
-        if snapshot_id not in self._captures:
-            self._captures[snapshot_id] = captures_of_snapshot(self.session, snapshot_id)
-        return self._captures[snapshot_id]
+        if url not in self._captures:
+            self._captures[url] = latest_capture(self.session, url)
+        return self._captures[url]
 
     def extraction(
         self, snapshot_id: str, pinned: int | None, text_hash: str | None
     ) -> Extraction | None:
-        if snapshot_id not in self._extractions:
-            self._extractions[snapshot_id] = extractions_of(self.session, snapshot_id)
-        return pick_extraction(self._extractions[snapshot_id], pinned, text_hash)
+        key = (snapshot_id, pinned, text_hash)
+        if key not in self._extractions:
+            self._extractions[key] = choose_extraction(
+                self.session, snapshot_id, pinned=pinned, text_hash=text_hash
+            )
+        return self._extractions[key]
 
-    def url_of(self, snapshot_id: str) -> str | None:
-        captures = self.captures(snapshot_id)
-        return captures[0].url if captures else None
+    def url_of_snapshot(self, snapshot_id: str) -> str | None:
+        if snapshot_id not in self._urls:
+            self._urls[snapshot_id] = url_of_snapshot(self.session, snapshot_id)
+        return self._urls[snapshot_id]
 
 
 def resolve_snapshot(lookups: _Lookups, request: CitationRequest) -> Snapshot | None:
@@ -266,7 +270,8 @@ def plan_request(
     snapshot = resolve_snapshot(lookups, request)
     if snapshot is None:
         return _Planned(request, item, None, request.url, unknown_snapshot(request, fetch_errors))
-    if request.url and request.snapshot_id and not captured_from(lookups, snapshot, request.url):
+    session = lookups.session
+    if request.url and request.snapshot_id and not captured_from(session, snapshot, request.url):
         reason = f"snapshot {snapshot.id} was never captured from {request.url}"
         return _Planned(
             request, item, None, request.url, Outcome("unknown_snapshot", reason=reason)
@@ -274,7 +279,7 @@ def plan_request(
     recorded = lookups.citations.get(citation_id_of(request))
     pinned = recorded.extraction_id if recorded and recorded.snapshot_id == snapshot.id else None
     extraction = lookups.extraction(snapshot.id, pinned, (request.hashes or {}).get("text"))
-    url = request.url or lookups.url_of(snapshot.id)
+    url = request.url or lookups.url_of_snapshot(snapshot.id)
     return _Planned(request, item, Evidence.of(snapshot, extraction), url)
 
 
@@ -321,10 +326,12 @@ def check_planned(texts: SnapshotTexts, planned: _Planned) -> _Checked:
     return _Checked(planned, outcome, source)
 
 
-def captured_from(lookups: _Lookups, snapshot: Snapshot, url: str) -> bool:
+def captured_from(session: Session, snapshot: Snapshot, url: str) -> bool:
     """A citation naming both a URL and a snapshot is only as good as a capture linking them."""
     key = canonical_url(url)
-    return any(key in (c.url_key, c.final_url_key) for c in lookups.captures(snapshot.id))
+    return any(
+        key in (c.url_key, c.final_url_key) for c in captures_of_snapshot(session, snapshot.id)
+    )
 
 
 def unknown_snapshot(request: CitationRequest, fetch_errors: dict[str, str]) -> Outcome:
@@ -537,24 +544,22 @@ def citation_id_of(request: CitationRequest) -> str:
 
 
 def record_checks(session: Session, checked: list[_Checked], run_id: str) -> list[CitationResult]:
-    """Citations first (inserted or confirmed, then pinned, a few statements for the whole
-    batch), then every verification in one multi-row insert."""
-    entries = [
-        (citation_values(i.request, i.evidence, i.planned.url), asserted_of(i.request))
-        for i in checked
-    ]
-    citations = record_citations(session, entries)
-    pin_first_snapshots(
+    """Citations first (insert or confirm, pin), then every verification in one insert."""
+    rows, citation_ids, outcomes = [], [], []
+    citations = record_citations(
         session,
         [
-            (citation, item.evidence.snapshot_id, item.evidence.extraction_id)
-            for citation, item in zip(citations, checked, strict=True)
-            if item.evidence is not None
+            (
+                citation_values(item.request, item.evidence, item.planned.url),
+                asserted_of(item.request),
+            )
+            for item in checked
         ],
     )
-    rows, outcomes = [], []
-    for citation, item in zip(citations, checked, strict=True):
+    for item, citation in zip(checked, citations, strict=True):
         request, evidence = item.request, item.evidence
+        if evidence is not None:
+            pin_first_snapshot(session, citation, evidence.snapshot_id, evidence.extraction_id)
         outcome = with_request_details(item.outcome, request)
         checked_outcome = replace(
             outcome, details={**outcome.details, "checked": checked_selector(request)}
@@ -564,18 +569,21 @@ def record_checks(session: Session, checked: list[_Checked], run_id: str) -> lis
             citation.id, outcome.snapshot_id, extraction_id, run_id, item.planned.item
         )
         rows.append(verification_values(citation.id, checked_outcome, extraction_id, run_id, key))
+        citation_ids.append(citation.id)
         outcomes.append(outcome)
     ids = record_verifications(session, rows)
     return [
         CitationResult.of(
-            citation.id,
+            citation_id,
             item.planned.url,
             outcome,
             item.source,
             item.request.claim_text,
             ids.get(row["idempotency_key"]),
         )
-        for citation, item, row, outcome in zip(citations, checked, rows, outcomes, strict=True)
+        for citation_id, item, row, outcome in zip(
+            citation_ids, checked, rows, outcomes, strict=True
+        )
     ]
 
 

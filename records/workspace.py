@@ -11,6 +11,7 @@ from snap.config import Settings
 from snapshotter.store import BlobStore, open_store
 
 if TYPE_CHECKING:
+    from records.texts import PreparedCache
     from snapshotter.fetch import FetchOptions
 
 
@@ -20,6 +21,8 @@ class Workspace:
     db: Database
     store: BlobStore
     _stores: StoreResolver | None = field(default=None, repr=False)
+    # tokenized texts shared across runs; only a long-lived process (snap serve) sets one
+    prepared: PreparedCache | None = field(default=None, repr=False)
 
     @classmethod
     def open(cls, settings: Settings, *, existing: bool = False) -> Workspace:

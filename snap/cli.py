@@ -606,9 +606,6 @@ def import_(ctx: click.Context, path: Path, as_json: bool) -> None:
     ctx.exit(report.exit_code)
 
 
-main = cli
-
-
 # Workers: batches split into tasks (snap/workers), their state in the database -----------------
 
 
@@ -751,3 +748,69 @@ def wait_for(ws: Any, progress: dict[str, Any]) -> dict[str, Any]:
                 return progress
             time.sleep(1.0)
             progress = batch_progress(ws.db, progress["batchId"])
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8080, show_default=True, type=click.IntRange(0, 65535))
+@click.option(
+    "--allow-private",
+    is_flag=True,
+    default=None,
+    help="Let captures reach loopback and private addresses (server-wide; never per request).",
+)
+@click.option(
+    "--request-timeout",
+    type=click.FloatRange(min=0, min_open=True, max=24 * 3600),
+    default=60.0,
+    show_default=True,
+    help="Seconds a request may take before it is answered 504.",
+)
+@click.option("--access-log", is_flag=True, help="Log every request (uvicorn's access log).")
+@click.option("--print-openapi", is_flag=True, help="Print the OpenAPI document and exit.")
+@click.pass_context
+def serve(
+    ctx: click.Context,
+    host: str,
+    port: int,
+    allow_private: bool | None,
+    request_timeout: float,
+    access_log: bool,
+    print_openapi: bool,
+) -> None:
+    """Serve the HTTP API (verify, captures, snapshots, audit, reverify, metrics).
+
+    Bearer tokens come from SNAP_API_TOKENS (comma-separated); with none set, the server
+    listens only on a loopback address and asks for no token.
+    """
+    from snap.service.app import openapi_document
+
+    if print_openapi:
+        emit_json(openapi_document())
+        return
+    import uvicorn
+
+    from records.inputs.reader import max_input_bytes
+    from snap.service.app import ServiceConfig, create_app
+    from snap.service.auth import check_bind, parse_tokens
+
+    tokens = parse_tokens(os.environ.get("SNAP_API_TOKENS"))
+    check_bind(host, tokens)
+    settings: Settings = ctx.obj
+    if allow_private is not None:
+        settings = settings.with_overrides(allow_private=allow_private)
+    config = ServiceConfig(settings, tokens, max_input_bytes(), request_timeout)
+    from records.workspace import Workspace
+
+    opened = Workspace.open(settings)  # a bad store or database is one line, before binding
+    uvicorn.run(
+        create_app(config, workspace=opened),
+        host=host.strip("[]"),
+        port=port,
+        access_log=access_log,
+        log_level="info",
+        timeout_graceful_shutdown=int(request_timeout) + 1,
+    )
+
+
+main = cli

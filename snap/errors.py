@@ -49,6 +49,10 @@ class InputError(SnapError):
     exit_code = 2
 
 
+class InputTooLarge(InputError):
+    """The input is larger than the input limit (``SNAP_MAX_INPUT_BYTES``); HTTP answers 413."""
+
+
 def exit_code_of(error: SnapError | VerifierError) -> int:
     """The exit code for any error of the hierarchy: the verifier's are unusable input."""
     return error.exit_code if isinstance(error, SnapError) else InputError.exit_code

@@ -5,7 +5,13 @@
 into the one internal ``CitationRequest``.
 """
 
-from records.inputs.detect import ACCEPTED, detect, load_verify_input, parse_document
+from records.inputs.detect import (
+    ACCEPTED,
+    detect,
+    load_verify_input,
+    parse_document,
+    verify_input_from_bytes,
+)
 from records.inputs.documents import DocumentMap, load_document_map
 from records.inputs.model import (
     QUOTED,
@@ -33,4 +39,5 @@ __all__ = [
     "load_document_map",
     "load_verify_input",
     "parse_document",
+    "verify_input_from_bytes",
 ]

@@ -15,7 +15,7 @@ from typing import Any
 from records.inputs import anthropic, gemini, openai, perplexity, snap_formats
 from records.inputs.documents import NO_DOCUMENTS, DocumentMap
 from records.inputs.model import VerifyInput
-from records.inputs.reader import load_json_input
+from records.inputs.reader import load_json_input, parse_input_bytes
 from snap.errors import InputError
 
 Parse = Callable[[Any, DocumentMap], VerifyInput]
@@ -53,8 +53,20 @@ def load_verify_input(path: Path, documents: DocumentMap = NO_DOCUMENTS) -> Veri
     """Read ``path`` through the one input reader and parse it; errors name the file."""
     document = load_json_input(path)
     name = "standard input" if str(path) == "-" else str(path)
+    return replace(parse_named(document, documents, name), origin=str(path))
+
+
+def verify_input_from_bytes(
+    data: bytes, name: str, documents: DocumentMap = NO_DOCUMENTS
+) -> VerifyInput:
+    """The same as ``load_verify_input`` for bytes already read within the input limit (an
+    HTTP request body): the same formats, checks and one-line errors, named ``name``."""
+    document = parse_input_bytes(data, name)
+    return replace(parse_named(document, documents, name), origin=name)
+
+
+def parse_named(document: Any, documents: DocumentMap, name: str) -> VerifyInput:
     try:
-        parsed = parse_document(document, documents)
+        return parse_document(document, documents)
     except InputError as error:
         raise InputError(f"{name}: {error.message}") from None
-    return replace(parsed, origin=str(path))

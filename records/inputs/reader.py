@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, BinaryIO, Final
 
-from snap.errors import ConfigError, InputError
+from snap.errors import ConfigError, InputError, InputTooLarge
 
 DEFAULT_MAX_INPUT_BYTES: Final = 64 * 1024 * 1024
 MAX_DEPTH: Final = 64
@@ -77,7 +77,7 @@ def read_bounded(stream: BinaryIO, limit: int, name: str) -> bytes:
     except OSError as error:
         raise InputError(f"{name}: cannot read: {error.strerror or error}") from None
     if len(data) > limit:
-        raise InputError(
+        raise InputTooLarge(
             f"{name}: larger than the input limit of {limit} bytes (SNAP_MAX_INPUT_BYTES)"
         )
     return data
@@ -192,7 +192,13 @@ def parse_sse(text: str) -> list[Any] | None:
 def load_json_input(path: Path, limit: int | None = None) -> Any:
     """Read, decode and parse ``path`` within every limit; errors name the file."""
     name = "standard input" if str(path) == STDIN else str(path)
-    text = decode_text(read_input_bytes(path, limit), name)
+    return parse_input_bytes(read_input_bytes(path, limit), name)
+
+
+def parse_input_bytes(data: bytes, name: str) -> Any:
+    """Decode and parse bytes already read within the size limit (a file's, or an HTTP request
+    body's): JSON, or a saved server-sent-events transcript; errors name ``name``."""
+    text = decode_text(data, name)
     try:
         stripped = text.lstrip()
         if stripped.startswith(("event:", "data:")):

@@ -1,0 +1,451 @@
+"""``snap serve``: the HTTP service, a thin FastAPI shell over the use cases the CLI runs.
+
+Each endpoint parses, makes the same library call as its ``snap`` command, and returns that
+command's ``--json`` document; errors become problem documents in ``snap.service.problems``
+only. One workspace (database engine, store client, shared tokenized texts) is opened per
+process at start-up and closed at shutdown. Endpoints that touch the database or the store are
+plain ``def`` functions, which FastAPI runs in its threadpool; the use cases keep every
+transaction short and never hold one across blob I/O.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+import anyio.to_thread
+from fastapi import Depends, FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from records.inputs.documents import DocumentMap
+from records.inputs.reader import DEFAULT_MAX_INPUT_BYTES
+from records.workspace import Workspace
+from snap import __version__
+from snap.config import Settings
+from snap.errors import InputError, SnapError, VerifierError
+from snap.service import auth
+from snap.service.dispatch import ReverifyFilters, dispatch_reverify
+from snap.service.limits import Limits
+from snap.service.metrics import CONTENT_TYPE, Metrics
+from snap.service.problems import (
+    BAD_REQUEST,
+    INTERNAL,
+    MEDIA_TYPE,
+    PROBLEM_SCHEMA,
+    UNAUTHORIZED,
+    ProblemKind,
+    http_problem,
+    problem,
+    problem_of,
+)
+
+log = logging.getLogger("snap.service")
+DEFAULT_REQUEST_TIMEOUT = 60.0
+WORKER_THREADS = 15
+PRIVATE_FIELDS = ("allow_private", "allowprivate", "allow-private")
+PRIVATE_LINE = (
+    "allow_private is server configuration (snap serve --allow-private, SNAP_ALLOW_PRIVATE),"
+    " never a request field"
+)
+WEB_ONLY_LINE = (
+    "only http and https URLs are captured over HTTP: a client never makes the server read"
+    " its own files"
+)
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    settings: Settings
+    tokens: tuple[bytes, ...] = ()
+    max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT
+
+
+class ProblemError(Exception):
+    """A condition of the HTTP layer (no token), answered as a problem document."""
+
+    def __init__(self, kind: ProblemKind, detail: str, headers: dict[str, str]) -> None:
+        super().__init__(detail)
+        self.kind, self.detail, self.headers = kind, detail, headers
+
+
+class ProblemResponse(JSONResponse):
+    media_type = MEDIA_TYPE
+
+
+class SnapJSONResponse(JSONResponse):
+    """The CLI's JSON: non-ASCII kept as is, anything else (a datetime) as its string."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, ensure_ascii=False, default=str).encode("utf-8")
+
+
+class CaptureRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    url: str = Field(min_length=1, max_length=8192, description="An http or https URL.")
+
+
+class ReverifyRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    url: str | None = Field(None, max_length=8192, description="Only citations of this URL.")
+    since: datetime | None = Field(None, description="Only citations recorded since then.")
+    refetch: bool = Field(False, description="Capture every cited source again first.")
+    run: str | None = Field(
+        None, max_length=200, description="Continue an interrupted run (its run id)."
+    )
+
+
+def responses(
+    ok: int, description: str, *problems: int, content: dict[str, Any] | None = None
+) -> dict[int | str, dict[str, Any]]:
+    """A route's answers for the OpenAPI document: its result, and the problem documents it may
+    answer with (those of the limits, auth and backends on every route)."""
+    problem_content = {MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}}
+    documented: dict[int | str, dict[str, Any]] = {
+        ok: {"description": description, "content": content or ANY_JSON}
+    }
+    for status in sorted({*problems, 400, 401, 413, 500, 503, 504}):
+        documented[status] = {"description": "A problem (RFC 9457)", "content": problem_content}
+    return documented
+
+
+BEARER = HTTPBearer(auto_error=False, description="A token of SNAP_API_TOKENS")
+ANY_JSON: dict[str, Any] = {"application/json": {"schema": {"type": "object"}}}
+
+
+def workspace_of(request: Request) -> Workspace:
+    workspace: Workspace = request.app.state.workspace
+    return workspace
+
+
+def metrics_of(request: Request) -> Metrics:
+    metrics: Metrics = request.app.state.metrics
+    return metrics
+
+
+def refuse_private_parameters(request: Request) -> None:
+    if any(name.lower() in PRIVATE_FIELDS for name in request.query_params):
+        raise InputError(PRIVATE_LINE)
+
+
+async def raw_body(request: Request) -> bytes:
+    """The body, already bounded by the Limits middleware."""
+    return await request.body()
+
+
+def require_token(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)],
+) -> None:
+    config: ServiceConfig = request.app.state.config
+    presented = credentials.credentials if credentials is not None else None
+    if not auth.token_matches(presented, config.tokens):
+        detail = (
+            "no bearer token given (Authorization: Bearer <token>)"
+            if presented is None
+            else "the bearer token is not one of SNAP_API_TOKENS"
+        )
+        raise ProblemError(UNAUTHORIZED, detail, {"WWW-Authenticate": 'Bearer realm="snap"'})
+
+
+WorkspaceDep = Annotated[Workspace, Depends(workspace_of)]
+MetricsDep = Annotated[Metrics, Depends(metrics_of)]
+
+
+def create_app(config: ServiceConfig, *, workspace: Workspace | None = None) -> FastAPI:
+    """The app; ``workspace`` (already opened by ``snap serve``, so a bad setting is one line
+    before the server starts) or one opened from ``config.settings`` at start-up."""
+    metrics = Metrics()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        from starlette.concurrency import run_in_threadpool
+
+        from records.texts import PreparedCache
+
+        opened: Workspace = (
+            workspace
+            if workspace is not None
+            else await run_in_threadpool(Workspace.open, config.settings)
+        )
+        # One worker thread per pooled connection at most (SQLAlchemy's QueuePool: 5 + 10
+        # overflow): each use case holds one connection at a time, so a request never waits
+        # 30 s for a connection and fails; more requests queue for a thread instead.
+        anyio.to_thread.current_default_thread_limiter().total_tokens = WORKER_THREADS
+        opened.prepared = opened.prepared or PreparedCache()
+        opened.stores  # noqa: B018  (built once, before threads share it)
+        app.state.workspace = opened
+        try:
+            yield
+        finally:
+            opened.close()
+
+    app = FastAPI(
+        title="snap",
+        version=__version__,
+        description="Content-addressed snapshots and checkable citations, over HTTP.",
+        lifespan=lifespan,
+        docs_url=None,  # the interactive pages load scripts from a CDN; /openapi.json is enough
+        redoc_url=None,
+        default_response_class=SnapJSONResponse,
+    )
+    app.state.metrics = metrics
+    app.state.config = config
+    guarded = [Depends(require_token), Depends(refuse_private_parameters)]
+    add_routes(app, guarded)
+    add_error_handlers(app)
+    app.add_middleware(
+        Limits,
+        max_body=config.max_input_bytes,
+        timeout=config.request_timeout,
+        metrics=metrics,
+    )
+    original_openapi = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        document = original_openapi()
+        document.setdefault("components", {}).setdefault("schemas", {})["Problem"] = PROBLEM_SCHEMA
+        return document
+
+    app.openapi = openapi  # type: ignore[method-assign]
+    return app
+
+
+def add_routes(app: FastAPI, guarded: list[Any]) -> None:
+    verify_body = {
+        "requestBody": {
+            "required": True,
+            "description": (
+                "Any input `snap verify` reads, as the bytes of the file: a citation record or "
+                "a list, an answer with claims, W3C annotations, a provider's response "
+                "(Anthropic, OpenAI, Gemini, Perplexity) or its saved event stream."
+            ),
+            "content": {"application/json": {"schema": {}}},
+        }
+    }
+
+    @app.post(
+        "/v1/verify",
+        dependencies=guarded,
+        openapi_extra=verify_body,
+        responses=responses(200, "As `snap verify --json`", 502),
+        summary="Check citations against their stored snapshots",
+    )
+    def verify(
+        workspace: WorkspaceDep,
+        metrics: MetricsDep,
+        body: Annotated[bytes, Depends(raw_body)],
+        fetch: Annotated[
+            bool, Query(description="Capture a cited http(s) URL that has no snapshot yet.")
+        ] = False,
+        documents: Annotated[
+            str | None,
+            Query(
+                max_length=8192,
+                description=(
+                    "As `snap verify --documents`, inline: a JSON map from a model's document "
+                    'index, title or file id to a URL or snapshot id, e.g. {"0": "https://…"}'
+                ),
+            ),
+        ] = None,
+    ) -> dict[str, Any]:
+        from records.inputs import verify_input_from_bytes
+        from records.verify import verify_citations
+
+        given = verify_input_from_bytes(body, "request body", document_map(documents))
+        report = verify_citations(workspace, given, fetch_missing=fetch)
+        document = report.to_json()
+        metrics.count_statuses(document["summary"]["byStatus"])
+        return document
+
+    @app.post(
+        "/v1/captures",
+        dependencies=guarded,
+        status_code=201,
+        responses=responses(201, "As `snap fetch --json`", 403, 409, 502),
+        summary="Capture a URL and store it write-once",
+    )
+    def capture(
+        workspace: WorkspaceDep, metrics: MetricsDep, given: CaptureRequest
+    ) -> JSONResponse:
+        from records.capture import capture_source, is_web_url
+
+        if not is_web_url(given.url):
+            raise InputError(WEB_ONLY_LINE)
+        try:
+            record = capture_source(workspace, given.url)
+        except SnapError as error:
+            metrics.capture_failed(type(error).__name__)
+            raise
+        location = f"/v1/snapshots/{record.snapshot_id}"
+        return SnapJSONResponse(record.to_json(), status_code=201, headers={"Location": location})
+
+    @app.get(
+        "/v1/snapshots/{snapshot_id}",
+        dependencies=guarded,
+        responses=responses(200, "As `snap audit --snapshot ID --json`", 404),
+        summary="Everything recorded about a snapshot, its blobs re-hashed now",
+    )
+    def snapshot(workspace: WorkspaceDep, snapshot_id: str) -> dict[str, Any]:
+        from records.audit import audit
+
+        return audit(workspace, citation_id=None, url=None, snapshot_id=snapshot_id)
+
+    @app.get(
+        "/v1/snapshots/{snapshot_id}/text",
+        dependencies=guarded,
+        responses=responses(200, "As `snap show ID --json`", 404, 409, 410),
+        summary="The stored text of a snapshot, re-hashed on the way out",
+    )
+    def snapshot_text(
+        workspace: WorkspaceDep,
+        snapshot_id: str,
+        page: Annotated[str | None, Query(max_length=200, description="A PDF page")] = None,
+        around: Annotated[
+            int | None, Query(ge=0, le=2**62, description="A code-point offset")
+        ] = None,
+    ) -> dict[str, Any]:
+        from records.show import show
+
+        return show(workspace, snapshot_id, what="text", page=page, around=around).to_json()
+
+    @app.get(
+        "/v1/citations/{citation_id}",
+        dependencies=guarded,
+        responses=responses(200, "As `snap audit CITATION_ID --json`", 404),
+        summary="The audit record of a citation",
+    )
+    def citation(workspace: WorkspaceDep, citation_id: str) -> dict[str, Any]:
+        from records.audit import audit
+
+        return audit(workspace, citation_id=citation_id, url=None, snapshot_id=None)
+
+    @app.get(
+        "/v1/audit",
+        dependencies=guarded,
+        responses=responses(200, "As `snap audit --url URL --json`", 404),
+        summary="Everything recorded about a URL",
+    )
+    def audit_url(
+        workspace: WorkspaceDep, url: Annotated[str, Query(min_length=1, max_length=8192)]
+    ) -> dict[str, Any]:
+        from records.audit import audit
+
+        return audit(workspace, citation_id=None, url=url, snapshot_id=None)
+
+    @app.post(
+        "/v1/reverify",
+        dependencies=guarded,
+        responses=responses(200, "As `snap reverify --json`", 404),
+        summary="Re-check recorded citations against the latest snapshot of each source",
+    )
+    def reverify(
+        workspace: WorkspaceDep, metrics: MetricsDep, given: ReverifyRequest
+    ) -> JSONResponse:
+        since = given.since
+        if since is not None and since.tzinfo is None:
+            since = since.replace(tzinfo=UTC)
+        filters = ReverifyFilters(given.url, since, given.refetch, given.run)
+        dispatched = dispatch_reverify(workspace, filters)
+        metrics.count_statuses(dispatched.by_status)
+        for _ in range(dispatched.refetch_failures):
+            metrics.capture_failed("refetch")
+        return SnapJSONResponse(dispatched.body, status_code=dispatched.status_code)
+
+    @app.get(
+        "/healthz",
+        summary="The database answers",
+        responses=responses(200, "The service and its database answer"),
+    )
+    def healthz(workspace: WorkspaceDep) -> dict[str, Any]:
+        revision = workspace.db.current_revision()
+        return {"status": "ok", "version": __version__, "database": revision}
+
+    @app.get(
+        "/metrics",
+        dependencies=guarded,
+        response_class=Response,
+        responses=responses(
+            200, "Prometheus text format", content={CONTENT_TYPE: {"schema": {"type": "string"}}}
+        ),
+        summary="Prometheus text exposition",
+    )
+    def metrics_text(metrics: MetricsDep) -> Response:
+        return Response(metrics.exposition(), media_type=CONTENT_TYPE)
+
+
+def add_error_handlers(app: FastAPI) -> None:
+    def snap_error(_request: Request, error: Exception) -> Response:
+        assert isinstance(error, (SnapError, VerifierError))
+        document = problem_of(error)
+        return ProblemResponse(document, status_code=document["status"])
+
+    def problem_error(_request: Request, error: Exception) -> Response:
+        assert isinstance(error, ProblemError)
+        document = problem(error.kind, error.detail)
+        return ProblemResponse(document, status_code=error.kind.status, headers=error.headers)
+
+    def invalid(_request: Request, error: Exception) -> Response:
+        assert isinstance(error, RequestValidationError)
+        document = problem(BAD_REQUEST, validation_line(error), exitCode=2)
+        return ProblemResponse(document, status_code=400)
+
+    def http_error(_request: Request, error: Exception) -> Response:
+        assert isinstance(error, StarletteHTTPException)
+        document = http_problem(error.status_code, str(error.detail))
+        return ProblemResponse(document, status_code=error.status_code, headers=error.headers)
+
+    def internal(_request: Request, error: Exception) -> Response:
+        log.error("internal error", exc_info=error)
+        document = problem(INTERNAL, f"internal error: {type(error).__name__} (see the log)")
+        return ProblemResponse(document, status_code=500)
+
+    app.add_exception_handler(SnapError, snap_error)
+    app.add_exception_handler(VerifierError, snap_error)
+    app.add_exception_handler(ProblemError, problem_error)
+    app.add_exception_handler(RequestValidationError, invalid)
+    app.add_exception_handler(StarletteHTTPException, http_error)
+    app.add_exception_handler(Exception, internal)
+
+
+def document_map(documents: str | None) -> DocumentMap:
+    """The ``documents`` parameter through the one input reader, as ``--documents`` is."""
+    from records.inputs.documents import NO_DOCUMENTS, parse_document_map
+    from records.inputs.reader import parse_input_bytes
+
+    if documents is None:
+        return NO_DOCUMENTS
+    try:
+        return parse_document_map(parse_input_bytes(documents.encode("utf-8"), "documents"))
+    except InputError as error:
+        message = error.message.removeprefix("documents: ")
+        raise InputError(f"documents: {message}") from None
+
+
+def validation_line(error: RequestValidationError) -> str:
+    """FastAPI's list of validation errors as one line: where, then what."""
+    parts = []
+    for item in error.errors()[:3]:
+        where = ".".join(str(part) for part in item.get("loc", ()))
+        if str(item.get("loc", ("",))[-1]).lower() in PRIVATE_FIELDS:
+            return PRIVATE_LINE
+        if where == "body" and item.get("type") in ("model_attributes_type", "dict_type"):
+            return "request body: expected a JSON object (sent as Content-Type: application/json)"
+        parts.append(f"{where}: {item.get('msg', 'invalid')}")
+    more = len(error.errors()) - len(parts)
+    return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
+
+
+def openapi_document() -> dict[str, Any]:
+    """The OpenAPI document, without opening any workspace (``snap serve --print-openapi``)."""
+    settings = Settings.from_env({"SNAP_HOME": "/nonexistent"})
+    return create_app(ServiceConfig(settings)).openapi()

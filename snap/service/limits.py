@@ -1,0 +1,167 @@
+"""The request limits of ``snap serve``, as one pure ASGI middleware around the whole app.
+
+- Size: the body is read here, up to the input reader's limit (``SNAP_MAX_INPUT_BYTES``),
+  before any route sees it; one byte more answers 413 at once (a ``Content-Length`` over the
+  limit is refused before a byte is read). The route then gets the body replayed.
+- Time: the app runs as a task of its own; past the time limit the client gets a 504 problem.
+  Work already handed to a thread cannot be stopped midway, so it finishes and its checks are
+  recorded (as after a CLI run killed between groups), but nothing more is sent.
+- Metrics: every answer is counted by route template and status, with its latency.
+
+Pure ASGI, not Starlette's BaseHTTPMiddleware, so the timeout can answer while the endpoint's
+task is still running and the body is never buffered twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from snap.errors import InputTooLarge
+from snap.service.metrics import UNMATCHED, Metrics
+from snap.service.problems import MEDIA_TYPE, TIMEOUT, problem, problem_of
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+def too_large(limit: int) -> InputTooLarge:
+    return InputTooLarge(
+        f"request body: larger than the input limit of {limit} bytes (SNAP_MAX_INPUT_BYTES)"
+    )
+
+
+async def send_problem(send: Send, document: dict[str, Any]) -> None:
+    body = json.dumps(document, ensure_ascii=False).encode("utf-8")
+    headers = [(b"content-type", MEDIA_TYPE.encode()), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": document["status"], "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def declared_length(scope: Scope) -> int | None:
+    for name, value in scope.get("headers", ()):
+        if name == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None
+
+
+class Limits:
+    def __init__(self, app: ASGIApp, *, max_body: int, timeout: float, metrics: Metrics) -> None:
+        self.app = app
+        self.max_body = max_body
+        self.timeout = timeout
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        answer = _Answer(send)
+        try:
+            await self.limited(scope, receive, answer)
+        finally:
+            route = scope.get("route")
+            template = getattr(route, "path", None) or UNMATCHED
+            status = answer.status or 500
+            self.metrics.observe_request(
+                template, scope.get("method", ""), status, time.perf_counter() - started
+            )
+
+    async def limited(self, scope: Scope, receive: Receive, answer: _Answer) -> None:
+        deadline = time.monotonic() + self.timeout
+        try:
+            body = await asyncio.wait_for(self.read_body(scope, receive), self.timeout)
+        except TimeoutError:
+            await answer.problem(problem(TIMEOUT, self.timeout_line()))
+            return
+        except InputTooLarge as error:
+            await answer.problem(problem_of(error))
+            return
+        if body is None:  # the client went away
+            return
+        replay = _Replay(body, receive)
+        task = asyncio.ensure_future(self.app(scope, replay, answer.send))
+        done, _ = await asyncio.wait({task}, timeout=max(0.0, deadline - time.monotonic()))
+        if task in done:
+            task.result()  # an exception goes on to the app's error handler (a 500 problem)
+            return
+        task.add_done_callback(_forget)
+        task.cancel()
+        await answer.problem(problem(TIMEOUT, self.timeout_line()))
+
+    def timeout_line(self) -> str:
+        return (
+            f"the request took longer than {self.timeout:g} s (snap serve --request-timeout);"
+            " work already started finishes and is recorded"
+        )
+
+    async def read_body(self, scope: Scope, receive: Receive) -> bytes | None:
+        declared = declared_length(scope)
+        if declared is not None and declared > self.max_body:
+            raise too_large(self.max_body)
+        body = bytearray()
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return None
+            body += message.get("body", b"")
+            if len(body) > self.max_body:
+                raise too_large(self.max_body)
+            if not message.get("more_body", False):
+                return bytes(body)
+
+
+def _forget(task: asyncio.Future[None]) -> None:
+    """A timed-out task's outcome has nobody to go to; read it so asyncio does not warn."""
+    if not task.cancelled():
+        task.exception()
+
+
+class _Replay:
+    """The body read by the middleware, given to the app as one message; then the real
+    ``receive`` (which reports a disconnect)."""
+
+    def __init__(self, body: bytes, receive: Receive) -> None:
+        self.body: bytes | None = body
+        self.receive = receive
+
+    async def __call__(self) -> Message:
+        if self.body is not None:
+            body, self.body = self.body, None
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await self.receive()
+
+
+class _Answer:
+    """The response side: remembers the status, and drops whatever a timed-out app still
+    tries to send after the 504 went out."""
+
+    def __init__(self, send: Send) -> None:
+        self._send = send
+        self.status: int | None = None
+        self.closed = False
+
+    async def send(self, message: Message) -> None:
+        if self.closed:
+            return
+        if message["type"] == "http.response.start":
+            self.status = int(message["status"])
+        await self._send(message)
+
+    async def problem(self, document: dict[str, Any]) -> None:
+        if self.status is not None:  # the response had begun: it can only be cut short
+            self.closed = True
+            return
+        self.status = int(document["status"])
+        self.closed = True
+        await send_problem(self._send, document)
