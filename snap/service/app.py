@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import anyio.to_thread
-from fastapi import Depends, FastAPI, Query, Request
+from fastapi import Depends, FastAPI, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -120,6 +120,7 @@ def responses(
 
 BEARER = HTTPBearer(auto_error=False, description="A token of SNAP_API_TOKENS")
 ANY_JSON: dict[str, Any] = {"application/json": {"schema": {"type": "object"}}}
+JSON_BODY: dict[str, Any] = {"content": ANY_JSON}
 
 
 def workspace_of(request: Request) -> Workspace:
@@ -345,7 +346,13 @@ def add_routes(app: FastAPI, guarded: list[Any]) -> None:
     @app.post(
         "/v1/reverify",
         dependencies=guarded,
-        responses=responses(200, "As `snap reverify --json`", 404),
+        responses={
+            **responses(200, "As `snap reverify --json` (no broker configured)", 404),
+            202: {
+                "description": "Queued for the workers: the batch to follow",
+                "content": ANY_JSON,
+            },
+        },
         summary="Re-check recorded citations against the latest snapshot of each source",
     )
     def reverify(
@@ -360,6 +367,19 @@ def add_routes(app: FastAPI, guarded: list[Any]) -> None:
         for _ in range(dispatched.refetch_failures):
             metrics.capture_failed("refetch")
         return SnapJSONResponse(dispatched.body, status_code=dispatched.status_code)
+
+    @app.get(
+        "/v1/jobs/{batch}",
+        dependencies=guarded,
+        responses=responses(200, "As `snap jobs BATCH --json`", 404),
+        summary="Progress of a batch, from the database",
+    )
+    def job(
+        workspace: WorkspaceDep, batch: Annotated[str, Path(min_length=1, max_length=200)]
+    ) -> dict[str, Any]:
+        from records.jobs import batch_progress
+
+        return batch_progress(workspace.db, batch)
 
     @app.get(
         "/healthz",

@@ -1,9 +1,12 @@
-"""How ``POST /v1/reverify`` runs: the one place to change when re-verification is queued.
+"""How ``POST /v1/reverify`` runs: queued for the workers when a broker is configured,
+otherwise in-process.
 
-Here it runs in-process, synchronously, with exactly the filters of ``snap reverify``; the
-answer is what ``snap reverify --json`` prints. A queue (Celery workers) replaces
-``dispatch_reverify`` and answers 202 with the batch to follow instead; nothing else in the
-service needs to know.
+With ``SNAP_BROKER_URL`` set, the citations are split into snapshot groups and recorded as a
+batch, exactly as ``snap reverify --enqueue`` does (``snap.workers.submit``), and the answer is
+202 with the batch to follow at ``GET /v1/jobs/{batch}``. ``refetch`` and ``run`` are not
+queued (as on the command line): such a request, like every request without a broker, runs
+in-process, synchronously, with exactly the filters of ``snap reverify``; the answer is what
+``snap reverify --json`` prints.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ class Dispatched:
 
 
 def dispatch_reverify(workspace: Workspace, filters: ReverifyFilters) -> Dispatched:
+    if workspace.settings.broker_url is not None and not (filters.refetch or filters.run_id):
+        return enqueue_reverify(workspace, filters)
     from records.reverify import refetch_sources, reverify, select_citations
 
     citations = select_citations(workspace, url=filters.url, since=filters.since)
@@ -42,3 +47,23 @@ def dispatch_reverify(workspace: Workspace, filters: ReverifyFilters) -> Dispatc
     report = reverify(workspace, citations, refetch_errors=errors, run_id=filters.run_id)
     summary = report.summary()
     return Dispatched(200, report.to_json(), summary["byStatus"], len(errors))
+
+
+def enqueue_reverify(workspace: Workspace, filters: ReverifyFilters) -> Dispatched:
+    """One task per snapshot group, through the same submission as the command line."""
+    from records.jobs import reverify_items
+    from snap.workers.submit import submit
+
+    items = reverify_items(workspace, url=filters.url, since=filters.since)
+    if not items and (filters.url or filters.since):
+        raise RecordNotFound("no recorded citation matches url/since")
+    params = {"url": filters.url, "since": filters.since and filters.since.isoformat()}
+    submitted = submit(workspace, "reverify", params, items)
+    body = {
+        "batchId": submitted.batch_id,
+        "kind": submitted.kind,
+        "items": submitted.items,
+        "queue": submitted.queue,
+        "progress": f"/v1/jobs/{submitted.batch_id}",
+    }
+    return Dispatched(202, body, {}, 0)

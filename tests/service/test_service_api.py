@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -12,9 +13,10 @@ from fastapi.testclient import TestClient
 
 from snap.cli import cli
 from snap.config import Settings
+from snap.service.app import ServiceConfig
 from tests.http_fixtures import LoopbackServer
 from tests.inputs.conftest import FIXTURES, fixture_text
-from tests.service.conftest import EXAMPLES
+from tests.service.conftest import EXAMPLES, client_for, embedded_settings
 
 PAGE = (EXAMPLES / "cdn-caching.html").read_bytes()
 QUOTE = "the origin serves only 1 request in 10"
@@ -232,3 +234,38 @@ def test_documents_map_as_a_parameter(
     wrong = private_client.post("/v1/verify", params={"documents": '{"0": 5}'}, content=transcript)
     assert wrong.status_code == 400
     assert wrong.json()["detail"].startswith("documents: ")
+
+
+def test_reverify_is_queued_for_the_workers_when_a_broker_is_configured(
+    tmp_path: Path, page_url: str
+) -> None:
+    """With SNAP_BROKER_URL, the request records a batch and publishes it (202), and its
+    progress is read back from the database: nothing runs until a worker takes it."""
+    import redis
+
+    queue = f"svc-{uuid.uuid4().hex[:12]}"
+    broker = "redis://127.0.0.1:6379/9"
+    settings = embedded_settings(
+        tmp_path / "home", allow_private=True, broker_url=broker, queue=queue
+    )
+    try:
+        with client_for(ServiceConfig(settings)) as queued:
+            capture(queued, page_url)
+            citation = {
+                "citationId": "c-q",
+                "url": page_url,
+                "selector": {"quote": {"exact": QUOTE}},
+            }
+            assert queued.post("/v1/verify", json=citation).status_code == 200
+            response = queued.post("/v1/reverify", json={"url": page_url})
+            assert response.status_code == 202
+            body = response.json()
+            assert (body["kind"], body["items"], body["queue"]) == ("reverify", 1, queue)
+            progress = queued.get(body["progress"]).json()
+            assert (progress["total"], progress["pending"], progress["done"]) == (1, 1, 0)
+            assert queued.get("/v1/jobs/no-such-batch").status_code == 404
+    finally:
+        client = redis.Redis.from_url(broker)
+        for key in client.scan_iter(f"*{queue}*"):
+            client.delete(key)
+        client.close()
