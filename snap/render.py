@@ -326,3 +326,21 @@ def reextracted(results: list[dict[str, Any]]) -> str:
     new = sum(r["new"] for r in results)
     lines.append(f"{plural(len(results), 'extraction')} made: {new} new")
     return "\n".join(lines)
+
+
+def export_summary(result: dict[str, Any]) -> str:
+    counts = result["counts"]
+    lines = [
+        f"wrote {result['path']}  ({result['format']}, {result['bytes']} bytes)",
+        f"  sha256    {result['sha256']}",
+        f"  selection {result['selection']}",
+        f"  contents  {plural(counts['snapshots'], 'snapshot')} from"
+        f" {plural(counts['captures'], 'capture')}, {plural(counts['citations'], 'citation')},"
+        f" {plural(counts['verifications'], 'verification')}",
+    ]
+    if counts.get("records"):
+        records = ", ".join(f"{n} {kind}" for kind, n in sorted(counts["records"].items()))
+        lines.append(f"  records   {records}")
+    if result["notRecorded"]:
+        lines.append(f"  not in snap's records (never checked): {', '.join(result['notRecorded'])}")
+    return "\n".join(lines)
