@@ -24,6 +24,7 @@ Raising it to 99 percent means the origin serves only 1 request in 100, a tenfol
 the cache into many small entries. Normalizing cache keys often lifts the ratio noticeably.</p>
 </main></body></html>"""
 QUOTE = "the origin serves only 1 request in 10"
+CLAIM = "At 90% the origin sees a tenth of the requests."
 TOOLS = Path(sys.executable).parent
 
 
@@ -50,7 +51,8 @@ def serve_page(server: LoopbackServer) -> None:
 
 
 def capture_and_cite(backend: Backend, server: LoopbackServer, tmp_path: Path) -> dict[str, Any]:
-    """Fetch ``/old`` and verify one citation of it (id ``c-edge``); the fetch record."""
+    """Fetch ``/old`` and verify an answer citing it (one claim, citation ``c-edge``); the fetch
+    record."""
     serve_page(server)
     code, record = run_json(backend, "fetch", server.url("/old"))
     assert code == 0, record
@@ -58,10 +60,15 @@ def capture_and_cite(backend: Backend, server: LoopbackServer, tmp_path: Path) -
     citation.write_text(
         json.dumps(
             {
-                "citationId": "c-edge",
-                "url": server.url("/old"),
-                "quote": QUOTE,
-                "claim": "At 90% the origin sees a tenth of the requests.",
+                "answerId": "a-edge",
+                "claims": [
+                    {
+                        "citationId": "c-edge",
+                        "text": CLAIM,
+                        "url": server.url("/old"),
+                        "quote": QUOTE,
+                    }
+                ],
             }
         ),
         encoding="utf-8",
