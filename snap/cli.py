@@ -460,7 +460,10 @@ def export(
             url=url and as_url(url),
             file=file,
         )
-        result = run_export(ws, selection, fmt=fmt, out=output, force=force)
+        with progress_counter(len(selection.captures), "exporting") as bar:
+            result = run_export(
+                ws, selection, fmt=fmt, out=output, force=force, progress=bar.update
+            )
     if as_json:
         emit_json(result.to_json())
     else:

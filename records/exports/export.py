@@ -12,7 +12,7 @@ import contextlib
 import hashlib
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,19 +67,32 @@ def check_output(path: Path, *, force: bool) -> None:
 
 
 def export(
-    workspace: Workspace, selection: Selection, *, fmt: str, out: Path, force: bool = False
+    workspace: Workspace,
+    selection: Selection,
+    *,
+    fmt: str,
+    out: Path,
+    force: bool = False,
+    progress: Callable[[int], None] | None = None,
 ) -> ExportResult:
+    """Write ``selection`` to ``out``; ``progress`` is told of each capture written."""
     if fmt not in FORMATS:
         raise InputError(f"unknown export format {fmt!r}; expected one of {', '.join(FORMATS)}")
     check_output(out, force=force)
     with _staged(out, force=force) as staged:
-        counts = _write(workspace, selection, fmt, staged, name=out.name)
+        counts = _write(workspace, selection, fmt, staged, name=out.name, progress=progress)
     digest, size = _digest(out)
     return ExportResult(out, fmt, digest, size, selection, counts)
 
 
 def _write(
-    workspace: Workspace, selection: Selection, fmt: str, target: Path, *, name: str
+    workspace: Workspace,
+    selection: Selection,
+    fmt: str,
+    target: Path,
+    *,
+    name: str,
+    progress: Callable[[int], None] | None,
 ) -> dict[str, Any]:
     if fmt == "html":
         from records.exports.evidence_page import render_evidence_page
@@ -95,14 +108,16 @@ def _write(
     workspace.stores.check_all([capture.evidence for capture in selection.captures])
     if fmt == "warc":
         with target.open("wb") as out:
-            summary = write_warc(out, selection, workspace.stores, filename=name)
+            summary = write_warc(out, selection, workspace.stores, filename=name, progress=progress)
         return {"records": summary.records}
     from records.exports.wacz import WARC_NAME, write_wacz
 
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".snap-export-") as folder:
         warc = Path(folder) / WARC_NAME
         with warc.open("wb") as out:
-            summary = write_warc(out, selection, workspace.stores, filename=WARC_NAME)
+            summary = write_warc(
+                out, selection, workspace.stores, filename=WARC_NAME, progress=progress
+            )
         written = write_wacz(target, warc, selection, summary)
     return {"records": summary.records, **written}
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import IO, Any
@@ -60,13 +60,21 @@ class WarcSummary:
 
 
 def write_warc(
-    out: IO[bytes], selection: Selection, stores: StoreResolver, *, filename: str
+    out: IO[bytes],
+    selection: Selection,
+    stores: StoreResolver,
+    *,
+    filename: str,
+    progress: Callable[[int], None] | None = None,
 ) -> WarcSummary:
-    """Write the selection as WARC records to ``out`` (gzip per record)."""
+    """Write the selection as WARC records to ``out`` (gzip per record); ``progress`` is told
+    of each capture written."""
     writer = _Writer(WARCWriter(out, gzip=True, warc_version=WARC_VERSION), stores)
     writer.warcinfo(selection, filename)
     for capture in selection.captures:
         writer.capture(capture)
+        if progress is not None:
+            progress(1)
     return writer.summary
 
 
