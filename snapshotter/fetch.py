@@ -719,16 +719,20 @@ def _content_encoding(response: http.client.HTTPResponse) -> str:
 def _exchange(
     url: str, connection: _PinnedHTTPConnection, response: http.client.HTTPResponse
 ) -> dict[str, object]:
-    """One hop as it went over the wire: the request head snap sent (parsed from the very bytes
-    written) and the status line with every response header, in order, duplicates kept.
+    """One hop as it went over the wire: the peer it went to, the request head snap sent (parsed
+    from the very bytes written) and the status line with every response header, in order,
+    duplicates kept.
 
     http.client reads header bytes as ISO-8859-1, so each value maps back to its exact bytes."""
     lines = bytes(connection.sent).split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
     method, _, rest = lines[0].partition(" ")
     target, _, version = rest.rpartition(" ")
     versions = {9: "HTTP/0.9", 10: "HTTP/1.0", 11: "HTTP/1.1"}
+    peer = connection.peer
     return {
         "url": url,
+        "ip": peer[0] if peer else None,
+        "tlsCertSha256": connection.cert_sha256,
         "request": {
             "method": method,
             "target": target,

@@ -41,6 +41,7 @@ class Exchange:
     request: Head
     response: Head
     status: int
+    ip: str | None = None  # the address this hop's connection went to
 
 
 def parse_exchanges(blob: bytes, digest: str) -> list[Exchange]:
@@ -68,6 +69,7 @@ def _exchange(item: dict[str, Any]) -> Exchange:
             tuple((str(n), str(v)) for n, v in response["headers"]),
         ),
         status=int(response["status"]),
+        ip=str(item["ip"]) if item.get("ip") else None,
     )
 
 

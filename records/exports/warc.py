@@ -140,7 +140,8 @@ class _Writer:
         """A request/response pair; ``body_of`` is the capture whose stored body goes with the
         response (None: a redirect hop, whose body was not kept)."""
         uri = exchange.url if exchange is not None else capture.final_url
-        common = {"WARC-Date": date, **_ip_address(capture)}
+        ip = exchange.ip if exchange is not None and exchange.ip else capture.provenance.get("ip")
+        common = {"WARC-Date": date, **({"WARC-IP-Address": str(ip)} if ip else {})}
         response_id = str(StatusAndHeadersParser.make_warc_id())
         if exchange is not None:
             request = _http_headers(exchange.request, request=True)
@@ -308,11 +309,6 @@ def _minimal_head(capture: CaptureItem) -> Head:
         (names[key], str(value)) for key, value in (recorded or {}).items() if key in names
     )
     return Head(f"HTTP/1.1 {capture.status}", headers)
-
-
-def _ip_address(capture: CaptureItem) -> dict[str, str]:
-    ip = capture.provenance.get("ip")
-    return {"WARC-IP-Address": str(ip)} if ip else {}
 
 
 def _title(head: bytes) -> str:

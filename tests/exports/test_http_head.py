@@ -73,6 +73,7 @@ def test_capture_keeps_every_exchange(tmp_path: Path) -> None:
     assert document["format"] == HEAD_FORMAT
     hop, final = parse_exchanges(blob, named["hash"])
     assert hop.status == 307
+    assert hop.ip == final.ip == "127.0.0.1"
     assert hop.url == server.url("/r")
     assert ("Location", "/p") in hop.response.headers
     assert final.request.first_line == "GET /p HTTP/1.1"
