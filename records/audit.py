@@ -73,6 +73,15 @@ def audit(
 ) -> dict[str, Any]:
     """The record, read in one short read transaction; then every blob it names is re-hashed
     at its recorded version, in its recorded store, with no transaction open."""
+    report, _ = audited(workspace, citation_id=citation_id, url=url, snapshot_id=snapshot_id)
+    return report
+
+
+def audited(
+    workspace: Workspace, *, citation_id: str | None, url: str | None, snapshot_id: str | None
+) -> tuple[dict[str, Any], list[Evidence]]:
+    """``audit``, with the evidence (snapshot and extraction, store and versions) of every
+    snapshot it reports, so an export can read those same blobs without asking again."""
     chosen = [value for value in (citation_id, url, snapshot_id) if value]
     if len(chosen) != 1:
         raise InputError("give exactly one of: a CITATION_ID, --url URL, --snapshot ID")
@@ -87,7 +96,7 @@ def audit(
     workspace.stores.check_all([e for _, evidence in pending for e in evidence])
     for snapshot, evidence in pending:
         snapshot["blobs"] = blob_states(workspace, evidence)
-    return report
+    return report, [item for _, evidence in pending for item in evidence]
 
 
 def blob_states(workspace: Workspace, evidence: list[Evidence]) -> list[dict[str, Any]]:
@@ -192,6 +201,7 @@ def citation_json(citation: Citation) -> dict[str, Any]:
         "citationId": citation.id,
         "url": citation.url,
         "snapshotId": citation.snapshot_id,
+        "extractionId": citation.extraction_id,
         "claimedSnapshotId": citation.claimed_snapshot,
         "selector": {
             "quote": {
@@ -217,6 +227,7 @@ def verification_json(verification: Verification) -> dict[str, Any]:
         "checkedAt": rfc3339(verification.checked_at),
         "status": verification.status,
         "snapshotId": verification.snapshot_id,
+        "extractionId": verification.extraction_id,
         "span": span,
         "matches": verification.matches,
         "closest": (

@@ -52,20 +52,42 @@ def record_snapshot(session: Session, record: SnapshotRecord) -> Capture:
     (once per fetch)."""
     insert_if_absent(session, Snapshot, snapshot_values(record))
     record_extraction(session, extraction_values(record))
-    capture = Capture(
-        url=record.url,
-        final_url=record.final_url,
-        url_key=canonical_url(record.url),
-        final_url_key=canonical_url(record.final_url) if record.final_url else None,
-        fetched_at=parse_time(record.fetched_at) if record.fetched_at else utcnow(),
-        http_status=record.status,
-        outcome="stored",
-        snapshot_id=record.snapshot_id,
-        provenance=record.provenance,
-    )
+    capture = Capture(**capture_values(record))
     session.add(capture)
     session.flush()
     return capture
+
+
+def capture_values(record: SnapshotRecord) -> dict[str, Any]:
+    return {
+        "url": record.url,
+        "final_url": record.final_url,
+        "url_key": canonical_url(record.url),
+        "final_url_key": canonical_url(record.final_url) if record.final_url else None,
+        "fetched_at": parse_time(record.fetched_at) if record.fetched_at else utcnow(),
+        "http_status": record.status,
+        "outcome": "stored",
+        "snapshot_id": record.snapshot_id,
+        "provenance": record.provenance,
+    }
+
+
+def record_snapshot_once(session: Session, record: SnapshotRecord) -> tuple[Capture, bool]:
+    """``record_snapshot`` for a capture that has its own time (a record of a web archive):
+    recording it again finds the capture already there (the unique URL and time) instead of
+    adding a second one. Returns the capture and whether it was added now; the caller decides
+    whether an existing capture is the same record or another one at the same URL and time."""
+    insert_if_absent(session, Snapshot, snapshot_values(record))
+    record_extraction(session, extraction_values(record))
+    values = capture_values(record)
+    insert = dialect_insert(session)
+    statement = insert(Capture).values(**values).on_conflict_do_nothing().returning(Capture.id)
+    inserted = session.execute(statement).first()  # RETURNING: a row only when inserted
+    query = select(Capture).where(
+        Capture.url == values["url"], Capture.fetched_at == values["fetched_at"]
+    )
+    capture = session.scalars(query).one()
+    return capture, inserted is not None
 
 
 def record_extraction(session: Session, values: dict[str, Any]) -> Extraction:
@@ -120,7 +142,13 @@ def choose_extraction(
 ) -> Extraction | None:
     """The extraction a check reads: the one the citation is pinned to, else the one whose text
     the citation names, else the newest."""
-    extractions = extractions_of(session, snapshot_id)
+    return pick_extraction(extractions_of(session, snapshot_id), pinned, text_hash)
+
+
+def pick_extraction(
+    extractions: Sequence[Extraction], pinned: int | None, text_hash: str | None
+) -> Extraction | None:
+    """``choose_extraction`` over a snapshot's extractions already read (oldest first)."""
     for wanted in (
         [e for e in extractions if e.id == pinned],
         [e for e in extractions if text_hash is not None and e.text_hash == text_hash],
@@ -249,56 +277,107 @@ def citation_conflict(existing: Citation, asserted: dict[str, Any]) -> str | Non
     return None
 
 
-def record_citation(session: Session, values: dict[str, Any], asserted: dict[str, Any]) -> Citation:
-    """Insert the citation unless present; an id reused for a different citation is refused."""
-    fingerprint = citation_fingerprint(asserted)
-    citation_id = citation_id_for(values.get("id"), asserted)
-    url = values.get("url")
-    row = {
-        **values,
-        "id": citation_id,
-        "fingerprint": fingerprint,
-        "url_key": canonical_url(url) if url else None,
-        "created_at": utcnow(),
-    }
-    insert_if_absent(session, Citation, row)
-    citation = session.get(Citation, citation_id, populate_existing=True)
-    assert citation is not None
-    conflict = citation_conflict(citation, asserted)
-    if conflict is not None:
-        raise InputError(
-            f"citation id {citation_id!r} is already recorded for {conflict};"
-            " give this citation a new citationId"
+CITATIONS_PER_QUERY = 500  # ids bound per IN (...) and rows per INSERT: far below any limit
+
+
+def record_citations(
+    session: Session, entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]
+) -> list[Citation]:
+    """Insert each citation unless present, in multi-row inserts, and read them all back; an id
+    reused for a different citation is refused. ``entries`` are (column values, what the input
+    asserts); the citations come back in the same order.
+
+    Rows of one batch that share an id behave as if inserted one after the other: the first is
+    recorded and the others are compared with it."""
+    rows: dict[str, dict[str, Any]] = {}
+    order: list[tuple[str, dict[str, Any]]] = []
+    now = utcnow()
+    for values, asserted in entries:
+        citation_id = citation_id_for(values.get("id"), asserted)
+        url = values.get("url")
+        rows.setdefault(
+            citation_id,
+            {
+                **values,
+                "id": citation_id,
+                "fingerprint": citation_fingerprint(asserted),
+                "url_key": canonical_url(url) if url else None,
+                "created_at": now,
+            },
         )
-    return citation
+        order.append((citation_id, asserted))
+    insert = dialect_insert(session)
+    pending = list(rows.values())
+    for start in range(0, len(pending), CITATIONS_PER_QUERY):
+        chunk = pending[start : start + CITATIONS_PER_QUERY]
+        session.execute(insert(Citation).on_conflict_do_nothing(), chunk)
+    recorded = citations_by_id(session, list(rows))
+    for citation_id, asserted in order:
+        conflict = citation_conflict(recorded[citation_id], asserted)
+        if conflict is not None:
+            raise InputError(
+                f"citation id {citation_id!r} is already recorded for {conflict};"
+                " give this citation a new citationId"
+            )
+    return [recorded[citation_id] for citation_id, _ in order]
 
 
-def pin_first_snapshot(
-    session: Session, citation: Citation, snapshot_id: str | None, extraction_id: int | None = None
+def citations_by_id(session: Session, ids: Sequence[str]) -> dict[str, Citation]:
+    """The recorded citations among ``ids``, read fresh (another process may have pinned them)."""
+    found: dict[str, Citation] = {}
+    unique = list(dict.fromkeys(ids))
+    for start in range(0, len(unique), CITATIONS_PER_QUERY):
+        query = (
+            select(Citation)
+            .where(Citation.id.in_(unique[start : start + CITATIONS_PER_QUERY]))
+            .execution_options(populate_existing=True)
+        )
+        found.update((citation.id, citation) for citation in session.scalars(query))
+    return found
+
+
+def pin_first_snapshots(
+    session: Session, pins: Sequence[tuple[Citation, str | None, int | None]]
 ) -> None:
     """A citation recorded before its source was captured is pinned to the first snapshot (and
     extraction) it is checked against, as one recorded after the capture is from the start:
     only then can a later change of the source be told from a quote that was never there. Set
-    once, never moved (the WHERE makes a race harmless)."""
-    if citation.claimed_snapshot or snapshot_id is None:
-        return
-    if citation.snapshot_id is None:
-        session.execute(
-            update(Citation)
-            .where(Citation.id == citation.id, Citation.snapshot_id.is_(None))
-            .values(snapshot_id=snapshot_id)
-        )
-    if extraction_id is not None and citation.extraction_id is None:
-        session.execute(
-            update(Citation)
-            .where(
-                Citation.id == citation.id,
-                Citation.snapshot_id == snapshot_id,
-                Citation.extraction_id.is_(None),
+    once, never moved (the WHEREs make a race, or a citation twice in one batch, harmless).
+
+    ``pins`` are (citation, snapshot id, extraction id); one UPDATE per snapshot and one per
+    extraction, not one per citation."""
+    by_snapshot: dict[str, list[str]] = {}
+    by_extraction: dict[tuple[str, int], list[str]] = {}
+    for citation, snapshot_id, extraction_id in pins:
+        if citation.claimed_snapshot or snapshot_id is None:
+            continue
+        if citation.snapshot_id is None:
+            by_snapshot.setdefault(snapshot_id, []).append(citation.id)
+        if extraction_id is not None and citation.extraction_id is None:
+            by_extraction.setdefault((snapshot_id, extraction_id), []).append(citation.id)
+    for snapshot_id, ids in by_snapshot.items():
+        for start in range(0, len(ids), CITATIONS_PER_QUERY):
+            session.execute(
+                update(Citation)
+                .where(
+                    Citation.id.in_(ids[start : start + CITATIONS_PER_QUERY]),
+                    Citation.snapshot_id.is_(None),
+                )
+                .values(snapshot_id=snapshot_id)
+                .execution_options(synchronize_session=False)
             )
-            .values(extraction_id=extraction_id)
-        )
-    session.refresh(citation)
+    for (snapshot_id, extraction_id), ids in by_extraction.items():
+        for start in range(0, len(ids), CITATIONS_PER_QUERY):
+            session.execute(
+                update(Citation)
+                .where(
+                    Citation.id.in_(ids[start : start + CITATIONS_PER_QUERY]),
+                    Citation.snapshot_id == snapshot_id,
+                    Citation.extraction_id.is_(None),
+                )
+                .values(extraction_id=extraction_id)
+                .execution_options(synchronize_session=False)
+            )
 
 
 def idempotency_key(

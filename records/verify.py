@@ -10,6 +10,7 @@ The order of checks for one citation, and why:
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -18,7 +19,7 @@ from sqlalchemy.orm import Session
 from records.capture import capture_source, is_web_url
 from records.evidence import Evidence
 from records.inputs import QUOTED, SNIPPET, UNQUOTED, CitationRequest, Position, VerifyInput
-from records.models import Citation, Snapshot
+from records.models import Capture, Extraction, Snapshot
 from records.offset_units import span_units
 from records.outcome import (
     NO_QUOTE,
@@ -31,15 +32,16 @@ from records.outcome import (
 )
 from records.repository import (
     captures_of_snapshot,
-    choose_extraction,
     citation_id_for,
+    citations_by_id,
+    extractions_of,
     get_snapshot,
     idempotency_key,
     latest_capture,
-    pin_first_snapshot,
-    record_citation,
+    pick_extraction,
+    pin_first_snapshots,
+    record_citations,
     record_verifications,
-    url_of_snapshot,
 )
 from records.texts import SnapshotTexts
 from records.urls import canonical_url
@@ -151,11 +153,12 @@ def verify_citations(
     fetch_errors = capture_missing_sources(workspace, given) if fetch_missing else {}
     try:
         with workspace.db.reading() as session:
+            lookups = _Lookups(session, given.requests)
             planned = [
-                plan_request(session, request, item, fetch_errors)
+                plan_request(lookups, request, item, fetch_errors)
                 for item, request in enumerate(given.requests)
             ]
-            documents = plan_documents(session, given) if given.is_answer else []
+            documents = plan_documents(lookups, given) if given.is_answer else []
         workspace.stores.check_all(
             [p.evidence for p in [*planned, *documents] if p.evidence is not None]
         )
@@ -206,38 +209,76 @@ def capture_missing_sources(workspace: Workspace, given: VerifyInput) -> dict[st
     return errors
 
 
-def resolve_snapshot(session: Session, request: CitationRequest) -> Snapshot | None:
+class _Lookups:
+    """What planning reads about each snapshot and URL, read once per batch: a thousand citations
+    of one source cost a few queries, not a few thousand."""
+
+    def __init__(self, session: Session, requests: Sequence[CitationRequest]) -> None:
+        self.session = session
+        self.citations = citations_by_id(session, [citation_id_of(r) for r in requests])
+        self._snapshots: dict[str, Snapshot | None] = {}
+        self._latest: dict[str, Capture | None] = {}
+        self._captures: dict[str, Sequence[Capture]] = {}
+        self._extractions: dict[str, Sequence[Extraction]] = {}
+
+    def snapshot(self, snapshot_id: str) -> Snapshot | None:
+        """Held here: the session's identity map keeps rows only while something else does."""
+        if snapshot_id not in self._snapshots:
+            self._snapshots[snapshot_id] = get_snapshot(self.session, snapshot_id)
+        return self._snapshots[snapshot_id]
+
+    def latest_capture(self, url: str) -> Capture | None:
+        if url not in self._latest:
+            self._latest[url] = latest_capture(self.session, url)
+        return self._latest[url]
+
+    def captures(self, snapshot_id: str) -> Sequence[Capture]:
+        if snapshot_id not in self._captures:
+            self._captures[snapshot_id] = captures_of_snapshot(self.session, snapshot_id)
+        return self._captures[snapshot_id]
+
+    def extraction(
+        self, snapshot_id: str, pinned: int | None, text_hash: str | None
+    ) -> Extraction | None:
+        if snapshot_id not in self._extractions:
+            self._extractions[snapshot_id] = extractions_of(self.session, snapshot_id)
+        return pick_extraction(self._extractions[snapshot_id], pinned, text_hash)
+
+    def url_of(self, snapshot_id: str) -> str | None:
+        captures = self.captures(snapshot_id)
+        return captures[0].url if captures else None
+
+
+def resolve_snapshot(lookups: _Lookups, request: CitationRequest) -> Snapshot | None:
     if request.snapshot_id is not None:
         if not DIGEST_PATTERN.match(request.snapshot_id):
             return None
-        return get_snapshot(session, request.snapshot_id)
-    capture = latest_capture(session, request.url or "")
+        return lookups.snapshot(request.snapshot_id)
+    capture = lookups.latest_capture(request.url or "")
     if capture is None or capture.snapshot_id is None:
         return None
-    return get_snapshot(session, capture.snapshot_id)
+    return lookups.snapshot(capture.snapshot_id)
 
 
 def plan_request(
-    session: Session, request: CitationRequest, item: int, fetch_errors: dict[str, str]
+    lookups: _Lookups, request: CitationRequest, item: int, fetch_errors: dict[str, str]
 ) -> _Planned:
-    snapshot = resolve_snapshot(session, request)
+    snapshot = resolve_snapshot(lookups, request)
     if snapshot is None:
         return _Planned(request, item, None, request.url, unknown_snapshot(request, fetch_errors))
-    if request.url and request.snapshot_id and not captured_from(session, snapshot, request.url):
+    if request.url and request.snapshot_id and not captured_from(lookups, snapshot, request.url):
         reason = f"snapshot {snapshot.id} was never captured from {request.url}"
         return _Planned(
             request, item, None, request.url, Outcome("unknown_snapshot", reason=reason)
         )
-    recorded = session.get(Citation, citation_id_of(request))
+    recorded = lookups.citations.get(citation_id_of(request))
     pinned = recorded.extraction_id if recorded and recorded.snapshot_id == snapshot.id else None
-    extraction = choose_extraction(
-        session, snapshot.id, pinned=pinned, text_hash=(request.hashes or {}).get("text")
-    )
-    url = request.url or url_of_snapshot(session, snapshot.id)
+    extraction = lookups.extraction(snapshot.id, pinned, (request.hashes or {}).get("text"))
+    url = request.url or lookups.url_of(snapshot.id)
     return _Planned(request, item, Evidence.of(snapshot, extraction), url)
 
 
-def plan_documents(session: Session, given: VerifyInput) -> list[_Planned]:
+def plan_documents(lookups: _Lookups, given: VerifyInput) -> list[_Planned]:
     """Sources the model was given but that no citation of this input names: a quote missing
     from its cited document is looked for in these too (``foundElsewhere``)."""
     planned = []
@@ -250,10 +291,10 @@ def plan_documents(session: Session, given: VerifyInput) -> list[_Planned]:
             kind=UNQUOTED,
             details={"documentIndex": document.index},
         )
-        snapshot = resolve_snapshot(session, request)
+        snapshot = resolve_snapshot(lookups, request)
         if snapshot is None:
             continue
-        extraction = choose_extraction(session, snapshot.id, pinned=None, text_hash=None)
+        extraction = lookups.extraction(snapshot.id, None, None)
         evidence = Evidence.of(snapshot, extraction)
         if evidence.text_hash is not None:
             planned.append(_Planned(request, -1, evidence, request.url))
@@ -280,12 +321,10 @@ def check_planned(texts: SnapshotTexts, planned: _Planned) -> _Checked:
     return _Checked(planned, outcome, source)
 
 
-def captured_from(session: Session, snapshot: Snapshot, url: str) -> bool:
+def captured_from(lookups: _Lookups, snapshot: Snapshot, url: str) -> bool:
     """A citation naming both a URL and a snapshot is only as good as a capture linking them."""
     key = canonical_url(url)
-    return any(
-        key in (c.url_key, c.final_url_key) for c in captures_of_snapshot(session, snapshot.id)
-    )
+    return any(key in (c.url_key, c.final_url_key) for c in lookups.captures(snapshot.id))
 
 
 def unknown_snapshot(request: CitationRequest, fetch_errors: dict[str, str]) -> Outcome:
@@ -498,14 +537,24 @@ def citation_id_of(request: CitationRequest) -> str:
 
 
 def record_checks(session: Session, checked: list[_Checked], run_id: str) -> list[CitationResult]:
-    """Citations first (insert or confirm, pin), then every verification in one insert."""
-    rows, citation_ids, outcomes = [], [], []
-    for item in checked:
+    """Citations first (inserted or confirmed, then pinned, a few statements for the whole
+    batch), then every verification in one multi-row insert."""
+    entries = [
+        (citation_values(i.request, i.evidence, i.planned.url), asserted_of(i.request))
+        for i in checked
+    ]
+    citations = record_citations(session, entries)
+    pin_first_snapshots(
+        session,
+        [
+            (citation, item.evidence.snapshot_id, item.evidence.extraction_id)
+            for citation, item in zip(citations, checked, strict=True)
+            if item.evidence is not None
+        ],
+    )
+    rows, outcomes = [], []
+    for citation, item in zip(citations, checked, strict=True):
         request, evidence = item.request, item.evidence
-        values = citation_values(request, evidence, item.planned.url)
-        citation = record_citation(session, values, asserted_of(request))
-        if evidence is not None:
-            pin_first_snapshot(session, citation, evidence.snapshot_id, evidence.extraction_id)
         outcome = with_request_details(item.outcome, request)
         checked_outcome = replace(
             outcome, details={**outcome.details, "checked": checked_selector(request)}
@@ -515,21 +564,18 @@ def record_checks(session: Session, checked: list[_Checked], run_id: str) -> lis
             citation.id, outcome.snapshot_id, extraction_id, run_id, item.planned.item
         )
         rows.append(verification_values(citation.id, checked_outcome, extraction_id, run_id, key))
-        citation_ids.append(citation.id)
         outcomes.append(outcome)
     ids = record_verifications(session, rows)
     return [
         CitationResult.of(
-            citation_id,
+            citation.id,
             item.planned.url,
             outcome,
             item.source,
             item.request.claim_text,
             ids.get(row["idempotency_key"]),
         )
-        for citation_id, item, row, outcome in zip(
-            citation_ids, checked, rows, outcomes, strict=True
-        )
+        for citation, item, row, outcome in zip(citations, checked, rows, outcomes, strict=True)
     ]
 
 

@@ -585,4 +585,29 @@ def db_upgrade(ctx: click.Context, as_json: bool) -> None:
         click.echo(f"database {result['database']} is already at the latest revision, {after}")
 
 
+@cli.command("import")
+@click.argument("path", type=click.Path(path_type=Path))
+@json_option
+@click.pass_context
+def import_(ctx: click.Context, path: Path, as_json: bool) -> None:
+    """Import the captures of a WARC (.warc, .warc.gz) or WACZ file made by another tool.
+
+    Each HTTP response becomes a capture and snapshot as if fetched; revisits resolve to their
+    original in the same archive. Exit 1 when a record was refused (payload digest mismatch,
+    undecodable body), 2 when the file cannot be imported or breaks off (records before the
+    damage stay imported).
+    """
+    from records.imports.warc import import_archive, total_bytes
+
+    with workspace(ctx) as ws, progress_counter(total_bytes(path), "importing") as bar:
+        report = import_archive(ws, path, progress=bar.update)
+    if as_json:
+        emit_json(report.to_json())
+    else:
+        click.echo(render.import_report(report.to_json()))
+    for line in report.damaged:
+        click.echo(f"snap: error: {line}", err=True)
+    ctx.exit(report.exit_code)
+
+
 main = cli

@@ -14,12 +14,23 @@ import sys
 from snap import __version__
 
 VERSION_LINE = f"snap, version {__version__}"
+INSTALLATION_BROKEN = 3  # the exit code of a store or database that cannot be used
 
 
 def main() -> None:
     if sys.argv[1:] == ["--version"]:
         sys.stdout.write(VERSION_LINE + "\n")
         return
+    from snap.packages import foreign_packages
+
+    foreign = foreign_packages()
+    if foreign:
+        sys.stderr.write(
+            "snap: error: another installation shadows part of snap: "
+            + ", ".join(foreign)
+            + "; install snap on its own (pipx install snap-citations)\n"
+        )
+        raise SystemExit(INSTALLATION_BROKEN)
     from snap.cli import main as cli_main
 
     cli_main()

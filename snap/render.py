@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from verifier.closest import SIMILAR_ENOUGH_TO_SHOW
 from verifier.matcher import EMPTY_QUOTE, INNER_ELLIPSIS
 from verifier.status import Status
 
@@ -16,9 +17,7 @@ if TYPE_CHECKING:
     from records.verify import VerifyReport
 
 PASS, FAIL = "✓", "✗"
-HEADLINES = {status.value: status.value.replace("_", " ") for status in Status} | {
-    Status.NO_QUOTE.value: "no quote to check"
-}
+HEADLINES = {status.value: status.headline for status in Status}
 
 
 def plural(count: int, noun: str) -> str:
@@ -100,9 +99,6 @@ def explanation(status: str, data: dict[str, Any]) -> list[str]:
     if status == "source_changed":
         lines += closest_lines(data)
     return lines
-
-
-SIMILAR_ENOUGH_TO_SHOW = 0.34  # below this the "closest" passage is unrelated text
 
 
 def closest_lines(data: dict[str, Any], to: str = "quote") -> list[str]:
@@ -199,6 +195,7 @@ def audit_report(report: dict[str, Any]) -> str:
         outcome = capture["snapshotId"] if capture["outcome"] == "stored" else capture["error"]
         status = capture_source_label(capture)
         lines.append(f"  {capture['fetchedAt']}  {capture['outcome']:6}  {status:8}  {outcome}")
+        lines += imported_from(capture)
     checks = report.get("verifications")
     if checks is not None:
         lines.append("verifications")
@@ -209,6 +206,18 @@ def audit_report(report: dict[str, Any]) -> str:
         lines.append(f"citation {citation['citationId']}  “{shown}”")
         lines += [verification_line(v) for v in citation["verifications"]]
     return "\n".join(lines)
+
+
+def imported_from(capture: dict[str, Any]) -> list[str]:
+    """A capture read from a web archive says which record it was: snap did not fetch it."""
+    warc = (capture.get("provenance") or {}).get("warc")
+    if not isinstance(warc, dict):
+        return []
+    made_by = f", written by {warc['software']}" if warc.get("software") else ""
+    where = f"{warc.get('file')}@{warc.get('offset')}"
+    return [
+        one_line(f"    imported from {where} ({warc.get('type')} {warc.get('recordId')}{made_by})")
+    ]
 
 
 def capture_source_label(capture: dict[str, Any]) -> str:
@@ -343,4 +352,23 @@ def export_summary(result: dict[str, Any]) -> str:
         lines.append(f"  records   {records}")
     if result["notRecorded"]:
         lines.append(f"  not in snap's records (never checked): {', '.join(result['notRecorded'])}")
+    return "\n".join(lines)
+
+
+def import_report(report: dict[str, Any]) -> str:
+    """One line per record refused or revisit left unresolved, then the counts."""
+    lines = []
+    for record in report["records"]:
+        unresolved = record["type"] == "revisit" and record["outcome"] == "skipped"
+        if record["outcome"] == "refused" or unresolved:
+            where = f"{record['file']}@{record['offset']}"
+            lines.append(
+                one_line(f"{record['outcome']} {where} {record['uri']}: {record['reason']}")
+            )
+    summary = report["summary"]
+    lines.append(
+        f"imported {plural(summary['imported'], 'capture')} from {report['path']}"
+        f" ({summary['exists']} already imported, {summary['skipped']} skipped,"
+        f" {summary['refused']} refused)"
+    )
     return "\n".join(lines)

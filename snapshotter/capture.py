@@ -108,21 +108,32 @@ def capture(target: str, store: BlobStore, options: FetchOptions) -> SnapshotRec
     """
     # Imported here: reading records (snap verify, audit) needs SnapshotRecord, not the network
     # and extraction stack.
-    from snapshotter.extract import extract
     from snapshotter.fetch import fetch
 
     fetched = fetch(target, options)
     try:
-        try:
-            extraction = extract(fetched.path, fetched.declared_content_type)
-        except ExtractionError as error:
-            raise _extraction_failure(fetched, error.message) from None
-        except Exception as error:  # an extractor's own bug or limit: still a recorded failure
-            reason = f"could not extract text: {type(error).__name__}: {error}"[:400]
-            raise _extraction_failure(fetched, reason) from error
-        return store_capture(fetched, extraction, store)
+        return extract_and_store(fetched, store)
     finally:
         fetched.cleanup()
+
+
+def extract_and_store(fetched: Fetched, store: BlobStore) -> SnapshotRecord:
+    """Extract the text of a body already on disk and store both blobs: the half of a capture
+    that does not care where the bytes came from (a fetch, or a record of a web archive).
+
+    Raises ``ExtractionError`` (carrying what is known of the capture) when no faithful text
+    can be made; the caller owns ``fetched`` and cleans it up.
+    """
+    from snapshotter.extract import extract
+
+    try:
+        extraction = extract(fetched.path, fetched.declared_content_type)
+    except ExtractionError as error:
+        raise _extraction_failure(fetched, error.message) from None
+    except Exception as error:  # an extractor's own bug or limit: still a recorded failure
+        reason = f"could not extract text: {type(error).__name__}: {error}"[:400]
+        raise _extraction_failure(fetched, reason) from error
+    return store_capture(fetched, extraction, store)
 
 
 def _extraction_failure(fetched: Fetched, message: str) -> ExtractionError:

@@ -32,7 +32,7 @@ import stat
 import threading
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -370,6 +370,86 @@ class _Decoder:
             raise zlib.error("the compressed body ends before its end marker")
 
 
+class _BrotliDecoder:
+    """Undo ``br`` Content-Encoding with the same bound as ``_Decoder``: brotli's
+    ``output_buffer_limit`` caps each output, and input is only given again once the
+    decompressor has handed out everything it holds.  A brotli error is raised as
+    ``zlib.error``, the one "the body does not decode" error of this module."""
+
+    def __init__(self) -> None:
+        import brotli  # only bodies that are brotli-encoded load it
+
+        self._error = brotli.error
+        self._stream = brotli.Decompressor()
+        self._started = False
+
+    def feed(self, chunk: bytes, write: Callable[[bytes], None], room: Callable[[], int]) -> None:
+        try:
+            write(self._stream.process(chunk, output_buffer_limit=self._limit(room)))
+            while not self._stream.can_accept_more_data():
+                write(self._stream.process(b"", output_buffer_limit=self._limit(room)))
+        except self._error as error:
+            raise zlib.error(f"brotli: {error}") from None
+        self._started = True
+
+    @staticmethod
+    def _limit(room: Callable[[], int]) -> int:
+        return min(room() + 1, INFLATE_STEP)
+
+    def close(self) -> None:
+        if self._started and not self._stream.is_finished():
+            raise zlib.error("the compressed body ends before its end marker")
+
+
+def _new_decoder(encoding: str) -> _Decoder | _BrotliDecoder:
+    return _BrotliDecoder() if encoding == "br" else _Decoder(encoding)
+
+
+# What a fetch accepts: what it asks for (Accept-Encoding: gzip, deflate). A server that sends
+# br unasked is refused, as before. A body recorded by a browser-based crawler may also be br.
+SUPPORTED_CONTENT_ENCODINGS = ("identity", "gzip", "x-gzip", "deflate")
+SPOOLED_CONTENT_ENCODINGS = (*SUPPORTED_CONTENT_ENCODINGS, "br")
+
+
+def spool_body(
+    chunks: Iterable[bytes],
+    *,
+    content_encoding: str,
+    max_bytes: int,
+    url: str,
+    status: int | None,
+    content_type: str | None,
+    provenance: dict[str, object],
+    workdir: Path | None = None,
+) -> Fetched:
+    """A body that arrived by other means than a fetch (a record of a web archive), decoded
+    and written to a temporary file exactly as a fetched body is: Content-Encoding undone by
+    the same bounded decoder, the same size cap on the decoded bytes, the same hashing.
+
+    Raises FetchError for an encoding snap does not decode or a body that does not decode,
+    TooLarge past the cap; any error of ``chunks`` itself passes through. Nothing is left on
+    disk when it raises.
+    """
+    encoding = content_encoding.strip().lower() or "identity"
+    if encoding not in SPOOLED_CONTENT_ENCODINGS:
+        raise FetchError(f"unsupported Content-Encoding {shown(encoding)!r}", url=url)
+    decoder = _new_decoder(encoding)
+    sink = _BodySink(max_bytes, workdir)
+    try:
+        for chunk in chunks:
+            decoder.feed(chunk, sink.write, lambda: sink.room)
+        decoder.close()
+    except zlib.error as error:
+        sink.discard()
+        raise FetchError(f"the body does not decode as {encoding}: {error}", url=url) from None
+    except BaseException:
+        sink.discard()
+        raise
+    return sink.finish(
+        url=url, final_url=url, status=status, content_type=content_type, provenance=provenance
+    )
+
+
 # --- HTTP --------------------------------------------------------------------------------
 
 
@@ -661,7 +741,7 @@ class _HttpCapture:
         if not 200 <= response.status < 300:
             raise FetchError(f"HTTP {response.status} {response.reason} from {shown(self.current)}")
         self._refuse_declared_oversize(response)
-        decoder = _Decoder(_content_encoding(response))
+        decoder = _new_decoder(_content_encoding(response))
         sink = _BodySink(self.options.max_bytes, self.workdir)
         try:
             self._stream_body(response, decoder, sink)
@@ -684,7 +764,10 @@ class _HttpCapture:
             raise TooLarge(f"the body is {int(declared)} bytes, more than the {cap}-byte cap")
 
     def _stream_body(
-        self, response: http.client.HTTPResponse, decoder: _Decoder, sink: _BodySink
+        self,
+        response: http.client.HTTPResponse,
+        decoder: _Decoder | _BrotliDecoder,
+        sink: _BodySink,
     ) -> None:
         received = 0
         while True:
@@ -711,7 +794,7 @@ class _HttpCapture:
 
 def _content_encoding(response: http.client.HTTPResponse) -> str:
     encoding = (response.getheader("Content-Encoding") or "identity").strip().lower()
-    if encoding not in ("identity", "gzip", "x-gzip", "deflate"):
+    if encoding not in SUPPORTED_CONTENT_ENCODINGS:
         raise FetchError(f"unsupported Content-Encoding {encoding!r}")
     return encoding
 
@@ -786,4 +869,5 @@ __all__ = [
     "Fetched",
     "fetch",
     "fetching",
+    "spool_body",
 ]

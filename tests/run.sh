@@ -58,6 +58,19 @@ fi
 echo "tests/run.sh: S3 tests use $SNAP_TEST_S3_ENDPOINT"
 export SNAP_TEST_DATABASE_URL=${SNAP_TEST_DATABASE_URL:-postgresql+psycopg://root@127.0.0.1:5432/postgres}
 
+# The evidence page is opened in Debian's headless Chromium (tests/exports/); install it here,
+# as set-up, when it is missing and apt can install it. The tests never install anything: without
+# Chromium they are skipped, and say why.
+if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ]; then sudo_cmd=(); else sudo_cmd=(sudo -n); fi
+    echo "tests/run.sh: installing Debian's chromium for the evidence page browser tests"
+    install_chromium() {
+        "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null
+    }
+    install_chromium || { "${sudo_cmd[@]}" apt-get update -q >/dev/null && install_chromium; } \
+        || echo "tests/run.sh: WARNING: could not install chromium; the browser tests will be skipped" >&2
+fi
+
 echo "== ruff"; .venv/bin/ruff check .
 echo "== mypy"; .venv/bin/mypy
 echo "== pytest"; .venv/bin/python -m pytest "$@"

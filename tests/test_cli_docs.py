@@ -57,6 +57,7 @@ def test_every_command_has_help_and_is_documented(name: str, command: click.Comm
         "export",
         "store init",
         "db upgrade",
+        "import",
     ],
 )
 def test_every_command_that_prints_results_has_json(name: str) -> None:

@@ -25,6 +25,9 @@ from typing import Final, TypeVar
 
 Key = TypeVar("Key", bound=Hashable)
 
+SIMILAR_ENOUGH_TO_SHOW: Final = 0.34
+"""Below this score the closest passage is unrelated text: readers are told nothing resembles
+the quote instead (the CLI and the evidence page alike)."""
 MAX_WINDOWS: Final = 4_096
 MAX_OCCURRENCES: Final = 50_000
 

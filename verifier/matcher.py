@@ -236,8 +236,9 @@ class PreparedSource:
         self._checks = 0
         self._digest: str | None = None
         self._keys: list[str] = []
-        vocabulary = self._vocabulary
-        keys, ids, starts, ends, meta = self._keys, self._ids, self._starts, self._ends, self._meta
+        vocabulary, keys = self._vocabulary, self._keys
+        add_id, add_start = self._ids.append, self._starts.append
+        add_end, add_meta = self._ends.append, self._meta.append
         for index, (_, start, end, kind, key, exact, glued, sensitive) in enumerate(
             iter_rows(source, side)
         ):
@@ -245,12 +246,14 @@ class PreparedSource:
             if key_id is None:
                 key_id = vocabulary[key] = len(keys)
                 keys.append(key)
-            ids.append(key_id)
-            starts.append(start)
-            ends.append(end)
-            meta.append(kind | (GLUED if glued else 0) | (SENSITIVE if sensitive else 0))
+            add_id(key_id)
+            add_start(start)
+            add_end(end)
             if sensitive:
+                add_meta(kind | GLUED | SENSITIVE if glued else kind | SENSITIVE)
                 self._exact[index] = exact
+            else:
+                add_meta(kind | GLUED if glued else kind)
         for item in side:
             self._side[item.before] = (*self._side.get(item.before, ()), item.key)
 

@@ -163,6 +163,9 @@ _INVISIBLE_RUN = regex.compile(rf"[{INVISIBLE}]+")
 _HYPHENATION = regex.compile(_HYPHEN_BREAK)
 _ONLY_INVISIBLE = regex.compile(rf"[{INVISIBLE}]*")
 _DASH_SET: Final = frozenset(DASHES)
+# Characters that often open the gap between two tokens and are not invisible: a gap starting
+# with one is not glued, so the gap need not be matched against ``_ONLY_INVISIBLE``.
+_VISIBLE_GAP: Final = frozenset(" \n\t\r,.;:!?\u3001\u3002\uff0c")
 _DOUBLE_SET: Final = frozenset(DOUBLE_QUOTES)
 _FRACTION_SET: Final = frozenset("\u00bc\u00bd\u00be\u2189") | frozenset(
     chr(code) for code in range(0x2150, 0x2160)
@@ -283,19 +286,26 @@ def _unsettled_rows(text: str, side: list[SideItem], references: bool) -> Iterat
     last_end = 0
     scanner = _SCANNER if references else _scanner_without_references()
     describe = _describe
+    names = _group_names(scanner)
+    needs_split = _NEEDS_SPLIT.search
     for match in scanner.finditer(text):
-        group = match.lastgroup or ""
-        start, end = match.span(group)
-        raw = match.group(group)
+        number = match.lastindex or 0
+        group = names[number]
+        start, end = match.span(number)
+        raw = text[start:end]
         if group in SIDE_KINDS:
             side.append(SideItem(count, _side_key(group, raw), start, end))
             continue
-        glued = (
-            count > 0
-            and _is_glued(text, last_end, start)
-            and not (side and side[-1].before == count)
+        glued = count > 0 and (
+            start == last_end
+            or (
+                text[last_end] not in _VISIBLE_GAP
+                and _ONLY_INVISIBLE.fullmatch(text, last_end, start) is not None
+            )
         )
-        if group == "word" and not raw.isascii() and _NEEDS_SPLIT.search(raw):
+        if glued and side and side[-1].before == count:
+            glued = False
+        if group == "word" and not raw.isascii() and needs_split(raw):
             for part in _WORD_PARTS.finditer(raw):
                 part_group = part.lastgroup or ""
                 part_raw = part.group()
@@ -319,21 +329,21 @@ def _unsettled_rows(text: str, side: list[SideItem], references: bool) -> Iterat
         last_end = end
 
 
+@functools.cache
+def _group_names(pattern: regex.Pattern[str]) -> tuple[str, ...]:
+    """Group number -> name: ``lastindex`` and ``span(number)`` are cheaper than by name."""
+    names = [""] * (pattern.groups + 1)
+    for name, number in pattern.groupindex.items():
+        names[number] = name
+    return tuple(names)
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def _describe(group: str, raw: str) -> tuple[int, str, str]:
     """``(kind, key, exact)`` of a token; cached, since texts repeat their tokens."""
     kind = _KINDS[group]
     key, exact = _keys(kind, group, raw)
     return kind, sys.intern(key), exact
-
-
-def _is_glued(text: str, last_end: int, start: int) -> bool:
-    """True when only invisible characters stand between the previous token and this one."""
-    if start == last_end:
-        return True
-    if text[last_end] in " \n":
-        return False
-    return _ONLY_INVISIBLE.fullmatch(text, last_end, start) is not None
 
 
 def _keys(kind: int, group: str, raw: str) -> tuple[str, str]:

@@ -1,11 +1,155 @@
-"""Placeholder: the self-contained HTML evidence page is written on another branch, with this
-signature; until it is merged, ``snap export --format html`` says so in one line (exit 2)."""
+"""The evidence page: one self-contained HTML file for a citation, or for every citation of an
+answer, that someone who does not run snap can open in a browser, offline, and print.
+
+Everything on it comes from the audit use case (``records.audit.audited``: the citation, its
+snapshot with every blob re-hashed now at its recorded version, the captures of its URL and the
+append-only verification log) and from the stored text, read back through the digest-checked
+path (``records.texts.SnapshotTexts``). Nothing is asked of the database twice, and nothing is
+fetched: the page is evidence of what snap holds, not of what the live page says today.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+import snap
+from records.audit import audited
+from records.evidence import Evidence
+from records.exports.evidence_html import Closeness, Entry, Highlight, page_html, stored_capture
+from records.texts import SnapshotTexts
 from records.workspace import Workspace
-from snap.errors import InputError
+from snap.errors import BlobNotFound, InputError, IntegrityError
+from snapshotter.capture import rfc3339
+from verifier import PreparedSource
+from verifier.closest import SIMILAR_ENOUGH_TO_SHOW
+from verifier.status import Status
+from verifier.text_fragments import text_fragment
+
+MISMATCHES = (Status.POSITION_MISMATCH, Status.CONTEXT_MISMATCH)
 
 
-def render_evidence_page(workspace: Workspace, citation_ids: list[str]) -> str:
-    raise InputError("html export is not available yet")
+def render_evidence_page(workspace: Workspace, citation_ids: Sequence[str]) -> str:
+    """One HTML document for ``citation_ids`` (each id as ``snap audit`` takes it).
+
+    RecordNotFound (exit 1) for an id that is not recorded; StoreError (exit 3) when a store a
+    snapshot was written to cannot be reached. A blob that is damaged or missing is not an
+    error: the page says so, as ``snap audit`` does.
+    """
+    wanted = list(dict.fromkeys(citation_ids))
+    if not wanted:
+        raise InputError("give at least one citation id for the evidence page")
+    texts = SnapshotTexts(workspace.stores)
+    entries = [entry_for(workspace, texts, citation_id) for citation_id in wanted]
+    return page_html(entries, made_at=rfc3339(datetime.now(UTC)) or "", version=snap.__version__)
+
+
+def entry_for(workspace: Workspace, texts: SnapshotTexts, citation_id: str) -> Entry:
+    """What the page says about one citation: its audit report, and its stored text read now."""
+    report, evidence = audited(workspace, citation_id=citation_id, url=None, snapshot_id=None)
+    chosen = chosen_evidence(report["citation"], evidence)
+    if chosen is None:
+        return Entry(report, problem="no snapshot of this source is recorded")
+    if chosen.text_hash is None:
+        return Entry(report, evidence=chosen, problem="the snapshot has no extracted text")
+    try:
+        source = texts.prepared(chosen)
+    except (IntegrityError, BlobNotFound) as error:
+        problem = f"the stored snapshot cannot be read back intact: {error.message}"
+        return Entry(report, evidence=chosen, problem=problem)
+    highlight = recorded_highlight(report, chosen) or found_now(report, source)
+    closeness = None if highlight else closest_now(report, source)
+    return Entry(
+        report,
+        evidence=chosen,
+        text=source.source,
+        highlight=highlight,
+        closeness=closeness,
+        link=live_link(report, source.source, highlight),
+    )
+
+
+def chosen_evidence(citation: dict[str, Any], evidence: list[Evidence]) -> Evidence | None:
+    """The extraction the citation is pinned to, else the newest (as ``snap verify`` reads)."""
+    pinned = [e for e in evidence if e.extraction_id == citation.get("extractionId")]
+    chosen = pinned or evidence[-1:]
+    return chosen[0] if chosen else None
+
+
+def checks_here(report: dict[str, Any], evidence: Evidence) -> list[dict[str, Any]]:
+    """The recorded checks made against exactly this snapshot and extraction."""
+    return [
+        v
+        for v in report["verifications"]
+        if v["snapshotId"] == evidence.snapshot_id
+        and v.get("extractionId") in (evidence.extraction_id, None)
+    ]
+
+
+def recorded_highlight(report: dict[str, Any], evidence: Evidence) -> Highlight | None:
+    """Where the latest check of this text found the quote, as recorded in the log."""
+    for check in reversed(checks_here(report, evidence)):
+        status = check["status"]
+        if status == Status.QUOTE_FOUND and check["span"]:
+            span = check["span"]
+            return Highlight(span["start"], span["end"], Status.QUOTE_FOUND, check["checkedAt"])
+        found_at = (check.get("details") or {}).get("foundAt")
+        if status in MISMATCHES and found_at:
+            return Highlight(found_at[0][0], found_at[0][1], Status(status), check["checkedAt"])
+    return None
+
+
+def found_now(report: dict[str, Any], source: PreparedSource) -> Highlight | None:
+    """A quote never recorded as found here (a stale fingerprint, say) whose words are in
+    the text anyway: shown, and labelled as found while making this page."""
+    exact = report["citation"]["selector"]["quote"]["exact"]
+    if not exact:
+        return None
+    check = source.check(exact, closest=False)
+    if not check.found or check.start is None or check.end is None:
+        return None
+    return Highlight(check.start, check.end, None, None)
+
+
+def closest_now(report: dict[str, Any], source: PreparedSource) -> Closeness | None:
+    """The passage of the stored text closest to the quote (or, for a citation that quotes
+    nothing, to the claim), with the words that differ, as the verifier finds it now."""
+    citation = report["citation"]
+    to = "quote"
+    wanted = citation["selector"]["quote"]["exact"]
+    if not wanted and citation.get("claim"):
+        to, wanted = "claim", citation["claim"]
+    if not wanted:
+        return None
+    check = source.check(wanted)
+    if check.closest is None or check.closest.score < SIMILAR_ENOUGH_TO_SHOW:
+        return Closeness(to, None)
+    return Closeness(to, check.closest)
+
+
+def live_link(report: dict[str, Any], text: str, highlight: Highlight | None) -> str | None:
+    """The live page's URL with a ``#:~:text=`` directive for a verified quote; only for web
+    pages (a link never points at a local file or another scheme)."""
+    checks = report["verifications"]
+    if highlight is None or highlight.status != Status.QUOTE_FOUND:
+        return None
+    if not checks or checks[-1]["status"] != Status.QUOTE_FOUND:
+        return None  # found once, but not by the latest check: not a verified quote now
+    url = live_url(report)
+    if url is None:
+        return None
+    try:
+        fragment = text_fragment(text, highlight.start, highlight.end)
+    except ValueError:
+        return None
+    return url.split("#", 1)[0] + fragment
+
+
+def live_url(report: dict[str, Any]) -> str | None:
+    capture = stored_capture(report)
+    url = (capture or {}).get("finalUrl") or (capture or {}).get("url") or report["citation"]["url"]
+    if not url or urlsplit(url).scheme.lower() not in ("http", "https"):
+        return None
+    return str(url)

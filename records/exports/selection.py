@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from records.evidence import Evidence
 from records.ids import resolve_citation_id, resolve_snapshot_id
-from records.inputs import load_verify_input
+from records.inputs import CitationRequest, load_verify_input
 from records.models import Capture, Citation, Snapshot
 from records.repository import (
     captures_of,
@@ -24,12 +24,14 @@ from records.repository import (
     choose_extraction,
     citations_matching,
     get_snapshot,
+    latest_capture,
     verifications_of,
 )
 from records.urls import canonical_url
-from records.verify import citation_id_of, resolve_snapshot
+from records.verify import citation_id_of
 from records.workspace import Workspace
 from snap.errors import InputError, RecordNotFound
+from snapshotter.store.base import DIGEST_PATTERN
 
 
 @dataclass(frozen=True)
@@ -163,7 +165,7 @@ def _of_citations(session: Session, ids: list[str], *, missing: tuple[str, ...] 
     return Selection("", tuple(captures), tuple(citations), missing)
 
 
-def _of_file(session: Session, requests: tuple[Any, ...], name: str) -> Selection:
+def _of_file(session: Session, requests: tuple[CitationRequest, ...], name: str) -> Selection:
     """Every citation of the file that snap has recorded; a citation never checked still brings
     the snapshot it names (or the latest capture of its URL)."""
     recorded: list[str] = []
@@ -174,7 +176,7 @@ def _of_file(session: Session, requests: tuple[Any, ...], name: str) -> Selectio
         if session.get(Citation, citation_id) is not None:
             recorded.append(citation_id)
             continue
-        snapshot = resolve_snapshot(session, request)
+        snapshot = _named_snapshot(session, request)
         if snapshot is None:
             missing.append(request.label)
         else:
@@ -192,6 +194,20 @@ def _of_file(session: Session, requests: tuple[Any, ...], name: str) -> Selectio
         selection.citations,
         selection.not_recorded,
     )
+
+
+def _named_snapshot(session: Session, request: CitationRequest) -> Snapshot | None:
+    """The snapshot a citation names, else the latest capture of its URL (as verify reads it)."""
+    if request.snapshot_id is not None:
+        return (
+            get_snapshot(session, request.snapshot_id)
+            if DIGEST_PATTERN.match(request.snapshot_id)
+            else None
+        )
+    capture = latest_capture(session, request.url or "")
+    if capture is None or capture.snapshot_id is None:
+        return None
+    return get_snapshot(session, capture.snapshot_id)
 
 
 def _citation(session: Session, citation_id: str) -> Citation:

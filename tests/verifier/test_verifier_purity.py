@@ -8,6 +8,7 @@ import sys
 PROBE = """
 import sys
 import verifier, verifier.errors, verifier.matcher, verifier.oneoff, verifier.resolve
+import verifier.text_fragments
 from verifier import check_quote, resolve, TextQuoteSelector, TextOffsets, Status
 check_quote("a b", "x a b")
 loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("snap", "records", "snapshotter"))

@@ -1,0 +1,498 @@
+"""The evidence page's HTML, from plain data: no I/O here.
+
+Safe to open from anyone: every value from the records (page text, quotes, URLs, headers,
+reasons) goes through ``html.escape`` and sits inside ``<bdi>`` where it is inline, so hostile
+text can neither add markup nor reorder the words around it. The only links are same-page
+anchors and the text-fragment links to live web pages. No script, no image, no stylesheet
+to load: one inline ``<style>``, allowed by its hash in a Content-Security-Policy that refuses
+everything else.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+from dataclasses import dataclass
+from typing import Any
+
+from records.evidence import Evidence
+from verifier import Closest
+from verifier.status import Status
+
+CONTEXT = 300  # code points of stored text shown on each side of the quote
+
+CSS = """
+:root { color-scheme: light; }
+html { font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
+  color: #1a1a1a; background: #fff; }
+body { max-width: 62rem; margin: 0 auto; padding: 1rem 1.25rem; }
+header { border-bottom: 2px solid #1a1a1a; }
+footer { border-top: 1px solid #767676; margin-top: 2.5rem; color: #3d3d3d; font-size: .9rem; }
+h1 { font-size: 1.6rem; margin: .5rem 0; }
+h2 { font-size: 1.3rem; margin: 2.5rem 0 .5rem; }
+h3 { font-size: 1.05rem; margin: 1.25rem 0 .25rem; }
+article + article { border-top: 1px solid #767676; }
+.verdict { display: inline-block; font-size: 1.15rem; padding: .35rem .75rem;
+  border: 2px solid; border-radius: 4px; margin: .25rem 0; }
+.pass { color: #0b5d1e; border-color: #0b5d1e; background: #eef7f0; }
+.fail { color: #8a1111; border-color: #8a1111; background: #fbeeee; }
+.quote, .excerpt { margin: .5rem 0; padding: .5rem .75rem; border-left: 4px solid #767676;
+  background: #f4f4f4; white-space: pre-wrap; overflow-wrap: anywhere; }
+mark { background: #ffe066; color: #000; font-weight: 600; outline: 2px solid #6b5000; }
+.closest { outline: 1px dashed #3d3d3d; }
+ins { background: #fff0c2; color: #000; text-decoration: underline 2px; }
+mark, ins { unicode-bidi: isolate; print-color-adjust: exact;
+  -webkit-print-color-adjust: exact; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; }
+dl.facts dt { font-weight: 600; }
+dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+code { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .9em;
+  overflow-wrap: anywhere; }
+.note { color: #3d3d3d; font-size: .9rem; }
+a { color: #0645ad; }
+ol.timeline li, ol.captures li { margin: .25rem 0; }
+@media print {
+  body { max-width: none; padding: 0; font-size: 11pt; }
+  nav { display: none; }
+  article { break-before: page; }
+  article:first-of-type { break-before: auto; }
+  section, li, dl { break-inside: avoid; }
+  a[href^="http"]::after { content: " <" attr(href) ">"; font-size: .8em;
+    overflow-wrap: anywhere; }
+  .pass, .fail { background: none; }
+}
+""".strip()
+STYLE_HASH = base64.b64encode(hashlib.sha256(CSS.encode("utf-8")).digest()).decode("ascii")
+CSP = (
+    f"default-src 'none'; style-src 'sha256-{STYLE_HASH}'; img-src 'none'; "
+    "base-uri 'none'; form-action 'none'"
+)
+LINK_NOTE = (
+    "This link is a convenience, not evidence: it asks your browser to scroll to the quote on "
+    "the page as it is today, which may have changed since it was captured, and it was built "
+    "from snap's extracted text, which can differ from the text your browser builds. The "
+    "evidence is the stored snapshot and its SHA-256 digest."
+)
+
+
+@dataclass(frozen=True)
+class Highlight:
+    """A span of the stored text to mark; ``status`` None: found while making the page."""
+
+    start: int
+    end: int
+    status: Status | None
+    checked_at: str | None
+
+
+@dataclass(frozen=True)
+class Closeness:
+    """The closest passage to the quote (or claim); None when nothing resembles it."""
+
+    to: str  # "quote" or "claim"
+    closest: Closest | None
+
+
+@dataclass(frozen=True)
+class Entry:
+    """Everything the page shows for one citation."""
+
+    report: dict[str, Any]  # records.audit for the citation, blobs re-hashed now
+    evidence: Evidence | None = None
+    text: str | None = None
+    highlight: Highlight | None = None
+    closeness: Closeness | None = None
+    link: str | None = None
+    problem: str | None = None
+
+
+def esc(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def inline(value: object) -> str:
+    """A value from the records inside running text: escaped and isolated for direction."""
+    return f"<bdi>{esc(value)}</bdi>"
+
+
+def code(value: object) -> str:
+    return f"<code>{esc(value)}</code>"
+
+
+def page_html(entries: list[Entry], *, made_at: str, version: str) -> str:
+    title = page_title(entries)
+    found = sum(latest_status(e) == Status.QUOTE_FOUND for e in entries)
+    articles = "\n".join(article(number, entry) for number, entry in enumerate(entries, 1))
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{esc(CSP)}">
+<meta name="referrer" content="no-referrer">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light">
+<meta name="generator" content="snap {esc(version)}">
+<title>{esc(title)}</title>
+<style>{CSS}</style>
+</head>
+<body>
+<header>
+<h1>{esc(title)}</h1>
+<p>{found} of {len(entries)} {"quote" if len(entries) == 1 else "quotes"} found in the stored
+copy of {"its source" if len(entries) == 1 else "their sources"}. Made by snap {esc(version)}
+at <time datetime="{esc(made_at)}">{esc(made_at)}</time>; every stored blob named below was
+read back and re-hashed at that time.</p>
+</header>
+<main>
+{contents(entries)}
+{articles}
+</main>
+<footer>
+<p>snap keeps an exact copy of every cited source under the SHA-256 of its bytes, and checks
+that each quoted passage is in that copy. This page shows these words were in these stored
+bytes, captured at this time; it does not show that the source is right.</p>
+<p>To check it yourself: the snapshot id is the SHA-256 of the raw bytes as captured, so any
+copy of those bytes (for example a WARC or WACZ exported with <code>snap export</code>) can be
+hashed and compared. With access to the records, <code>snap audit CITATION_ID</code> prints the
+same facts.</p>
+</footer>
+</body>
+</html>
+"""
+
+
+def page_title(entries: list[Entry]) -> str:
+    if len(entries) == 1:
+        return f"Evidence for citation {entries[0].report['citation']['citationId']}"
+    answers = {e.report["citation"].get("answerId") for e in entries}
+    if len(answers) == 1 and None not in answers:
+        return f"Evidence for the {len(entries)} citations of answer {answers.pop()}"
+    return f"Evidence for {len(entries)} citations"
+
+
+def contents(entries: list[Entry]) -> str:
+    if len(entries) < 2:
+        return ""
+    items = "\n".join(
+        f'<li><a href="#citation-{n}">{inline(e.report["citation"]["citationId"])}</a>: '
+        f"{esc(status_words(latest_status(e)))}</li>"
+        for n, e in enumerate(entries, 1)
+    )
+    return f'<nav aria-label="Citations on this page"><ol>\n{items}\n</ol></nav>'
+
+
+def latest_status(entry: Entry) -> Status | None:
+    checks = entry.report["verifications"]
+    return Status(checks[-1]["status"]) if checks else None
+
+
+def status_words(status: Status | None) -> str:
+    return "never checked" if status is None else status.headline
+
+
+def article(number: int, entry: Entry) -> str:
+    citation = entry.report["citation"]
+    anchor = f"citation-{number}"
+    parts = [
+        f'<article id="{anchor}" aria-labelledby="{anchor}-title">',
+        f'<h2 id="{anchor}-title">Citation {inline(citation["citationId"])}</h2>',
+        verdict(entry),
+        claim_and_quote(citation),
+        stored_text_section(entry),
+        link_section(entry),
+        provenance_section(entry),
+        timeline_section(entry.report["verifications"]),
+        captures_section(entry.report["captures"]),
+        "</article>",
+    ]
+    return "\n".join(part for part in parts if part)
+
+
+def verdict(entry: Entry) -> str:
+    status = latest_status(entry)
+    checks = entry.report["verifications"]
+    passed = status is not None and status.passed
+    mark = "✓" if passed else "✗"
+    lines = [
+        f'<p class="verdict {"pass" if passed else "fail"}"><span aria-hidden="true">{mark}'
+        f"</span> <strong>Status: {esc(status_words(status))}</strong></p>"
+    ]
+    if status is None:
+        lines.append("<p>No check of this citation is recorded.</p>")
+        return "\n".join(lines)
+    latest = checks[-1]
+    reason = f" {inline(latest['reason'])}" if latest.get("reason") else ""
+    lines.append(f"<p>{esc(status.meaning)}{reason}</p>")
+    lines.append(
+        f'<p class="note">Latest check: {time(latest["checkedAt"])}, against snapshot '
+        f"{code(latest['snapshotId'] or 'none')}, by {code(latest['verifier'])}.</p>"
+    )
+    return "\n".join(lines)
+
+
+def time(value: str | None) -> str:
+    if not value:
+        return "unknown time"
+    return f'<time datetime="{esc(value)}">{esc(value)}</time>'
+
+
+def claim_and_quote(citation: dict[str, Any]) -> str:
+    quote = citation["selector"]["quote"]
+    parts = []
+    if citation.get("claim"):
+        parts.append(f'<h3>Claim</h3>\n<p class="quote">{esc(citation["claim"])}</p>')
+    if quote["exact"]:
+        parts.append(
+            f'<h3>Quote</h3>\n<blockquote class="quote">{esc(quote["exact"])}</blockquote>'
+        )
+    else:
+        parts.append("<h3>Quote</h3>\n<p>The citation quotes nothing.</p>")
+    if citation.get("page"):
+        parts.append(f"<p>Cited page: {inline(citation['page'])}</p>")
+    return "<section>\n" + "\n".join(parts) + "\n</section>"
+
+
+def stored_text_section(entry: Entry) -> str:
+    heading = "<h3>In the stored text</h3>"
+    if entry.problem is not None or entry.text is None:
+        return f"<section>\n{heading}\n<p>{esc(entry.problem or 'no stored text')}</p>\n</section>"
+    if entry.highlight is not None:
+        return f"<section>\n{heading}\n{highlighted(entry, entry.highlight)}\n</section>"
+    closeness = entry.closeness
+    if closeness is not None and closeness.closest is not None:
+        hint = " (a hint, not proof)" if closeness.to == "claim" else ""
+        heading = f"<h3>Closest passage to the {esc(closeness.to)} in the stored text{hint}</h3>"
+    return f"<section>\n{heading}\n{closest_passage(entry)}\n</section>"
+
+
+def window(text: str, start: int, end: int) -> tuple[int, int]:
+    """Up to CONTEXT code points either side, cut at white space."""
+    left = max(0, start - CONTEXT)
+    if left > 0:
+        space = next((i for i in range(left, start) if text[i].isspace()), start)
+        left = space + 1 if space < start else left
+    right = min(len(text), end + CONTEXT)
+    if right < len(text):
+        space = next((i for i in range(right - 1, end - 1, -1) if text[i].isspace()), end)
+        right = space if space > end else right
+    return left, right
+
+
+def excerpt(text: str, start: int, end: int, middle: str) -> str:
+    left, right = window(text, start, end)
+    before = ("…" if left > 0 else "") + esc(text[left:start])
+    after = esc(text[end:right]) + ("…" if right < len(text) else "")
+    return f'<p class="excerpt">{before}{middle}{after}</p>'
+
+
+def highlighted(entry: Entry, mark: Highlight) -> str:
+    assert entry.text is not None
+    assert entry.evidence is not None
+    text = entry.text
+    body = excerpt(text, mark.start, mark.end, f"<mark>{esc(text[mark.start : mark.end])}</mark>")
+    where = (
+        f"Code points {mark.start}–{mark.end} of the stored text "
+        f"{code(entry.evidence.text_hash)} (extraction {esc(entry.evidence.extraction_id)})."
+    )
+    if mark.status is None:
+        said = (
+            "No recorded check found the quote here; the verifier found its words here while "
+            "this page was made."
+        )
+    elif mark.status == Status.QUOTE_FOUND:
+        said = f"The check of {time(mark.checked_at)} found the quote here."
+    else:
+        said = (
+            f"The check of {time(mark.checked_at)} found the quote's words here, but "
+            f"reported {esc(mark.status.headline)}: {esc(mark.status.meaning)}"
+        )
+    return f"{body}\n<p>{where} {said}</p>"
+
+
+def closest_passage(entry: Entry) -> str:
+    assert entry.text is not None
+    closeness = entry.closeness
+    if closeness is None:
+        return "<p>There is no quote or claim to look for in the stored text.</p>"
+    if closeness.closest is None:
+        return f"<p>Nothing in the stored text resembles this {esc(closeness.to)}.</p>"
+    closest = closeness.closest
+    pieces, cursor = [], closest.start
+    for start, end in closest.differences:
+        pieces += [esc(entry.text[cursor:start]), f"[<ins>{esc(entry.text[start:end])}</ins>]"]
+        cursor = end
+    pieces.append(esc(entry.text[cursor : closest.end]))
+    passage = '<span class="closest">' + "".join(pieces) + "</span>"
+    return (
+        f"<p>The {esc(closeness.to)} is not in the stored text. The passage most like it "
+        f"(score {closest.score:.2f}, the share of its words that are equal) is outlined "
+        f"below; each word that differs from the {esc(closeness.to)} is in [brackets] and "
+        "underlined.</p>\n" + excerpt(entry.text, closest.start, closest.end, passage)
+    )
+
+
+def link_section(entry: Entry) -> str:
+    if entry.link is None:
+        return ""
+    return (
+        "<section>\n<h3>On the live page</h3>\n"
+        f'<p><a href="{esc(entry.link)}" rel="noreferrer noopener">Open the live page at the '
+        "quote</a> (a text-fragment link).</p>\n"
+        f'<p class="note">{esc(LINK_NOTE)}</p>\n</section>'
+    )
+
+
+def provenance_section(entry: Entry) -> str:
+    snapshot = entry.report.get("snapshot")
+    if snapshot is None:
+        return "<section>\n<h3>Provenance</h3>\n<p>No snapshot is recorded.</p>\n</section>"
+    capture = stored_capture(entry.report) or {}
+    provenance = capture.get("provenance") or {}
+    facts = [
+        ("Cited URL", inline(entry.report["citation"]["url"] or "none")),
+        *capture_facts(capture, provenance),
+        ("Snapshot id (SHA-256 of the raw bytes)", code(snapshot["snapshotId"])),
+        ("Raw bytes", f"{esc(snapshot['sizes']['raw'])} bytes, {inline(snapshot['contentType'])}"),
+        *text_facts(entry, snapshot),
+        ("Store", code(snapshot["store"])),
+        (
+            "Version ids",
+            f"raw {code(snapshot['versionIds']['raw'] or '-')}, text "
+            f"{code((entry.evidence.text_version_id if entry.evidence else None) or '-')}",
+        ),
+        ("Retention", retention(snapshot["retention"])),
+        ("Recorded", time(snapshot["recordedAt"])),
+    ]
+    rows = "\n".join(f"<dt>{name}</dt><dd>{value}</dd>" for name, value in facts)
+    blobs = "\n".join(blob_item(blob) for blob in snapshot["blobs"])
+    return (
+        f'<section>\n<h3>Provenance</h3>\n<dl class="facts">\n{rows}\n</dl>\n'
+        f"<h3>Stored blobs, re-hashed while this page was made</h3>\n<ul>\n{blobs}\n</ul>\n"
+        "</section>"
+    )
+
+
+def stored_capture(report: dict[str, Any]) -> dict[str, Any] | None:
+    """The latest capture of the cited URL that stored the cited snapshot."""
+    snapshot = report.get("snapshot") or {}
+    stored = [c for c in report["captures"] if c["snapshotId"] == snapshot.get("snapshotId")]
+    return stored[-1] if stored else None
+
+
+def capture_facts(capture: dict[str, Any], provenance: dict[str, Any]) -> list[tuple[str, str]]:
+    if not capture:
+        return [("Captured", "no capture of the cited URL stored this snapshot")]
+    facts = [("Captured from", inline(capture["url"]))]
+    if capture.get("finalUrl") and capture["finalUrl"] != capture["url"]:
+        facts.append(("Final URL", inline(capture["finalUrl"])))
+    for hop in provenance.get("redirects") or []:
+        facts.append(
+            (
+                "Redirect",
+                f"{inline(hop.get('url'))} → HTTP {esc(hop.get('status'))} → "
+                f"{inline(hop.get('location'))}",
+            )
+        )
+    facts.append(("Capture time", time(capture["fetchedAt"])))
+    if capture.get("httpStatus"):
+        facts.append(("HTTP status", esc(capture["httpStatus"])))
+    if provenance.get("source") == "file":
+        facts.append(("Read from", f"a local file, {inline(provenance.get('path'))}"))
+    if provenance.get("ip"):
+        port = f" port {esc(provenance['port'])}" if provenance.get("port") else ""
+        facts.append(("Server address", f"{code(provenance['ip'])}{port}"))
+    facts.append(
+        (
+            "TLS certificate SHA-256",
+            code(provenance["tlsCertSha256"])
+            if provenance.get("tlsCertSha256")
+            else "none (not fetched over TLS)",
+        )
+    )
+    if provenance.get("userAgent"):
+        facts.append(("User agent", inline(provenance["userAgent"])))
+    headers = provenance.get("headers") or {}
+    if isinstance(headers, dict) and headers:
+        listed = "<br>".join(f"{inline(k)}: {inline(v)}" for k, v in headers.items())
+        facts.append(("Response headers recorded", listed))
+    return facts
+
+
+def text_facts(entry: Entry, snapshot: dict[str, Any]) -> list[tuple[str, str]]:
+    evidence = entry.evidence
+    if evidence is None or evidence.text_hash is None:
+        return [("Text", "none extracted")]
+    return [
+        ("Text hash (SHA-256)", code(evidence.text_hash)),
+        ("Normalized text hash", code(evidence.norm_hash or "-")),
+        ("Extraction", f"{esc(evidence.extraction_id)}, by {code(evidence.extractor)}"),
+        ("Normalizer", code(evidence.normalizer)),
+    ]
+
+
+def retention(value: dict[str, Any]) -> str:
+    if not value.get("mode"):
+        return "no retention (the stored blobs can be deleted)"
+    return f"{esc(value['mode'])} until {time(value.get('until'))}"
+
+
+BLOB_STATES = {
+    "intact": "intact: the recorded version hashes to its digest",
+    "shadowed": (
+        "SHADOWED: the recorded version is intact, but something newer sits on top of it "
+        "in the store"
+    ),
+    "damaged": "DAMAGED: the recorded version does not hash to its digest",
+    "missing": "MISSING: the recorded version is gone from its store",
+}
+
+
+def blob_item(blob: dict[str, Any]) -> str:
+    words = BLOB_STATES.get(blob["state"], blob["state"])
+    detail = f" ({inline(blob['detail'])})" if blob.get("detail") else ""
+    return f"<li>{esc(blob['kind'])} {code(blob['key'])}: {esc(words)}{detail}</li>"
+
+
+def timeline_section(checks: list[dict[str, Any]]) -> str:
+    if not checks:
+        return ""
+    items = "\n".join(timeline_item(check) for check in checks)
+    return (
+        "<section>\n<h3>Verification timeline</h3>\n"
+        '<p class="note">Every check of this citation, oldest first, from snap\'s append-only '
+        "log.</p>\n"
+        f'<ol class="timeline">\n{items}\n</ol>\n</section>'
+    )
+
+
+def timeline_item(check: dict[str, Any]) -> str:
+    status = Status(check["status"])
+    mark = "✓" if status.passed else "✗"
+    span = check.get("span")
+    where = f", code points {span['start']}–{span['end']}" if span else ""
+    reason = f"; {inline(check['reason'])}" if check.get("reason") else ""
+    snapshot = check["snapshotId"]
+    return (
+        f'<li>{time(check["checkedAt"])} <span aria-hidden="true">{mark}</span> '
+        f"<strong>{esc(status.headline)}</strong> in "
+        f"{code(snapshot) if snapshot else 'no snapshot'}{where}{reason} "
+        f'<span class="note">({esc(check["verifier"])})</span></li>'
+    )
+
+
+def captures_section(captures: list[dict[str, Any]]) -> str:
+    if not captures:
+        return ""
+    items = "\n".join(
+        f"<li>{time(c['fetchedAt'])} {esc(c['outcome'])}"
+        + (f", HTTP {esc(c['httpStatus'])}" if c.get("httpStatus") else "")
+        + (f": {code(c['snapshotId'])}" if c.get("snapshotId") else "")
+        + (f": {inline(c['error'])}" if c.get("error") else "")
+        + "</li>"
+        for c in captures
+    )
+    return (
+        "<section>\n<h3>Every capture of this URL</h3>\n"
+        f'<ol class="captures">\n{items}\n</ol>\n</section>'
+    )

@@ -1,0 +1,1 @@
+"""Input adapters for web archives made by other tools: ``snap import`` of WARC and WACZ."""

@@ -1,0 +1,174 @@
+"""The payload of one WARC ``response`` record: read, checked against its declared digest,
+and decoded into a temporary file the way ``snap fetch`` would have stored it.
+
+Three layers, kept apart:
+
+- the bytes *as recorded* after the HTTP head (``record.raw_stream``), still chunk-framed when
+  the stored head says ``Transfer-Encoding: chunked``;
+- the *entity body*: those bytes with the chunk framing removed (what WARC 1.1 calls the
+  payload), still content-encoded (gzip, deflate);
+- the *representation* snap stores and hashes: the entity body with Content-Encoding undone,
+  as ``snap fetch`` stores it (see ``snapshotter.fetch``), so an imported page and a fetched
+  one of the same bytes get the same snapshot id.
+
+``WARC-Payload-Digest`` is compared with the entity body, as the standard defines it, and also
+with the bytes as recorded: warcio, and the crawlers built on it, digest the chunk-framed bytes
+when the head says chunked. Either equal is a match; neither is a refusal.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from snapshotter.fetch import Fetched, spool_body
+
+CHUNK_SIZE = 64 * 1024
+DIGEST_ALGORITHMS = ("sha1", "sha256", "sha512", "md5")
+
+
+class Readable(Protocol):
+    def read(self, size: int = -1, /) -> bytes: ...
+
+
+class PayloadRefused(Exception):
+    """This record cannot be imported (the others still can): one line of why."""
+
+
+@dataclass(frozen=True)
+class DeclaredDigest:
+    """A ``WARC-Payload-Digest`` as written (``sha1:BASE32``, ``sha256:hex``…), and its bytes."""
+
+    text: str
+    algorithm: str
+    value: bytes
+
+
+def parse_digest(text: str) -> DeclaredDigest:
+    """``algorithm:value`` with the value in base32 (most crawlers, for sha1) or hex.
+
+    Raises PayloadRefused for an algorithm snap cannot compute or a value of the wrong length:
+    a digest that cannot be checked is not silently trusted."""
+    algorithm, _, value = text.strip().partition(":")
+    algorithm = algorithm.lower().replace("-", "")
+    if algorithm not in DIGEST_ALGORITHMS or not value:
+        raise PayloadRefused(f"payload digest {text[:100]!r} names no algorithm snap can check")
+    size = hashlib.new(algorithm).digest_size
+    decoded = _decode_digest_value(value.strip(), size)
+    if decoded is None:
+        raise PayloadRefused(f"payload digest {text[:100]!r} is not a {algorithm} digest")
+    return DeclaredDigest(text=text.strip(), algorithm=algorithm, value=decoded)
+
+
+def _decode_digest_value(value: str, size: int) -> bytes | None:
+    if len(value) == 2 * size:
+        try:
+            return bytes.fromhex(value)
+        except ValueError:
+            pass
+    padded = value.upper() + "=" * (-len(value) % 8)
+    try:
+        decoded = base64.b32decode(padded)
+    except (binascii.Error, ValueError):
+        return None
+    return decoded if len(decoded) == size else None
+
+
+class _HashingReader:
+    """Passes reads through while hashing them: the chunk-framed bytes as recorded."""
+
+    def __init__(self, stream: Any, digest: Any) -> None:
+        self.stream = stream
+        self.digest = digest
+
+    def read(self, size: int = -1) -> bytes:
+        data: bytes = self.stream.read(size)
+        self.digest.update(data)
+        return data
+
+    def readline(self, size: int = -1) -> bytes:
+        data: bytes = self.stream.readline(size)
+        self.digest.update(data)
+        return data
+
+
+@dataclass
+class Payload:
+    """A decoded body on disk (owned by the caller: ``fetched.cleanup()``) and what was
+    checked on the way."""
+
+    fetched: Fetched
+    entity_size: int
+    digest_checked: bool
+
+
+def read_payload(
+    record: Any,
+    *,
+    url: str,
+    status: int,
+    declared: DeclaredDigest | None,
+    max_bytes: int,
+    provenance: dict[str, object],
+) -> Payload:
+    """Spool a response record's payload to a temporary file, decoded, and check its digest.
+
+    Raises PayloadRefused for a digest mismatch; FetchError/TooLarge from the decoding (an
+    encoding snap does not decode, a body that does not decode, past the size cap); EOFError
+    when the file ends inside the record (the caller reports the file as damaged)."""
+    from warcio.bufferedreaders import ChunkedDataReader
+
+    head = record.http_headers
+    algorithm = declared.algorithm if declared else "sha256"
+    recorded_hash = hashlib.new(algorithm)
+    entity_hash = hashlib.new(algorithm)
+    recorded = _HashingReader(record.raw_stream, recorded_hash)
+    chunked = (head.get_header("Transfer-Encoding") or "").strip().lower() == "chunked"
+    entity: Readable = ChunkedDataReader(recorded) if chunked else recorded
+    sizes = [0]
+
+    def chunks() -> Iterator[bytes]:
+        while data := entity.read(CHUNK_SIZE):
+            entity_hash.update(data)
+            sizes[0] += len(data)
+            yield data
+
+    fetched = spool_body(
+        chunks(),
+        content_encoding=head.get_header("Content-Encoding") or "identity",
+        max_bytes=max_bytes,
+        url=url,
+        status=status,
+        content_type=head.get_header("Content-Type"),
+        provenance=provenance,
+    )
+    while recorded.read(CHUNK_SIZE):  # what follows the last chunk is recorded bytes too
+        pass
+    missing = getattr(record.raw_stream, "limit", 0)
+    if isinstance(missing, int) and missing > 0:  # LimitReader: bytes the record promised
+        fetched.cleanup()
+        raise EOFError(f"the file ends {missing} bytes before this record's end")
+    if declared is not None:
+        found = {entity_hash.digest(), recorded_hash.digest()}
+        if declared.value not in found:
+            fetched.cleanup()
+            shown = _as_base32(entity_hash.digest())
+            raise PayloadRefused(
+                f"payload digest mismatch: the record declares {declared.text[:100]},"
+                f" its payload hashes to {algorithm}:{shown}"
+            )
+    return Payload(fetched=fetched, entity_size=sizes[0], digest_checked=declared is not None)
+
+
+def _as_base32(value: bytes) -> str:
+    return base64.b32encode(value).decode("ascii").rstrip("=")
+
+
+def normalized_digest(declared: DeclaredDigest) -> str:
+    """One spelling of a digest (hex), so that a revisit's ``sha1:BASE32`` finds the response
+    that wrote the same digest in hex."""
+    return f"{declared.algorithm}:{declared.value.hex()}"

@@ -1,0 +1,307 @@
+"""What ``snap import PATH`` reads: a WARC file (plain or gzip per record) or a WACZ package,
+opened as one or more WARC streams, each with the name and SHA-256 it is known by.
+
+A WACZ is checked whole before any record is read: every resource listed in
+``datapackage.json`` must be present with the SHA-256 (and size) listed, the listing itself
+must match ``datapackage-digest.json`` when there is one, and no WARC under ``archive/`` may be
+missing from the listing. One mismatch refuses the package with one line: a tampered package
+must not half-import.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+import zipfile
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from snap.errors import InputError
+from snapshotter.fetch import shown
+
+CHUNK_SIZE = 1024 * 1024
+WARC_SUFFIXES = (".warc", ".warc.gz")
+MAX_DATAPACKAGE = 64 * 1024 * 1024  # a listing larger than this is not a listing
+
+
+@dataclass(frozen=True)
+class WarcSource:
+    """One WARC to read: ``name`` as recorded in provenance, ``member`` its path inside a
+    WACZ (None for a bare WARC), ``digest`` the SHA-256 of its bytes, ``size`` in bytes."""
+
+    name: str
+    member: str | None
+    digest: str
+    size: int
+
+
+@dataclass
+class Archive:
+    """An opened archive: its WARCs in order, and how to open each one for reading."""
+
+    path: Path
+    kind: str  # "warc" or "wacz"
+    warcs: list[WarcSource]
+    _zip: zipfile.ZipFile | None = None
+
+    @contextmanager
+    def open(self, source: WarcSource) -> Iterator[IO[bytes]]:
+        if self._zip is not None and source.member is not None:
+            with self._zip.open(source.member) as handle:
+                yield handle
+        else:
+            with self.path.open("rb") as handle:
+                yield handle
+
+    def close(self) -> None:
+        if self._zip is not None:
+            self._zip.close()
+
+
+@contextmanager
+def open_archive(path: Path) -> Iterator[Archive]:
+    """Open and check ``path``; InputError (one line, exit 2) when it cannot be imported."""
+    size = _regular_file_size(path)
+    magic = _first_bytes(path, 8)
+    if magic.startswith(b"PK\x03\x04"):
+        archive = _open_wacz(path)
+    elif magic.startswith((b"WARC/", b"\x1f\x8b")) or path.name.endswith(WARC_SUFFIXES):
+        source = WarcSource(name=path.name, member=None, digest=_file_digest(path), size=size)
+        archive = Archive(path=path, kind="warc", warcs=[source])
+    else:
+        raise InputError(f"{shown(path)} is not a WARC (.warc, .warc.gz) or WACZ file")
+    try:
+        yield archive
+    finally:
+        archive.close()
+
+
+def _regular_file_size(path: Path) -> int:
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise InputError(f"no such file: {shown(path)}") from None
+    except (OSError, ValueError) as error:
+        raise InputError(f"cannot read {shown(path)}: {error}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise InputError(
+            f"{shown(path)} is a folder; give one .warc, .warc.gz or .wacz file to import"
+        )
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(f"{shown(path)} is not a regular file (a FIFO, socket or device)")
+    return info.st_size
+
+
+def _first_bytes(path: Path, count: int) -> bytes:
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as error:
+        raise InputError(f"cannot read {shown(path)}: {error.strerror}") from None
+    with os.fdopen(descriptor, "rb") as handle:
+        return handle.read(count)
+
+
+def _file_digest(path: Path) -> str:
+    with path.open("rb") as handle:
+        digest, _size, damage = _scan(handle, path.name)
+    if damage is not None:
+        raise InputError(damage)
+    return digest
+
+
+def _scan(handle: IO[bytes], name: str, algorithm: str = "sha256") -> tuple[str, int, str | None]:
+    """The SHA-256 and size of a WARC, read once; a gzip WARC is also inflated to the end
+    (output discarded, at most ``CHUNK_SIZE`` at a time), so that a truncated or corrupt
+    stream is refused before anything is imported: warcio reads a cut gzip member as a
+    shorter, well-formed one. The third value is that damage, in one line, or None.
+    ``algorithm``: the digest returned, as ``algorithm:hex`` (a WACZ may list md5)."""
+    digest = hashlib.new(algorithm)
+    size = 0
+    check: _GzipCheck | None = None
+    damage = None
+    while chunk := handle.read(CHUNK_SIZE):
+        if size == 0 and chunk.startswith(b"\x1f\x8b"):
+            check = _GzipCheck()
+        digest.update(chunk)
+        if check is not None and damage is None:
+            damage = check.feed(chunk, name, size)
+        size += len(chunk)
+    if check is not None and damage is None:
+        damage = check.finish(name, size)
+    return f"{algorithm}:{digest.hexdigest()}", size, damage
+
+
+class _GzipCheck:
+    """Inflates gzip members one after another and knows whether the last one ended."""
+
+    def __init__(self) -> None:
+        self._stream = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        self._started = False
+
+    def feed(self, data: bytes, name: str, offset: int) -> str | None:
+        try:
+            while data:
+                self._started = True
+                self._stream.decompress(data, CHUNK_SIZE)
+                data = self._stream.unconsumed_tail
+                if self._stream.eof:
+                    data = self._stream.unused_data + data
+                    self._stream = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                    self._started = False
+        except zlib.error as error:
+            return f"{shown(name)} is damaged: not a valid gzip stream near byte {offset}: {error}"
+        return None
+
+    def finish(self, name: str, size: int) -> str | None:
+        try:
+            while not self._stream.eof and self._stream.decompress(b"", CHUNK_SIZE):
+                pass
+        except zlib.error as error:
+            return f"{shown(name)} is damaged: {error}"
+        if self._started and not self._stream.eof:
+            return (
+                f"{shown(name)} is damaged: the gzip stream ends inside a record at byte {size}"
+                " (a truncated file?); nothing was imported"
+            )
+        return None
+
+
+# --- WACZ --------------------------------------------------------------------------------
+
+
+def _open_wacz(path: Path) -> Archive:
+    try:
+        package = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as error:
+        raise InputError(f"{shown(path)} is not a readable WACZ (zip) file: {error}") from None
+    try:
+        warcs = _checked_warcs(package, path)
+    except InputError:
+        package.close()
+        raise
+    except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, ValueError) as error:
+        package.close()
+        raise InputError(f"{shown(path)}: the WACZ cannot be read: {error}") from None
+    return Archive(path=path, kind="wacz", warcs=warcs, _zip=package)
+
+
+def _checked_warcs(package: zipfile.ZipFile, path: Path) -> list[WarcSource]:
+    """Every listed resource checked against its hash; the WARCs under ``archive/``."""
+    listing = _read_member(package, "datapackage.json", path)
+    _check_listing_digest(package, listing, path)
+    resources = _resources(listing, path)
+    names = set(package.namelist())
+    warcs: list[WarcSource] = []
+    for resource in resources:
+        member = resource["path"]
+        if member not in names:
+            raise InputError(f"{shown(path)}: datapackage.json lists {member!r}, which is missing")
+        algorithm, declared = _declared_hash(resource, path)
+        found, size, damage = _member_digest(package, member, algorithm)
+        _check_resource(resource, declared, found, size, path)
+        if not member.startswith("archive/"):
+            continue
+        if damage is not None:
+            raise InputError(f"{shown(path)}: {damage}")
+        # The WARC is known by its SHA-256 in the records, whatever the listing used.
+        digest = found if algorithm == "sha256" else _member_digest(package, member)[0]
+        name = f"{path.name}#{member}"
+        warcs.append(WarcSource(name=name, member=member, digest=digest, size=size))
+    listed = {resource["path"] for resource in resources}
+    unlisted = sorted(n for n in names if n.startswith("archive/") and n[-1] != "/")
+    unlisted = [name for name in unlisted if name not in listed]
+    if unlisted:
+        raise InputError(
+            f"{shown(path)}: {unlisted[0]!r} is in archive/ but not in datapackage.json;"
+            " refusing a package whose listing does not cover its WARCs"
+        )
+    if not warcs:
+        raise InputError(f"{shown(path)}: the WACZ lists no WARC under archive/")
+    return warcs
+
+
+def _read_member(package: zipfile.ZipFile, member: str, path: Path) -> bytes:
+    try:
+        info = package.getinfo(member)
+    except KeyError:
+        raise InputError(f"{shown(path)} is not a WACZ: it has no {member}") from None
+    if info.file_size > MAX_DATAPACKAGE:
+        raise InputError(f"{shown(path)}: {member} is {info.file_size} bytes, too large")
+    return package.read(member)
+
+
+def _check_listing_digest(package: zipfile.ZipFile, listing: bytes, path: Path) -> None:
+    """``datapackage-digest.json`` names the SHA-256 of ``datapackage.json``: check it."""
+    if "datapackage-digest.json" not in package.namelist():
+        return
+    try:
+        digest = json.loads(_read_member(package, "datapackage-digest.json", path))
+        declared = str(digest["hash"])
+    except (ValueError, KeyError, TypeError):
+        raise InputError(f"{shown(path)}: datapackage-digest.json is not a digest") from None
+    actual = hashlib.sha256(listing).hexdigest()
+    if declared.removeprefix("sha256:") != actual:
+        raise InputError(
+            f"{shown(path)}: datapackage.json was changed: datapackage-digest.json declares"
+            f" {declared[:80]}, the file hashes to sha256:{actual}"
+        )
+
+
+def _resources(listing: bytes, path: Path) -> list[dict[str, Any]]:
+    try:
+        document = json.loads(listing)
+        resources = document["resources"]
+    except (ValueError, KeyError, TypeError):
+        raise InputError(f"{shown(path)}: datapackage.json has no list of resources") from None
+    if not isinstance(resources, list) or not all(
+        isinstance(r, dict) and isinstance(r.get("path"), str) and isinstance(r.get("hash"), str)
+        for r in resources
+    ):
+        raise InputError(f"{shown(path)}: datapackage.json lists a resource without path or hash")
+    return resources
+
+
+def _member_digest(
+    package: zipfile.ZipFile, member: str, algorithm: str = "sha256"
+) -> tuple[str, int, str | None]:
+    with package.open(member) as handle:
+        return _scan(handle, member, algorithm)
+
+
+HASH_ALGORITHMS = ("sha256", "sha1", "md5", "sha512")  # what a WACZ listing may name
+
+
+def _declared_hash(resource: dict[str, Any], path: Path) -> tuple[str, str]:
+    """The algorithm and ``algorithm:hex`` a resource is listed with (bare hex: SHA-256)."""
+    declared = resource["hash"].strip().lower()
+    algorithm, colon, _value = declared.partition(":")
+    if not colon:
+        return "sha256", f"sha256:{declared}"
+    if algorithm not in HASH_ALGORITHMS:
+        raise InputError(
+            f"{shown(path)}: datapackage.json lists {resource['path']!r} with a"
+            f" {algorithm[:20]!r} hash, which snap cannot check"
+        )
+    return algorithm, declared
+
+
+def _check_resource(
+    resource: dict[str, Any], declared: str, digest: str, size: int, path: Path
+) -> None:
+    member = resource["path"]
+    if declared != digest:
+        raise InputError(
+            f"{shown(path)}: {member} was changed: datapackage.json declares"
+            f" {resource['hash'][:80]}, the file hashes to {digest}"
+        )
+    declared_size = resource.get("bytes")
+    if isinstance(declared_size, int) and declared_size != size:
+        raise InputError(
+            f"{shown(path)}: {member} is {size} bytes, datapackage.json declares {declared_size}"
+        )

@@ -1,0 +1,350 @@
+"""``snap import``: the ``response`` records of a WARC or WACZ made by another tool become
+captures and snapshots, exactly as if snap had fetched them.
+
+Per record:
+
+- ``response`` (http/https): the payload is read, checked against ``WARC-Payload-Digest``
+  (see ``records.imports.payload``), decoded and stored through the same extract-and-store
+  path as a fetch (``snapshotter.capture.extract_and_store``); the capture is recorded with
+  the record's own time (``WARC-Date``), status, IP, status line and headers (the head also
+  as a content-addressed ``headers`` blob), record id, file, offset and the software named in
+  the ``warcinfo`` record. Any HTTP status is imported as a capture with that status: the
+  archive recorded what the server answered.
+- ``revisit``: resolved after the whole archive is read, to the original in the same archive
+  (``WARC-Refers-To`` record id, else the payload digest, else ``WARC-Refers-To-Target-URI``
+  and ``WARC-Refers-To-Date``) and recorded as a capture of the original's snapshot; when the
+  original is not in the archive it is reported as skipped.
+- ``warcinfo`` is read for the software name; ``request``, ``metadata``, ``resource``,
+  ``conversion`` and ``continuation`` records, and responses of non-HTTP schemes (``dns:``),
+  are skipped: they are not what a page said.
+
+Importing the same archive again records nothing twice: snapshots are content-addressed, and a
+capture is unique by URL and time, so a record already imported (same record id, same WARC
+file) is reported as ``exists``. Another record claiming the same URL at the same second is
+refused as a conflict. No database transaction is held while bytes are read or stored.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from records.imports.fields import (
+    head_bytes,
+    http_status,
+    provenance_of,
+    same_record,
+    software_of,
+    warc_date,
+)
+from records.imports.payload import (
+    DeclaredDigest,
+    PayloadRefused,
+    normalized_digest,
+    parse_digest,
+    read_payload,
+)
+from records.imports.report import ImportReport, RecordResult
+from records.imports.sources import Archive, WarcSource, open_archive
+from records.repository import record_snapshot_once
+from records.urls import canonical_url
+from records.workspace import Workspace
+from snap.errors import CaptureError, SnapError
+from snapshotter.capture import SnapshotRecord, extract_and_store
+
+Progress = Callable[[int], None]
+
+
+def total_bytes(path: Path) -> int:
+    """The size the progress bar counts towards (0 when the path is not a file)."""
+    try:
+        return path.stat().st_size if path.is_file() else 0
+    except OSError:
+        return 0
+
+
+def import_archive(
+    workspace: Workspace, path: Path, *, progress: Progress | None = None
+) -> ImportReport:
+    """Import every capture of the WARC or WACZ at ``path``; see the module docstring.
+
+    Raises InputError (exit 2) before anything is recorded when the path cannot be imported
+    (missing, a folder, not a WARC/WACZ, a WACZ whose hashes do not match)."""
+    with open_archive(path) as archive:
+        run = _ImportRun(workspace, archive, progress or (lambda _n: None))
+        return run.run()
+
+
+@dataclass
+class _PendingRevisit:
+    source: WarcSource
+    offset: int
+    uri: str
+    record_id: str | None
+    fetched_at: str
+    status: int | None
+    head: bytes | None
+    refers_to: str | None
+    refers_to_uri: str | None
+    refers_to_date: str | None
+    digest: str | None
+    provenance: dict[str, object]
+
+
+class _ImportRun:
+    def __init__(self, workspace: Workspace, archive: Archive, progress: Progress) -> None:
+        self.workspace = workspace
+        self.archive = archive
+        self.progress = progress
+        scale = sum(w.size for w in archive.warcs) or 1
+        self.scale = total_bytes(archive.path) / scale if archive.kind == "wacz" else 1.0
+        self.report = ImportReport(path=str(archive.path), kind=archive.kind)
+        self.by_record_id: dict[str, SnapshotRecord] = {}
+        self.by_digest: dict[str, SnapshotRecord] = {}
+        self.by_uri_date: dict[tuple[str, str], SnapshotRecord] = {}
+        self.revisits: list[_PendingRevisit] = []
+
+    def run(self) -> ImportReport:
+        for source in self.archive.warcs:
+            self._read_warc(source)
+        for revisit in self.revisits:
+            self.report.results.append(self._resolve(revisit))
+        return self.report
+
+    # --- reading ---------------------------------------------------------------------
+
+    def _read_warc(self, source: WarcSource) -> None:
+        from warcio.archiveiterator import ArchiveIterator
+
+        software: dict[str | None, str] = {}
+        done = 0
+        with self.archive.open(source) as handle:
+            iterator = ArchiveIterator(handle)
+            offset = 0
+            try:
+                for record in _records(iterator):
+                    offset = int(iterator.offset)
+                    self._advance(offset, done)
+                    done = offset
+                    result = self._record(source, offset, record, software)
+                    if result is not None and result.outcome != "deferred":
+                        self.report.results.append(result)
+            except _Damaged as damaged:
+                reason = " ".join(str(damaged.__cause__ or damaged).split())[:300]
+                self.report.damaged.append(
+                    f"{source.name} is damaged after offset {offset}: {reason}"
+                    " (records before it were imported)"
+                )
+        self._advance(source.size, done)
+
+    def _advance(self, position: int, done: int) -> None:
+        if position > done:
+            self.progress(int((position - done) * self.scale))
+
+    def _record(
+        self, source: WarcSource, offset: int, record: Any, software: dict[str | None, str]
+    ) -> RecordResult | None:
+        try:
+            return self._classify(source, offset, record, software)
+        except SnapError:  # the store or the database: the whole import stops (exit 3)
+            raise
+        except _Damaged:
+            raise
+        except Exception as error:  # the archive broke off inside this record
+            raise _Damaged(f"{type(error).__name__}: {error}") from error
+
+    def _classify(
+        self, source: WarcSource, offset: int, record: Any, software: dict[str | None, str]
+    ) -> RecordResult | None:
+        headers = record.rec_headers
+        kind = str(record.rec_type)
+        uri = headers.get_header("WARC-Target-URI")
+        record_id = headers.get_header("WARC-Record-ID")
+        if kind == "warcinfo":
+            name = software_of(record)
+            software[record_id] = name
+            software[None] = name
+            return None
+        base = RecordResult(source.name, offset, kind, uri, "skipped", record_id=record_id)
+        if kind not in ("response", "revisit"):
+            return dataclasses.replace(base, reason=f"a {kind} record is not a capture")
+        if not uri or not uri.lower().startswith(("http://", "https://")):
+            return dataclasses.replace(base, reason="not an HTTP(S) response")
+        tool = software.get(headers.get_header("WARC-Warcinfo-ID")) or software.get(None)
+        try:
+            return self._capture(source, offset, record, base, tool)
+        except PayloadRefused as refused:
+            return dataclasses.replace(base, outcome="refused", reason=str(refused))
+        except CaptureError as error:
+            return dataclasses.replace(base, outcome="refused", reason=error.message)
+
+    def _capture(
+        self,
+        source: WarcSource,
+        offset: int,
+        record: Any,
+        base: RecordResult,
+        tool: str | None,
+    ) -> RecordResult:
+        headers = record.rec_headers
+        uri = str(base.uri)
+        fetched_at = warc_date(headers.get_header("WARC-Date"))
+        http = record.http_headers
+        has_head = http is not None and bool(getattr(http, "statusline", None))
+        digest_text = headers.get_header("WARC-Payload-Digest")
+        declared = parse_digest(digest_text) if digest_text else None
+        if base.record_type == "revisit":  # its HTTP head is optional
+            status = http_status(http) if has_head else None
+            head = head_bytes(http) if has_head else None
+            provenance = provenance_of(source, offset, record, fetched_at, http, tool)
+            self.revisits.append(
+                _PendingRevisit(
+                    source=source,
+                    offset=offset,
+                    uri=uri,
+                    record_id=base.record_id,
+                    fetched_at=fetched_at,
+                    status=status,
+                    head=head,
+                    refers_to=headers.get_header("WARC-Refers-To"),
+                    refers_to_uri=headers.get_header("WARC-Refers-To-Target-URI"),
+                    refers_to_date=headers.get_header("WARC-Refers-To-Date"),
+                    digest=normalized_digest(declared) if declared else None,
+                    provenance=provenance,
+                )
+            )
+            return dataclasses.replace(base, outcome="deferred")
+        if not has_head:
+            raise PayloadRefused("the record has no HTTP status line")
+        status = http_status(http)
+        head = head_bytes(http)
+        provenance = provenance_of(source, offset, record, fetched_at, http, tool)
+        payload = read_payload(
+            record,
+            url=uri,
+            status=status,
+            declared=declared,
+            max_bytes=self.workspace.settings.max_bytes,
+            provenance=provenance,
+        )
+        try:
+            warc_fields = provenance["warc"]
+            assert isinstance(warc_fields, dict)
+            warc_fields["payloadDigestChecked"] = payload.digest_checked
+            self._store_head(head, provenance)
+            snapshot = extract_and_store(payload.fetched, self.workspace.store)
+        finally:
+            payload.fetched.cleanup()
+        self._remember(snapshot, base.record_id, declared, uri, fetched_at)
+        return self._record_capture(snapshot, base)
+
+    def _store_head(self, head: bytes, provenance: dict[str, object]) -> None:
+        digest = f"sha256:{hashlib.sha256(head).hexdigest()}"
+        self.workspace.store.put("headers", digest, head, tags={"kind": "headers"})
+        provenance["headersBlob"] = digest
+
+    def _remember(
+        self,
+        snapshot: SnapshotRecord,
+        record_id: str | None,
+        declared: DeclaredDigest | None,
+        uri: str,
+        fetched_at: str,
+    ) -> None:
+        if record_id:
+            self.by_record_id[record_id] = snapshot
+        if declared is not None:
+            self.by_digest[normalized_digest(declared)] = snapshot
+        self.by_uri_date[(canonical_url(uri), fetched_at)] = snapshot
+
+    def _record_capture(self, snapshot: SnapshotRecord, base: RecordResult) -> RecordResult:
+        with self.workspace.db.session() as session:
+            capture, created = record_snapshot_once(session, snapshot)
+            same = same_record(capture.provenance, snapshot.provenance)
+            capture_id, recorded = capture.id, capture.provenance
+        done = dataclasses.replace(
+            base, snapshot_id=snapshot.snapshot_id, capture_id=capture_id, status=snapshot.status
+        )
+        if created:
+            return dataclasses.replace(done, outcome="imported")
+        if same:
+            return dataclasses.replace(done, outcome="exists")
+        other = (recorded.get("warc") or {}).get("recordId") or "a fetch"
+        return dataclasses.replace(
+            done,
+            outcome="refused",
+            reason=f"capture {capture_id} already records this URL at {snapshot.fetched_at}"
+            f" (from {other}); not recorded twice",
+        )
+
+    # --- revisits --------------------------------------------------------------------
+
+    def _resolve(self, revisit: _PendingRevisit) -> RecordResult:
+        base = RecordResult(
+            revisit.source.name,
+            revisit.offset,
+            "revisit",
+            revisit.uri,
+            "skipped",
+            record_id=revisit.record_id,
+        )
+        original = self._original(revisit)
+        if original is None:
+            return dataclasses.replace(
+                base, reason="revisit of a record that is not in this archive (or was refused)"
+            )
+        provenance = dict(revisit.provenance)
+        if revisit.head is not None:
+            self._store_head(revisit.head, provenance)
+        provenance["revisitOf"] = {
+            "uri": revisit.refers_to_uri,
+            "date": revisit.refers_to_date,
+            "recordId": revisit.refers_to,
+            "payloadDigest": revisit.digest,
+        }
+        snapshot = dataclasses.replace(
+            original,
+            url=revisit.uri,
+            final_url=revisit.uri,
+            fetched_at=revisit.fetched_at,
+            status=revisit.status,
+            provenance=provenance,
+        )
+        return self._record_capture(snapshot, base)
+
+    def _original(self, revisit: _PendingRevisit) -> SnapshotRecord | None:
+        if revisit.refers_to and revisit.refers_to in self.by_record_id:
+            return self.by_record_id[revisit.refers_to]
+        if revisit.digest and revisit.digest in self.by_digest:
+            return self.by_digest[revisit.digest]
+        if revisit.refers_to_uri and revisit.refers_to_date:
+            try:
+                date = warc_date(revisit.refers_to_date)
+            except PayloadRefused:
+                return None
+            return self.by_uri_date.get((canonical_url(revisit.refers_to_uri), date))
+        return None
+
+
+class _Damaged(Exception):
+    """The WARC cannot be read past this point (truncated gzip, garbage, a bad header)."""
+
+
+def _records(iterator: Any) -> Iterator[Any]:
+    """warcio's records, with any reading failure of warcio or zlib as one ``_Damaged``."""
+    while True:
+        try:
+            record = next(iterator)
+        except StopIteration:
+            return
+        except Exception as error:
+            raise _Damaged(str(error)) from error
+        yield record
+        try:
+            iterator.read_to_end(record)
+        except Exception as error:
+            raise _Damaged(str(error)) from error

@@ -1,0 +1,298 @@
+"""The evidence page in a real browser: Debian's headless Chromium opens it from a file:// URL.
+
+The rendered DOM must hold the marked quote and the status in words, the inline style must
+pass the page's Content-Security-Policy, and the page must make no network request at all.
+
+How requests are observed, two ways:
+- Chromium's HTTP proxy is a loopback socket owned by the test (``ProxyTrap``), with the
+  implicit loopback bypass removed (``<-loopback>``), so every http(s) request Chromium makes,
+  to any host, arrives at that socket and goes no further; and every host name resolves to
+  nothing (``--host-resolver-rules``), so no name lookup leaves the process either.
+- Chromium's own net log says who asked for each request: one the page asks for has the page's
+  origin as initiator (``null`` for a file:// page) and file:// in its isolation key; the
+  browser's own services (network time, the component updater, the account list: Chromium 156
+  asks for these even with --disable-background-networking and --disable-component-update)
+  have "not an origin". Those reach only the trap; the test asserts they are all the trap saw.
+A control page that loads an image shows both observers do see a page's request. file://
+reads never go through a proxy. Screenshots are kept in tests/artifacts/ (ignored by git).
+
+Chromium comes from Debian (``apt-get install chromium``), installed by tests/run.sh before
+pytest runs; tests themselves never install anything, so without it these tests are skipped,
+saying so.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import socket
+import struct
+import subprocess
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from pypdf import PdfReader
+
+from tests.exports.conftest import CHANGED, FOUND, Home, recorded_article
+from tests.exports.html_dom import parsed
+from tests.http_fixtures import LoopbackServer
+from verifier.status import Status
+
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    found = shutil.which("chromium") or (
+        "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
+    )
+    if found is None:
+        pytest.skip(
+            "SKIPPED LOUDLY: Debian's chromium is not installed; tests/run.sh installs it "
+            "(apt-get install -y chromium) before pytest, or install it yourself"
+        )
+    return found
+
+
+class ProxyTrap:
+    """A loopback socket posing as Chromium's HTTP proxy: it records each connection and the
+    request line it carries, answers 502, and never forwards anything anywhere."""
+
+    def __init__(self) -> None:
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+        self.requests: list[str] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        self.server.settimeout(0.1)
+        while not self._stop.is_set():
+            try:
+                connection, _ = self.server.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            with connection:
+                connection.settimeout(2)
+                try:
+                    head = connection.recv(4096).split(b"\r\n", 1)[0]
+                except OSError:
+                    head = b""
+                self.requests.append(head.decode("latin-1") or "(connection, no request)")
+                with contextlib.suppress(OSError):
+                    connection.sendall(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n")
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        self.server.close()
+
+
+@pytest.fixture
+def proxy() -> Iterator[ProxyTrap]:
+    trap = ProxyTrap()
+    yield trap
+    trap.close()
+
+
+@dataclass
+class Run:
+    done: subprocess.CompletedProcess[str]
+    requests: list[dict[str, Any]]  # every URL request in Chromium's net log
+
+
+def run_chromium(chromium: str, proxy: ProxyTrap, profile: Path, page: Path, *extra: str) -> Run:
+    """Chromium on ``page`` with the required flags, the proxy trap and a net log."""
+    profile.mkdir(parents=True, exist_ok=True)
+    net_log = profile / "net-log.json"
+    done = subprocess.run(
+        [
+            chromium,
+            *CHROMIUM_FLAGS,
+            f"--user-data-dir={profile}",
+            f"--proxy-server=http://127.0.0.1:{proxy.port}",
+            "--proxy-bypass-list=<-loopback>",
+            "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+            "--enable-logging=stderr",
+            "--v=0",
+            f"--log-net-log={net_log}",
+            *extra,
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return Run(done, url_requests(net_log))
+
+
+def url_requests(net_log: Path) -> list[dict[str, Any]]:
+    """The parameters of every URL request job the net log records (url, initiator, …)."""
+    log = json.loads(net_log.read_text(encoding="utf-8"))
+    names = {number: name for name, number in log["constants"]["logEventTypes"].items()}
+    return [
+        event["params"]
+        for event in log["events"]
+        if names.get(event["type"]) == "URL_REQUEST_START_JOB" and "url" in event.get("params", {})
+    ]
+
+
+def from_the_page(request: dict[str, Any]) -> bool:
+    """Asked for by a document (not by the browser's own services)."""
+    return request.get("initiator") != "not an origin" or "file://" in str(
+        request.get("network_isolation_key")
+    )
+
+
+def host_of(trapped: str) -> str:
+    """The host a request line seen by the proxy is for (``CONNECT h:443`` or ``GET http://h/``)."""
+    method, target = trapped.split(" ")[:2]
+    return target.rsplit(":", 1)[0] if method == "CONNECT" else str(urlsplit(target).hostname)
+
+
+def assert_no_request_from_the_page(proxy: ProxyTrap, runs: list[Run]) -> None:
+    requests = [request for run in runs for request in run.requests]
+    assert [r["url"] for r in requests if from_the_page(r)] == []
+    browser_hosts = {urlsplit(r["url"]).hostname for r in requests}
+    assert {host_of(line) for line in proxy.requests} <= browser_hosts, proxy.requests
+
+
+def rendered(
+    chromium: str, proxy: ProxyTrap, tmp_path: Path, page: Path, shot: Path
+) -> tuple[str, str]:
+    """The DOM Chromium built from ``page`` and its console output; a screenshot in ``shot``.
+    Asserts the page made no request in either run."""
+    dom = run_chromium(chromium, proxy, tmp_path / "profile-dom", page, "--dump-dom")
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    shot.unlink(missing_ok=True)
+    picture = run_chromium(
+        chromium,
+        proxy,
+        tmp_path / "profile-shot",
+        page,
+        f"--screenshot={shot}",
+        "--window-size=1200,1800",
+        "--hide-scrollbars",
+    )
+    assert_no_request_from_the_page(proxy, [dom, picture])
+    return dom.done.stdout, dom.done.stderr + picture.done.stderr
+
+
+def console_lines(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if ":CONSOLE" in line]
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", data[16:24])
+    return width, height
+
+
+def write_page(home: Home, tmp_path: Path, name: str, citation_id: str) -> Path:
+    path = tmp_path / f"{name}.html"
+    path.write_text(home.page(citation_id), encoding="utf-8")
+    return path
+
+
+def test_the_page_renders_the_marked_quote_and_status_offline_with_no_request(
+    chromium: str, proxy: ProxyTrap, home: Home, http_server: LoopbackServer, tmp_path: Path
+) -> None:
+    url = recorded_article(home, http_server)
+    [result] = home.verify({"citationId": "c-found", "url": url, "quote": FOUND})
+    assert result["status"] == "quote_found"
+    http_server.close()  # from here on, the page has nothing on this machine to reach either
+    page = write_page(home, tmp_path, "found", "c-found")
+    shot = ARTIFACTS / "evidence-page-found.png"
+    dom_text, stderr = rendered(chromium, proxy, tmp_path, page, shot)
+    dom = parsed(dom_text)
+    assert dom.inside["mark"] == [FOUND]
+    assert f"Status: {Status.QUOTE_FOUND.headline}" in dom_text
+    links = [h for h in dom.hrefs() if not h.startswith("#")]
+    assert links == [f"{url}#:~:text=the%20origin%20serves%20only%201%20request%20in%2010"]
+    assert not [src for _, attrs in dom.tags for name, src in attrs.items() if name == "src"]
+    assert not [line for line in console_lines(stderr) if "Content Security Policy" in line]
+    assert png_size(shot) == (1200, 1800)
+
+
+def test_the_page_prints(
+    chromium: str, proxy: ProxyTrap, home: Home, http_server: LoopbackServer, tmp_path: Path
+) -> None:
+    url = recorded_article(home, http_server)
+    home.verify({"citationId": "c-found", "url": url, "quote": FOUND})
+    home.verify({"citationId": "c-changed", "url": url, "quote": CHANGED}, name="second.json")
+    page = tmp_path / "two.html"
+    page.write_text(home.page("c-found", "c-changed"), encoding="utf-8")
+    pdf = ARTIFACTS / "evidence-page-two-citations.pdf"
+    pdf.parent.mkdir(parents=True, exist_ok=True)
+    pdf.unlink(missing_ok=True)
+    run = run_chromium(
+        chromium,
+        proxy,
+        tmp_path / "profile",
+        page,
+        f"--print-to-pdf={pdf}",
+        "--no-pdf-header-footer",
+    )
+    assert_no_request_from_the_page(proxy, [run])
+    pages = [page.extract_text() for page in PdfReader(pdf).pages]
+    # each citation starts a printed page; the link target is written out on paper
+    assert [text.split("\n")[0] for text in pages if text.startswith("Citation")] == [
+        "Citation c-changed"
+    ]
+    assert pages[0].startswith("Evidence for 2 citations")
+    assert any(f"<{url}#:~:text=" in " ".join(text.split()) for text in pages)
+
+
+def test_a_quote_not_found_renders_the_differing_word_marked(
+    chromium: str, proxy: ProxyTrap, home: Home, http_server: LoopbackServer, tmp_path: Path
+) -> None:
+    url = recorded_article(home, http_server)
+    [result] = home.verify({"citationId": "c-changed", "url": url, "quote": CHANGED})
+    assert result["status"] == "not_found"
+    page = write_page(home, tmp_path, "not-found", "c-changed")
+    dom_text, stderr = rendered(
+        chromium, proxy, tmp_path, page, ARTIFACTS / "evidence-page-not-found.png"
+    )
+    dom = parsed(dom_text)
+    assert dom.inside["ins"] == ["100"]
+    assert "[<ins>100</ins>]" in dom_text
+    assert f"Status: {Status.NOT_FOUND.headline}" in dom_text
+    assert not [line for line in console_lines(stderr) if "Content Security Policy" in line]
+
+
+def test_the_trap_does_see_a_page_that_makes_a_request(
+    chromium: str, proxy: ProxyTrap, tmp_path: Path
+) -> None:
+    """The control: without this, "no request seen" could mean "requests not seen"."""
+    page = tmp_path / "control.html"
+    page.write_text(
+        '<!DOCTYPE html><html lang="en"><title>control</title>'
+        '<img src="http://snap-control.invalid/pixel.png" alt="">',
+        encoding="utf-8",
+    )
+    run = run_chromium(chromium, proxy, tmp_path / "profile", page, "--dump-dom")
+    asked = [r["url"] for r in run.requests if from_the_page(r)]
+    assert asked == ["http://snap-control.invalid/pixel.png"]
+    assert any("snap-control.invalid" in line for line in proxy.requests), proxy.requests
