@@ -38,22 +38,37 @@ class Head:
 @dataclass(frozen=True)
 class Exchange:
     url: str
-    request: Head
+    request: Head | None  # None: an imported capture, whose archive's request is not kept
     response: Head
     status: int
     ip: str | None = None  # the address this hop's connection went to
 
 
-def parse_exchanges(blob: bytes, digest: str) -> list[Exchange]:
+def parse_exchanges(blob: bytes, digest: str, *, url: str) -> list[Exchange]:
     """The exchanges of a ``headers`` blob (redirect hops first, the final one last). The blob
-    was read through the digest-checked path; one that is not snap's format is refused."""
+    was read through the digest-checked path. A fetch writes snap's JSON format; ``snap import``
+    keeps the archived response head as text (status line and headers), the response of ``url``.
+    Anything else is refused."""
     try:
+        if not blob.lstrip().startswith(b"{"):
+            return [_imported(blob, url)]
         document = json.loads(blob)
         if document.get("format") != HEAD_FORMAT:
             raise ValueError("unknown format")
         return [_exchange(item) for item in document["exchanges"]]
-    except (ValueError, KeyError, TypeError, AttributeError) as error:
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError) as error:
         raise IntegrityError(f"headers/{digest}", f"a {HEAD_FORMAT} document", str(error)) from None
+
+
+def _imported(blob: bytes, url: str) -> Exchange:
+    lines = blob.decode("utf-8", "surrogateescape").split("\r\n")
+    first = lines[0].strip()
+    status = int(first.split(" ", 2)[1])
+    headers = tuple(
+        (name, value.strip())
+        for name, _, value in (line.partition(":") for line in lines[1:] if ":" in line)
+    )
+    return Exchange(url=url, request=None, response=Head(first, headers), status=status)
 
 
 def _exchange(item: dict[str, Any]) -> Exchange:

@@ -143,7 +143,7 @@ class _Writer:
         ip = exchange.ip if exchange is not None and exchange.ip else capture.provenance.get("ip")
         common = {"WARC-Date": date, **({"WARC-IP-Address": str(ip)} if ip else {})}
         response_id = str(StatusAndHeadersParser.make_warc_id())
-        if exchange is not None:
+        if exchange is not None and exchange.request is not None:
             request = _http_headers(exchange.request, request=True)
             self._write(uri, "request", b"", {**common, "WARC-Concurrent-To": response_id}, request)
         head = exchange.response if exchange is not None else _minimal_head(capture)
@@ -226,7 +226,7 @@ class _Writer:
             return []
         _, digest, version = head
         with self._blob(capture, "headers", digest, version) as blob:
-            return parse_exchanges(blob.read(), digest)
+            return parse_exchanges(blob.read(), digest, url=capture.final_url)
 
     @contextmanager
     def _blob(

@@ -49,9 +49,9 @@ def test_replayed_head_describes_the_stored_body(headers: list[tuple[str, str]],
 
 def test_unknown_headers_blob_is_refused() -> None:
     with pytest.raises(IntegrityError):
-        parse_exchanges(b'{"format": "other"}', "sha256:" + "0" * 64)
+        parse_exchanges(b'{"format": "other"}', "sha256:" + "0" * 64, url="http://x.test/")
     with pytest.raises(IntegrityError):
-        parse_exchanges(b"not json", "sha256:" + "0" * 64)
+        parse_exchanges(b"not a head", "sha256:" + "0" * 64, url="http://x.test/")
 
 
 def test_capture_keeps_every_exchange(tmp_path: Path) -> None:
@@ -71,11 +71,12 @@ def test_capture_keeps_every_exchange(tmp_path: Path) -> None:
     assert named["size"] == len(blob)
     document = json.loads(blob)
     assert document["format"] == HEAD_FORMAT
-    hop, final = parse_exchanges(blob, named["hash"])
+    hop, final = parse_exchanges(blob, named["hash"], url="unused")
     assert hop.status == 307
     assert hop.ip == final.ip == "127.0.0.1"
     assert hop.url == server.url("/r")
     assert ("Location", "/p") in hop.response.headers
+    assert final.request is not None
     assert final.request.first_line == "GET /p HTTP/1.1"
     assert ("Host", f"127.0.0.1:{server.port}") in final.request.headers
     assert final.response.first_line == "HTTP/1.1 200 OK"
@@ -84,6 +85,18 @@ def test_capture_keeps_every_exchange(tmp_path: Path) -> None:
     assert [name for name in names if name in order] == order  # as sent, duplicates kept
     assert [v for n, v in final.response.headers if n.lower() == "set-cookie"] == ["a=1", "b=2"]
     assert store.get("raw", record.snapshot_id) == b"<p>hello there</p>"  # decoded body
+
+
+def test_an_imported_head_is_the_archived_response() -> None:
+    blob = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\n\r\n"
+    [exchange] = parse_exchanges(blob, "sha256:" + "0" * 64, url="http://x.test/a")
+    assert exchange.request is None
+    assert exchange.status == 200
+    assert exchange.url == "http://x.test/a"
+    assert exchange.response.headers == (
+        ("Content-Type", "text/html"),
+        ("Content-Encoding", "gzip"),
+    )
 
 
 def test_local_file_has_no_head(tmp_path: Path) -> None:
