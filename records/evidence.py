@@ -19,6 +19,7 @@ from records.outcome import (
     EVIDENCE_HOLDS,
 )
 from snap.errors import BlobNotFound, IntegrityError, SnapError, StoreError
+from snapshotter.capture import HEADERS_BLOB
 from snapshotter.store import BlobStore, blob_key, open_store
 from snapshotter.store.hashing import NullSink
 
@@ -142,6 +143,19 @@ def blob_state(store: BlobStore, kind: str, digest: str, version_id: str | None)
     if on_top is not None:
         return BlobState(kind, digest, version_id, BLOB_SHADOWED, on_top)
     return BlobState(kind, digest, version_id, BLOB_INTACT)
+
+
+def recorded_head(provenance: dict[str, Any] | None) -> tuple[str, str, str | None] | None:
+    """(kind, digest, recorded version) of a capture's ``headers`` blob, when it has one (a
+    capture made before heads were kept, or of a local file, has none). A fetch records
+    ``{"hash", "size", "versionId"}``; an import records the digest."""
+    named = (provenance or {}).get(HEADERS_BLOB)
+    if isinstance(named, str):  # ``snap import`` names the blob by its digest alone
+        return "headers", named, None
+    if not isinstance(named, dict) or not isinstance(named.get("hash"), str):
+        return None
+    version = named.get("versionId")
+    return "headers", named["hash"], version if isinstance(version, str) else None
 
 
 def recorded_blobs(evidence: Evidence) -> list[tuple[str, str, str | None]]:

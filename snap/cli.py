@@ -453,6 +453,64 @@ def show(
 
 
 @cli.command()
+@click.argument("file", required=False, type=click.Path(path_type=Path))
+@click.option(
+    "--format",
+    "fmt",
+    required=True,
+    type=click.Choice(["warc", "wacz", "html"]),
+    help="warc: WARC 1.1; wacz: WACZ 1.1.1 with pages and annotations; html: evidence page.",
+)
+@click.option(
+    "-o", "--output", required=True, type=click.Path(path_type=Path), help="The file to write."
+)
+@click.option("--citation", "citation_id", help="Export this citation and what it was checked on.")
+@click.option("--snapshot", "snapshot_id", help="Export every capture of this snapshot.")
+@click.option("--url", help="Export every stored capture of this URL.")
+@click.option("--force", is_flag=True, help="Replace the output file if it exists.")
+@json_option
+@click.pass_context
+def export(
+    ctx: click.Context,
+    file: Path | None,
+    fmt: str,
+    output: Path,
+    citation_id: str | None,
+    snapshot_id: str | None,
+    url: str | None,
+    force: bool,
+    as_json: bool,
+) -> None:
+    """Write stored evidence as a web archive (WARC, WACZ) or an evidence page.
+
+    Select exactly one: --citation ID, --snapshot ID, --url URL, or FILE (an answer or citation
+    file in any format `snap verify` reads: everything it cites). Every blob is re-hashed as it
+    is read; a damaged one stops the export (exit 1) and nothing is written.
+    """
+    from records.exports.export import check_output
+    from records.exports.export import export as run_export
+    from records.exports.selection import select
+
+    check_output(output, force=force)
+    with workspace(ctx, existing=True) as ws:
+        selection = select(
+            ws,
+            citation_id=citation_id,
+            snapshot_id=snapshot_id,
+            url=url and as_url(url),
+            file=file,
+        )
+        with progress_counter(len(selection.captures), "exporting") as bar:
+            result = run_export(
+                ws, selection, fmt=fmt, out=output, force=force, progress=bar.update
+            )
+    if as_json:
+        emit_json(result.to_json())
+    else:
+        click.echo(render.export_summary(result.to_json()))
+
+
+@cli.command()
 @click.option("--url", help="Only snapshots captured from this URL.")
 @click.option("--snapshot", "snapshot_id", help="Only this snapshot (an id or 8+ hex digits).")
 @click.option("--since", callback=parse_since, help="Only snapshots recorded since this date.")

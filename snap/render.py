@@ -337,6 +337,24 @@ def reextracted(results: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def export_summary(result: dict[str, Any]) -> str:
+    counts = result["counts"]
+    lines = [
+        f"wrote {result['path']}  ({result['format']}, {result['bytes']} bytes)",
+        f"  sha256    {result['sha256']}",
+        f"  selection {result['selection']}",
+        f"  contents  {plural(counts['snapshots'], 'snapshot')} from"
+        f" {plural(counts['captures'], 'capture')}, {plural(counts['citations'], 'citation')},"
+        f" {plural(counts['verifications'], 'verification')}",
+    ]
+    if counts.get("records"):
+        records = ", ".join(f"{n} {kind}" for kind, n in sorted(counts["records"].items()))
+        lines.append(f"  records   {records}")
+    if result["notRecorded"]:
+        lines.append(f"  not in snap's records (never checked): {', '.join(result['notRecorded'])}")
+    return "\n".join(lines)
+
+
 def import_report(report: dict[str, Any]) -> str:
     """One line per record refused or revisit left unresolved, then the counts."""
     lines = []

@@ -147,9 +147,13 @@ def _extraction_failure(fetched: Fetched, message: str) -> ExtractionError:
 
 
 def store_capture(fetched: Fetched, extraction: Extraction, store: BlobStore) -> SnapshotRecord:
-    """Write the raw bytes and the text (if any) write-once, tagged with how they were made."""
+    """Write the raw bytes, the text (if any) and the HTTP heads (if any) write-once, tagged
+    with how they were made; the heads' digest and version go into the capture's provenance."""
     tags = {"extractor": extraction.extractor, "normalizer": NORMALIZER_ID}
     raw_blob = store.put("raw", fetched.raw_digest, fetched.path, tags={"kind": "raw", **tags})
+    provenance = dict(fetched.provenance)
+    if fetched.head is not None:
+        provenance[HEADERS_BLOB] = store_head(store, fetched.head, tags)
     text_blob = None
     text_hash = norm_hash = None
     text_size = None
@@ -178,9 +182,20 @@ def store_capture(fetched: Fetched, extraction: Extraction, store: BlobStore) ->
         pages=extraction.pages,
         flags=extraction.flags,
         reason=extraction.reason,
-        provenance=fetched.provenance,
+        provenance=provenance,
         decoding=decoding_of(fetched.declared_content_type),
     )
+
+
+HEADERS_BLOB = "headersBlob"  # the provenance key naming a capture's ``headers`` blob
+HEAD_FORMAT = "snap-http-exchanges/1"  # the format of a ``headers`` blob (snapshotter.fetch)
+
+
+def store_head(store: BlobStore, head: bytes, tags: dict[str, str]) -> dict[str, Any]:
+    """Store the HTTP heads of one capture; what the capture's provenance records of them."""
+    digest, size = source_digest(head)
+    blob = store.put("headers", digest, head, tags={"kind": "headers", **tags})
+    return {"hash": digest, "size": size, "versionId": blob.version_id}
 
 
 def decoding_of(declared_content_type: str | None) -> str:

@@ -11,7 +11,12 @@ the caller; call ``Fetched.cleanup()`` when done, or use ``with fetching(...) as
 On failure nothing is left behind.
 
 What is stored: the *decoded* body (after gzip/deflate Content-Encoding), because that is the
-representation of the resource; the transfer encoding a server picked is not part of it.
+representation of the resource; the transfer encoding a server picked is not part of it.  Its
+SHA-256 is the snapshot id.  Beside it, ``Fetched.head`` keeps every HTTP exchange of the capture
+(redirect hops, then the final one) as sent and received: the request line and headers snap
+sent, byte for byte, and the status line and all response headers in order, duplicates kept.
+That is what a WARC export needs and what can never be recovered later; the export marks the
+decoding (see ``records.exports.http_head``, which reads this format).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import http.client
+import json
 import os
 import socket
 import ssl
@@ -31,12 +37,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 from urllib.parse import quote, unquote, urljoin, urlsplit
 
 import snap
 from snap.config import Settings
 from snap.errors import FetchError, InputError, TooLarge
+from snapshotter.capture import HEAD_FORMAT
 from snapshotter.guard import check_url_scheme, resolve_checked
 from snapshotter.tempfiles import create_locked, remove_stale_temp_files
 
@@ -45,6 +52,7 @@ INFLATE_STEP = 1024 * 1024  # most decoded bytes produced (and held in memory) a
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 DEFAULT_USER_AGENT = f"snap/{snap.__version__} (+citation snapshot)"
 TOTAL_TIMEOUT_FACTOR = 10  # without a deadline, a capture may take this many read timeouts
+MAX_HEAD_BYTES = 256 * 1024  # of a request head kept (snap's own heads are a few hundred bytes)
 _PATH_SAFE = "/%:@!$&'()*+,;=-._~"
 
 
@@ -95,6 +103,9 @@ class Fetched:
     declared_content_type: str | None
     provenance: dict[str, object] = field(default_factory=dict)
     lock: BinaryIO | None = field(default=None, compare=False, repr=False)
+    # The HTTP exchanges of the capture as a ``headers`` blob (see ``head_document``); None
+    # for a local file, which has no HTTP head.
+    head: bytes | None = field(default=None, compare=False, repr=False)
 
     def cleanup(self) -> None:
         """Delete the temporary file, then drop its lock (safe to call twice)."""
@@ -278,6 +289,7 @@ class _BodySink:
         status: int | None,
         content_type: str | None,
         provenance: dict[str, object],
+        head: bytes | None = None,
     ) -> Fetched:
         self._file.flush()
         return Fetched(
@@ -290,6 +302,7 @@ class _BodySink:
             declared_content_type=content_type,
             provenance=provenance,
             lock=self._file,
+            head=head,
         )
 
 
@@ -451,6 +464,13 @@ class _PinnedHTTPConnection(http.client.HTTPConnection):
         self.watchdog = watchdog
         self.peer: tuple[str, int] | None = None
         self.cert_sha256: str | None = None
+        self.sent = bytearray()  # the request head exactly as written to the connection
+
+    def send(self, data: Any) -> None:
+        """Keep a copy of the request head (a GET has no body) before sending it."""
+        if isinstance(data, bytes | bytearray) and len(self.sent) < MAX_HEAD_BYTES:
+            self.sent += data[: MAX_HEAD_BYTES - len(self.sent)]
+        super().send(data)
 
     def _open_socket(self) -> socket.socket:
         sock = socket.create_connection((self.address, self.port), self.timeout)
@@ -543,6 +563,7 @@ class _HttpCapture:
         self.workdir = workdir
         self.status: int | None = None
         self.redirects: list[dict[str, object]] = []
+        self.exchanges: list[dict[str, object]] = []  # every hop's heads, for the headers blob
         self.provenance: dict[str, object] = {
             "fetchedAt": _now(),
             "userAgent": options.user_agent,
@@ -615,6 +636,7 @@ class _HttpCapture:
         while True:
             connection, response = self._request(self.current)
             try:
+                self.exchanges.append(_exchange(self.current, connection, response))
                 location = self._redirect_target(response)
                 if location is None:
                     return self._receive(response)
@@ -732,6 +754,7 @@ class _HttpCapture:
             status=response.status,
             content_type=response.getheader("Content-Type"),
             provenance=self.provenance,
+            head=head_document(self.exchanges),
         )
 
     def _refuse_declared_oversize(self, response: http.client.HTTPResponse) -> None:
@@ -774,6 +797,47 @@ def _content_encoding(response: http.client.HTTPResponse) -> str:
     if encoding not in SUPPORTED_CONTENT_ENCODINGS:
         raise FetchError(f"unsupported Content-Encoding {encoding!r}")
     return encoding
+
+
+def _exchange(
+    url: str, connection: _PinnedHTTPConnection, response: http.client.HTTPResponse
+) -> dict[str, object]:
+    """One hop as it went over the wire: the peer it went to, the request head snap sent (parsed
+    from the very bytes written) and the status line with every response header, in order,
+    duplicates kept.
+
+    http.client reads header bytes as ISO-8859-1, so each value maps back to its exact bytes."""
+    lines = bytes(connection.sent).split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
+    method, _, rest = lines[0].partition(" ")
+    target, _, version = rest.rpartition(" ")
+    versions = {9: "HTTP/0.9", 10: "HTTP/1.0", 11: "HTTP/1.1"}
+    peer = connection.peer
+    return {
+        "url": url,
+        "ip": peer[0] if peer else None,
+        "tlsCertSha256": connection.cert_sha256,
+        "request": {
+            "method": method,
+            "target": target,
+            "httpVersion": version,
+            "headers": [list(line.split(": ", 1)) for line in lines[1:] if ": " in line],
+        },
+        "response": {
+            "httpVersion": versions.get(response.version, "HTTP/1.1"),
+            "status": response.status,
+            "reason": response.reason,
+            "headers": [[name, value] for name, value in response.msg.items()],
+        },
+    }
+
+
+def head_document(exchanges: list[dict[str, object]]) -> bytes:
+    """The ``headers`` blob: canonical JSON (sorted keys, no spaces), so the same heads always
+    give the same digest."""
+    document = {"format": HEAD_FORMAT, "exchanges": exchanges}
+    return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
+        "utf-8"
+    )
 
 
 def _recorded_headers(response: http.client.HTTPResponse) -> dict[str, str]:

@@ -12,6 +12,9 @@ fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[dev]' 2>&1 \
     | grep -v -e 'is ignored: it is neither' -e "does not provide the extra" || true
 
+# pywb (the replay test's tool) lives in .venv-pywb: see tests/exports/setup_pywb.sh.
+bash tests/exports/setup_pywb.sh
+
 started_localstack=0
 moto_pid=
 cleanup() {

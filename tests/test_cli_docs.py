@@ -54,6 +54,7 @@ def test_every_command_has_help_and_is_documented(name: str, command: click.Comm
         "fsck",
         "show",
         "reextract",
+        "export",
         "store init",
         "db upgrade",
         "jobs",

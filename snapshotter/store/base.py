@@ -1,8 +1,9 @@
 """The one small interface every blob store implements.
 
-A blob is addressed only by its kind (``raw`` bytes as fetched, extracted ``text``) and the
-SHA-256 of its content.  Keys are derived from the digest alone, so the content behind a key
-cannot change without the key changing; every read re-hashes and refuses a mismatch.
+A blob is addressed only by its kind (``raw`` bytes as fetched, extracted ``text``, the HTTP
+``headers`` of the exchanges that fetched them) and the SHA-256 of its content.  Keys are
+derived from the digest alone, so the content behind a key cannot change without the key
+changing; every read re-hashes and refuses a mismatch.
 """
 
 from __future__ import annotations

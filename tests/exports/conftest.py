@@ -17,6 +17,13 @@ from records.exports.evidence_page import render_evidence_page
 from records.workspace import Workspace
 from snap.config import Settings
 from tests.http_fixtures import LoopbackServer, http_server  # noqa: F401  (fixture)
+from tests.records.conftest import (  # noqa: F401  (fixtures: export tests run on both backends)
+    backend,
+    postgres_url,
+    s3_bucket,
+    s3_env,
+)
+from tests.s3_support import s3_endpoint  # noqa: F401  (fixture)
 
 ARTICLE = """<!DOCTYPE html><html lang="en"><head><title>Caching at the edge</title></head><body>
 <nav><a href="/">Home</a></nav>

@@ -1,0 +1,117 @@
+"""Citations and their verifications as W3C Web Annotations, for ``annotations.jsonl``.
+
+A citation is an annotation with motivation ``quoting`` (its claim as the body); each check of
+it is an annotation with motivation ``assessing`` whose targets are the citation's annotation
+and the text checked. Every target that names stored bytes carries a ``TimeState``: the capture
+time as ``sourceDate`` and, as ``cached``, the WARC-Record-ID of the response record holding
+those bytes (whose ``WARC-Payload-Digest`` is the snapshot id).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from records.exports.selection import CaptureItem, CitationItem, Selection, VerificationItem
+from records.exports.warc import WarcSummary, warc_date
+from records.inputs import ANNOTATION_ID_PREFIX
+from snapshotter.capture import rfc3339
+from verifier import TextPositionSelector, TextQuoteSelector
+
+CONTEXT = "http://www.w3.org/ns/anno.jsonld"
+
+
+def web_annotations(selection: Selection, summary: WarcSummary) -> Iterator[dict[str, Any]]:
+    """One ``quoting`` annotation per citation, then one ``assessing`` per verification."""
+    exported = _exported_captures(selection, summary)
+    for citation in selection.citations:
+        yield _citation(citation, exported)
+        for number, verification in enumerate(citation.verifications, start=1):
+            yield _verification(citation, verification, number, exported)
+
+
+def _exported_captures(
+    selection: Selection, summary: WarcSummary
+) -> dict[str, tuple[CaptureItem, str]]:
+    """The first exported capture of each snapshot, with its response record's id."""
+    found: dict[str, tuple[CaptureItem, str]] = {}
+    for capture in selection.captures:
+        record_id = summary.response_ids.get(capture.capture_id)
+        if record_id is not None:
+            found.setdefault(capture.snapshot_id, (capture, record_id))
+    return found
+
+
+def _target(
+    citation: CitationItem,
+    snapshot_id: str | None,
+    exported: dict[str, tuple[CaptureItem, str]],
+    span: tuple[int | None, int | None] = (None, None),
+) -> dict[str, Any]:
+    quote = TextQuoteSelector(citation.exact, citation.prefix, citation.suffix)
+    selectors: list[dict[str, object]] = [quote.to_w3c()]
+    if span[0] is not None and span[1] is not None:
+        selectors.append(TextPositionSelector(span[0], span[1]).to_w3c())
+    target: dict[str, Any] = {"type": "SpecificResource", "selector": selectors}
+    held = exported.get(snapshot_id or "")
+    if held is not None:
+        capture, record_id = held
+        target["source"] = citation.url or capture.url
+        target["state"] = {
+            "type": "TimeState",
+            "sourceDate": warc_date(capture),
+            "cached": record_id.strip("<>"),
+        }
+    elif citation.url:
+        target["source"] = citation.url
+    return target
+
+
+def _citation(
+    citation: CitationItem, exported: dict[str, tuple[CaptureItem, str]]
+) -> dict[str, Any]:
+    found = [v for v in citation.verifications if v.status == "quote_found"]
+    span = (found[-1].span_start, found[-1].span_end) if found else (None, None)
+    snapshot_id = citation.snapshot_id or (found[-1].snapshot_id if found else None)
+    document: dict[str, Any] = {
+        "@context": CONTEXT,
+        "id": ANNOTATION_ID_PREFIX + citation.id,
+        "type": "Annotation",
+        "motivation": "quoting",
+        "created": rfc3339(citation.created_at),
+        "target": _target(citation, snapshot_id, exported, span),
+    }
+    if citation.claim_text:
+        document["body"] = {
+            "type": "TextualBody",
+            "value": citation.claim_text,
+            "purpose": "describing",
+        }
+    return document
+
+
+def _verification(
+    citation: CitationItem,
+    verification: VerificationItem,
+    number: int,
+    exported: dict[str, tuple[CaptureItem, str]],
+) -> dict[str, Any]:
+    span = (verification.span_start, verification.span_end)
+    body: list[dict[str, Any]] = [
+        {"type": "TextualBody", "purpose": "assessing", "value": verification.status}
+    ]
+    if verification.reason:
+        body.append({"type": "TextualBody", "purpose": "describing", "value": verification.reason})
+    return {
+        "@context": CONTEXT,
+        "id": f"{ANNOTATION_ID_PREFIX}{citation.id}/verification/{number}",
+        "type": "Annotation",
+        "motivation": "assessing",
+        "created": rfc3339(verification.checked_at),
+        "generator": {"type": "Software", "name": verification.verifier},
+        "body": body,
+        "target": [
+            ANNOTATION_ID_PREFIX + citation.id,
+            _target(citation, verification.snapshot_id, exported, span),
+        ],
+    }

@@ -1,0 +1,150 @@
+"""``snap export``: a selection written as WARC, WACZ or an HTML evidence page.
+
+The output appears whole or not at all: it is written to a temporary file beside the target,
+flushed to disk, and only then linked into place (``os.link`` refuses an existing file, so two
+exports cannot overwrite each other; ``--force`` replaces instead). Any failure, a damaged blob
+above all, removes the temporary file and leaves nothing at the target.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from records.exports.selection import Selection
+from records.workspace import Workspace
+from snap.errors import InputError
+
+FORMATS = ("warc", "wacz", "html")
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    path: Path
+    format: str
+    sha256: str
+    size: int
+    selection: Selection
+    counts: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        verifications = sum(len(c.verifications) for c in self.selection.citations)
+        return {
+            "path": str(self.path),
+            "format": self.format,
+            "sha256": self.sha256,
+            "bytes": self.size,
+            "selection": self.selection.described,
+            "counts": {
+                "captures": len(self.selection.captures),
+                "snapshots": len(self.selection.snapshot_ids),
+                "citations": len(self.selection.citations),
+                "verifications": verifications,
+                **self.counts,
+            },
+            "snapshotIds": self.selection.snapshot_ids,
+            "citationIds": self.selection.citation_ids,
+            "notRecorded": list(self.selection.not_recorded),
+        }
+
+
+def check_output(path: Path, *, force: bool) -> None:
+    """Before anything is read: the target can be written, and is not there unless forced."""
+    folder = path.resolve().parent
+    if not folder.is_dir() or not os.access(folder, os.W_OK):
+        raise InputError(f"{path}: cannot write there (no such folder, or not writable)")
+    if path.is_dir():
+        raise InputError(f"{path} is a folder; give the path of the file to write")
+    if path.exists() and not force:
+        raise InputError(f"{path} exists; give --force to replace it")
+
+
+def export(
+    workspace: Workspace,
+    selection: Selection,
+    *,
+    fmt: str,
+    out: Path,
+    force: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> ExportResult:
+    """Write ``selection`` to ``out``; ``progress`` is told of each capture written."""
+    if fmt not in FORMATS:
+        raise InputError(f"unknown export format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    check_output(out, force=force)
+    with _staged(out, force=force) as staged:
+        counts = _write(workspace, selection, fmt, staged, name=out.name, progress=progress)
+    digest, size = _digest(out)
+    return ExportResult(out, fmt, digest, size, selection, counts)
+
+
+def _write(
+    workspace: Workspace,
+    selection: Selection,
+    fmt: str,
+    target: Path,
+    *,
+    name: str,
+    progress: Callable[[int], None] | None,
+) -> dict[str, Any]:
+    if fmt == "html":
+        from records.exports.evidence_page import render_evidence_page
+
+        if not selection.citations:
+            raise InputError(
+                f"{selection.described} has no recorded citation; the evidence page shows citations"
+            )
+        target.write_text(render_evidence_page(workspace, selection.citation_ids), "utf-8")
+        return {}
+    from records.exports.warc import write_warc
+
+    workspace.stores.check_all([capture.evidence for capture in selection.captures])
+    if fmt == "warc":
+        with target.open("wb") as out:
+            summary = write_warc(out, selection, workspace.stores, filename=name, progress=progress)
+        return {"records": summary.records}
+    from records.exports.wacz import WARC_NAME, write_wacz
+
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".snap-export-") as folder:
+        warc = Path(folder) / WARC_NAME
+        with warc.open("wb") as out:
+            summary = write_warc(
+                out, selection, workspace.stores, filename=WARC_NAME, progress=progress
+            )
+        written = write_wacz(target, warc, selection, summary)
+    return {"records": summary.records, **written}
+
+
+@contextmanager
+def _staged(out: Path, *, force: bool) -> Iterator[Path]:
+    """A temporary path beside ``out``, put in place only when the body finishes."""
+    handle, name = tempfile.mkstemp(dir=out.resolve().parent, prefix=f".{out.name}.", suffix=".tmp")
+    os.close(handle)
+    staged = Path(name)
+    try:
+        yield staged
+        with staged.open("rb+") as written:
+            os.fsync(written.fileno())
+        if force:
+            staged.replace(out)
+        else:
+            try:
+                os.link(staged, out)
+            except FileExistsError:
+                raise InputError(f"{out} exists; give --force to replace it") from None
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            staged.unlink()
+
+
+def _digest(path: Path) -> tuple[str, int]:
+    with path.open("rb") as stream:
+        digest = hashlib.file_digest(stream, "sha256")
+    return "sha256:" + digest.hexdigest(), path.stat().st_size

@@ -1,0 +1,373 @@
+"""WARC 1.1 of a selection, written with warcio, one gzip member per record.
+
+Per capture, in this order (the order crawlers write):
+
+* each redirect hop: a ``request`` and a ``response`` (status line and headers as captured; the
+  hop's body was never kept, so its payload is empty and the headers say so);
+* ``request`` (the head snap sent) and ``response`` (the final status line and headers, see
+  ``http_head.as_replayed``, and the body as stored), linked by ``WARC-Concurrent-To``; the
+  response's ``WARC-Payload-Digest`` is the snapshot id. A second capture of the same bytes in
+  one archive is a ``revisit`` (identical payload digest) instead of a second copy;
+* a local file has no HTTP: one ``resource`` record with its bytes;
+* ``metadata`` (``application/warc-fields``): provenance (redirect chain, peer address, TLS
+  certificate fingerprint, user agent, snap's ids and hashes). Never JSON under the page's URL:
+  a replay tool would serve it instead of the page;
+* ``conversion``: the extracted text under ``urn:snap:text:sha256:<hex>``, ``WARC-Refers-To``
+  the response.
+
+Every blob is read through the store's digest-checked path into a temporary file first: a
+damaged or missing blob stops the export (exit 1) before anything is written in its place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from warcio.recordbuilder import RecordBuilder
+from warcio.statusandheaders import StatusAndHeaders, StatusAndHeadersParser
+from warcio.warcwriter import WARCWriter
+
+import snap
+from records.evidence import StoreResolver, recorded_head
+from records.exports.http_head import Exchange, Head, as_replayed, parse_exchanges
+from records.exports.selection import CaptureItem, Selection
+from snap.errors import IntegrityError
+from snapshotter.capture import HEADERS_BLOB
+
+WARC_VERSION = "1.1"
+CONFORMS_TO = "http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/"
+TEXT_URI_PREFIX = "urn:snap:text:"
+EMPTY_SHA256 = "sha256:" + hashlib.sha256(b"").hexdigest()
+
+
+@dataclass
+class WarcSummary:
+    """What was written, by record type, and where each capture's response record is (for the
+    WACZ pages and annotations)."""
+
+    records: dict[str, int] = field(default_factory=dict)
+    response_ids: dict[int, str] = field(default_factory=dict)  # capture id → WARC-Record-ID
+    titles: dict[int, str] = field(default_factory=dict)
+
+    def count(self, record_type: str) -> None:
+        self.records[record_type] = self.records.get(record_type, 0) + 1
+
+
+def write_warc(
+    out: IO[bytes],
+    selection: Selection,
+    stores: StoreResolver,
+    *,
+    filename: str,
+    progress: Callable[[int], None] | None = None,
+) -> WarcSummary:
+    """Write the selection as WARC records to ``out`` (gzip per record); ``progress`` is told
+    of each capture written."""
+    writer = _Writer(WARCWriter(out, gzip=True, warc_version=WARC_VERSION), stores)
+    writer.warcinfo(selection, filename)
+    for capture in selection.captures:
+        writer.capture(capture)
+        if progress is not None:
+            progress(1)
+    return writer.summary
+
+
+def warc_date(capture: CaptureItem) -> str:
+    """The capture time as recorded at fetch (microseconds, UTC, ``Z``)."""
+    recorded = capture.provenance.get("fetchedAt")
+    if isinstance(recorded, str) and recorded.endswith("Z"):
+        return recorded
+    return capture.fetched_at.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def sha256_hex(digest: str) -> str:
+    return digest.removeprefix("sha256:")
+
+
+class _Writer:
+    def __init__(self, writer: WARCWriter, stores: StoreResolver) -> None:
+        self.writer = writer
+        self.stores = stores
+        self.summary = WarcSummary()
+        self.first_response: dict[str, tuple[str, str, str]] = {}  # snapshot → (id, uri, date)
+        self.texts: set[str] = set()
+
+    # --- records -----------------------------------------------------------------------
+
+    def warcinfo(self, selection: Selection, filename: str) -> None:
+        extractors = sorted({c.evidence.extractor for c in selection.captures})
+        normalizers = sorted({c.evidence.normalizer for c in selection.captures})
+        fields = [
+            ("software", f"snap/{snap.__version__}"),
+            ("format", "WARC File Format 1.1"),
+            ("conformsTo", CONFORMS_TO),
+            ("description", f"snap evidence export: {selection.described}"),
+            *(("snap-extractor", extractor) for extractor in extractors),
+            *(("snap-normalizer", normalizer) for normalizer in normalizers),
+        ]
+        payload = warc_fields(fields)
+        headers = {"WARC-Filename": filename}
+        self._write(None, "warcinfo", payload, headers, content_type="application/warc-fields")
+
+    def capture(self, capture: CaptureItem) -> None:
+        # a local file has no HTTP exchange to replay
+        local = capture.status is None
+        response_id = self._resource(capture) if local else self._http(capture)
+        self.summary.response_ids[capture.capture_id] = response_id
+        self._metadata(capture, response_id)
+        self._conversion(capture, response_id)
+
+    def _http(self, capture: CaptureItem) -> str:
+        exchanges = self._exchanges(capture)
+        date = warc_date(capture)
+        for hop in exchanges[:-1]:
+            self._exchange(hop, None, date, capture)
+        return self._exchange(exchanges[-1] if exchanges else None, capture, date, capture)
+
+    def _exchange(
+        self,
+        exchange: Exchange | None,
+        body_of: CaptureItem | None,
+        date: str,
+        capture: CaptureItem,
+    ) -> str:
+        """A request/response pair; ``body_of`` is the capture whose stored body goes with the
+        response (None: a redirect hop, whose body was not kept)."""
+        uri = exchange.url if exchange is not None else capture.final_url
+        ip = exchange.ip if exchange is not None and exchange.ip else capture.provenance.get("ip")
+        common = {"WARC-Date": date, **({"WARC-IP-Address": str(ip)} if ip else {})}
+        response_id = str(StatusAndHeadersParser.make_warc_id())
+        if exchange is not None and exchange.request is not None:
+            request = _http_headers(exchange.request, request=True)
+            self._write(uri, "request", b"", {**common, "WARC-Concurrent-To": response_id}, request)
+        head = exchange.response if exchange is not None else _minimal_head(capture)
+        if body_of is None:
+            replayed = as_replayed(head, 0)
+            http = _http_headers(replayed)
+            self._write(uri, "response", b"", {**common, "WARC-Record-ID": response_id}, http)
+            return response_id
+        seen = self.first_response.get(body_of.snapshot_id)
+        replayed = as_replayed(head, body_of.raw_size)
+        http = _http_headers(replayed)
+        headers = {**common, "WARC-Record-ID": response_id}
+        if seen is not None:
+            headers |= {
+                "WARC-Profile": RecordBuilder.REVISIT_PROFILE_1_1,
+                "WARC-Refers-To": seen[0],
+                "WARC-Refers-To-Target-URI": seen[1],
+                "WARC-Refers-To-Date": seen[2],
+                "WARC-Payload-Digest": body_of.snapshot_id,
+            }
+            self._write(uri, "revisit", b"", headers, http)
+            return response_id
+        with self._blob(
+            capture, "raw", capture.evidence.raw_hash, capture.evidence.raw_version_id
+        ) as raw:
+            headers["WARC-Payload-Digest"] = body_of.snapshot_id
+            self._write(uri, "response", raw, headers, http)
+            raw.seek(0)
+            self.summary.titles[capture.capture_id] = _title(raw.read(64 * 1024))
+        self.first_response[body_of.snapshot_id] = (response_id, uri, date)
+        return response_id
+
+    def _resource(self, capture: CaptureItem) -> str:
+        response_id = str(StatusAndHeadersParser.make_warc_id())
+        evidence = capture.evidence
+        headers = {
+            "WARC-Date": warc_date(capture),
+            "WARC-Record-ID": response_id,
+            "WARC-Payload-Digest": capture.snapshot_id,
+        }
+        with self._blob(capture, "raw", evidence.raw_hash, evidence.raw_version_id) as raw:
+            self._write(
+                capture.final_url, "resource", raw, headers, content_type=capture.content_type
+            )
+            raw.seek(0)
+            self.summary.titles[capture.capture_id] = _title(raw.read(64 * 1024))
+        return response_id
+
+    def _metadata(self, capture: CaptureItem, response_id: str) -> None:
+        headers = {
+            "WARC-Date": warc_date(capture),
+            "WARC-Concurrent-To": response_id,
+            "WARC-Refers-To": response_id,
+        }
+        payload = warc_fields(provenance_fields(capture))
+        self._write(
+            capture.final_url, "metadata", payload, headers, content_type="application/warc-fields"
+        )
+
+    def _conversion(self, capture: CaptureItem, response_id: str) -> None:
+        """The text, once per archive (a second capture of the same bytes refers to it)."""
+        evidence = capture.evidence
+        if evidence.text_hash is None or evidence.text_hash in self.texts:
+            return
+        self.texts.add(evidence.text_hash)
+        headers = {
+            "WARC-Date": warc_date(capture),
+            "WARC-Refers-To": response_id,
+            "WARC-Payload-Digest": evidence.text_hash,
+        }
+        uri = TEXT_URI_PREFIX + evidence.text_hash
+        with self._blob(capture, "text", evidence.text_hash, evidence.text_version_id) as text:
+            self._write(uri, "conversion", text, headers, content_type="text/plain; charset=utf-8")
+
+    # --- plumbing ----------------------------------------------------------------------
+
+    def _exchanges(self, capture: CaptureItem) -> list[Exchange]:
+        head = recorded_head(capture.provenance)
+        if head is None:
+            return []
+        _, digest, version = head
+        with self._blob(capture, "headers", digest, version) as blob:
+            return parse_exchanges(blob.read(), digest, url=capture.final_url)
+
+    @contextmanager
+    def _blob(
+        self, capture: CaptureItem, kind: str, digest: str, version: str | None
+    ) -> Iterator[IO[bytes]]:
+        """The blob in a temporary file, complete and digest-checked before it is used."""
+        store = self.stores.store_for(capture.evidence)
+        with tempfile.TemporaryFile() as sink:
+            store.read_into(kind, digest, sink, version_id=version)
+            sink.seek(0)
+            yield sink
+
+    def _write(
+        self,
+        uri: str | None,
+        record_type: str,
+        payload: bytes | IO[bytes],
+        warc_headers: dict[str, str],
+        http_headers: StatusAndHeaders | None = None,
+        *,
+        content_type: str = "",
+    ) -> None:
+        """One record, with a SHA-256 block digest computed here (warcio's default is SHA-1)
+        and the payload digest given by the caller kept as is (the length is passed)."""
+        with ExitStack() as stack:
+            stream = (
+                stack.enter_context(tempfile.TemporaryFile())
+                if isinstance(payload, bytes)
+                else payload
+            )
+            if isinstance(payload, bytes):
+                stream.write(payload)
+            length = stream.seek(0, 2)
+            block = hashlib.sha256()
+            if http_headers is not None:
+                http_headers.compute_headers_buffer()
+                block.update(http_headers.headers_buff)
+            stream.seek(0)
+            payload_hash = hashlib.sha256()
+            while chunk := stream.read(1024 * 1024):
+                block.update(chunk)
+                payload_hash.update(chunk)
+            stream.seek(0)
+            headers = {**warc_headers, "WARC-Block-Digest": "sha256:" + block.hexdigest()}
+            payload_digest = "sha256:" + payload_hash.hexdigest()
+            if record_type not in ("warcinfo", "revisit"):
+                given = headers.setdefault("WARC-Payload-Digest", payload_digest)
+                if given != payload_digest:  # the store checked it; this guards the writer
+                    raise IntegrityError(f"{record_type} of {uri}", given, payload_digest)
+            record = self.writer.create_warc_record(
+                uri or "",
+                record_type,
+                payload=stream,
+                length=length,
+                warc_content_type=content_type,
+                warc_headers_dict=headers,
+                http_headers=http_headers,
+            )
+            self.writer.write_record(record)
+        self.summary.count(record_type)
+
+
+def _http_headers(head: Head, *, request: bool = False) -> StatusAndHeaders:
+    if request:
+        return StatusAndHeaders(head.first_line, list(head.headers), protocol="")
+    protocol, _, status_line = head.first_line.partition(" ")
+    return StatusAndHeaders(status_line, list(head.headers), protocol=protocol)
+
+
+def _minimal_head(capture: CaptureItem) -> Head:
+    """A capture made before snap kept heads: its status and the few headers it recorded."""
+    recorded = capture.provenance.get("headers")
+    names = {
+        "contentType": "Content-Type",
+        "etag": "ETag",
+        "lastModified": "Last-Modified",
+        "date": "Date",
+    }
+    headers = tuple(
+        (names[key], str(value)) for key, value in (recorded or {}).items() if key in names
+    )
+    return Head(f"HTTP/1.1 {capture.status}", headers)
+
+
+def _title(head: bytes) -> str:
+    """The page's <title> for pages.jsonl, from the first 64 KiB; empty when none."""
+    match = re.search(rb"<title[^>]*>(.*?)</title", head, re.IGNORECASE | re.DOTALL)
+    if match is None:
+        return ""
+    return " ".join(match.group(1).decode("utf-8", "replace").split())[:300]
+
+
+def provenance_fields(capture: CaptureItem) -> list[tuple[str, str]]:
+    """The capture's provenance as WARC named fields, one value per line."""
+    evidence = capture.evidence
+    provenance = capture.provenance
+    fields: list[tuple[str, Any]] = [
+        ("snap-capture-id", capture.capture_id),
+        ("snap-snapshot-id", capture.snapshot_id),
+        ("snap-raw-sha256", evidence.raw_hash),
+        ("snap-text-sha256", evidence.text_hash),
+        ("snap-norm-sha256", evidence.norm_hash),
+        ("snap-extraction-id", evidence.extraction_id),
+        ("snap-extractor", evidence.extractor),
+        ("snap-normalizer", evidence.normalizer),
+        ("snap-store", evidence.store_location),
+        ("snap-raw-version-id", evidence.raw_version_id),
+        ("snap-text-version-id", evidence.text_version_id),
+        ("snap-version", provenance.get("snapVersion")),
+        ("requested-url", capture.url),
+        ("final-url", capture.final_url),
+        ("fetched-at", warc_date(capture)),
+        ("http-status", capture.status),
+        ("content-type", capture.content_type),
+        ("user-agent", provenance.get("userAgent")),
+        ("ip-address", provenance.get("ip")),
+        ("port", provenance.get("port")),
+        ("tls-cert-sha256", provenance.get("tlsCertSha256")),
+        ("local-path", provenance.get("path")),
+        ("local-mtime", provenance.get("mtime")),
+    ]
+    for hop in provenance.get("redirects") or []:
+        if isinstance(hop, dict):
+            fields.append(
+                ("redirect", f"{hop.get('status')} {hop.get('url')} -> {hop.get('location')}")
+            )
+    head = provenance.get(HEADERS_BLOB)
+    if isinstance(head, dict):
+        fields.append(("snap-headers-sha256", head.get("hash")))
+        fields.append(("snap-headers-version-id", head.get("versionId")))
+    fields.append(
+        (
+            "payload",
+            "as stored: transfer- and content-decoded; renamed headers are X-Archive-Orig-*",
+        )
+    )
+    return [(name, str(value)) for name, value in fields if value not in (None, "")]
+
+
+def warc_fields(fields: list[tuple[str, str]]) -> bytes:
+    """``application/warc-fields``: ``name: value`` lines; a line break in a value is folded
+    out (WARC named fields are one line each)."""
+    lines = [f"{name}: {' '.join(value.split())}\r\n" for name, value in fields]
+    return "".join(lines).encode("utf-8")
