@@ -14,6 +14,12 @@ Per record:
   (``WARC-Refers-To`` record id, else the payload digest, else ``WARC-Refers-To-Target-URI``
   and ``WARC-Refers-To-Date``) and recorded as a capture of the original's snapshot; when the
   original is not in the archive it is reported as skipped.
+- a redirect (a 3xx ``response`` with ``Location``) is recorded once the archive is read: when
+  the page it leads to (after further redirects, up to ``MAX_REDIRECT_HOPS``) is a response of
+  the same archive, as that page, captured from the redirecting URL at the redirect's time, with
+  the chain and the redirect's own body (stored) in its provenance; otherwise as it stands.
+  This is what ``snap fetch`` records for a URL that redirects, so a citation of the
+  redirecting URL is checked against the page a reader reached, not the redirect's body.
 - ``warcinfo`` is read for the software name; ``request``, ``metadata``, ``resource``,
   ``conversion`` and ``continuation`` records, and responses of non-HTTP schemes (``dns:``),
   are skipped: they are not what a page said.
@@ -32,6 +38,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin
 
 from records.imports.fields import (
     head_bytes,
@@ -57,6 +64,7 @@ from snap.errors import CaptureError, SnapError
 from snapshotter.capture import SnapshotRecord, extract_and_store
 
 Progress = Callable[[int], None]
+MAX_REDIRECT_HOPS = 10
 
 
 def total_bytes(path: Path) -> int:
@@ -107,12 +115,16 @@ class _ImportRun:
         self.by_digest: dict[str, SnapshotRecord] = {}
         self.by_uri_date: dict[tuple[str, str], SnapshotRecord] = {}
         self.revisits: list[_PendingRevisit] = []
+        self.latest: dict[str, SnapshotRecord] = {}  # canonical URL -> its latest response
+        self.redirects: list[_Redirect] = []
 
     def run(self) -> ImportReport:
         for source in self.archive.warcs:
             self._read_warc(source)
         for revisit in self.revisits:
             self.report.results.append(self._resolve(revisit))
+        for redirect in self.redirects:
+            self.report.results.append(self._follow(redirect))
         return self.report
 
     # --- reading ---------------------------------------------------------------------
@@ -240,6 +252,10 @@ class _ImportRun:
         finally:
             payload.fetched.cleanup()
         self._remember(snapshot, base.record_id, declared, uri, fetched_at)
+        location = http.get_header("Location") if 300 <= status < 400 else None
+        if location:  # recorded once the archive is read: see _follow
+            self.redirects.append(_Redirect(uri, status, location, snapshot, base))
+            return dataclasses.replace(base, outcome="deferred")
         return self._record_capture(snapshot, base)
 
     def _store_head(self, head: bytes, provenance: dict[str, object]) -> None:
@@ -260,6 +276,9 @@ class _ImportRun:
         if declared is not None:
             self.by_digest[normalized_digest(declared)] = snapshot
         self.by_uri_date[(canonical_url(uri), fetched_at)] = snapshot
+        key = canonical_url(uri)
+        if key not in self.latest or self.latest[key].fetched_at <= fetched_at:
+            self.latest[key] = snapshot
 
     def _record_capture(self, snapshot: SnapshotRecord, base: RecordResult) -> RecordResult:
         with self.workspace.db.session() as session:
@@ -280,6 +299,40 @@ class _ImportRun:
             reason=f"capture {capture_id} already records this URL at {snapshot.fetched_at}"
             f" (from {other}); not recorded twice",
         )
+
+    # --- redirects -------------------------------------------------------------------
+
+    def _follow(self, redirect: _Redirect) -> RecordResult:
+        """A redirect whose page (after any further redirects) is in this archive is recorded as
+        ``snap fetch`` records one: the redirecting URL at the redirect's time, captured as that
+        page, with the chain and the redirect's own body in its provenance. Otherwise the
+        redirect is recorded as it stands, its body as the snapshot."""
+        chain = [{"url": redirect.uri, "status": redirect.status, "location": redirect.location}]
+        hop = redirect
+        for _ in range(MAX_REDIRECT_HOPS):
+            target = urljoin(hop.uri, hop.location)
+            final = self.latest.get(canonical_url(target))
+            if final is None:
+                break
+            following = next((r for r in self.redirects if r.snapshot is final), None)
+            if following is None:
+                provenance = {
+                    **redirect.snapshot.provenance,
+                    "redirectChain": [*chain, {"url": final.url, "status": final.status}],
+                    "redirectBody": redirect.snapshot.snapshot_id,
+                }
+                followed = dataclasses.replace(
+                    final,
+                    url=redirect.uri,
+                    fetched_at=redirect.snapshot.fetched_at,
+                    provenance=provenance,
+                )
+                return self._record_capture(followed, redirect.base)
+            chain.append(
+                {"url": following.uri, "status": following.status, "location": following.location}
+            )
+            hop = following
+        return self._record_capture(redirect.snapshot, redirect.base)
 
     # --- revisits --------------------------------------------------------------------
 
@@ -328,6 +381,15 @@ class _ImportRun:
                 return None
             return self.by_uri_date.get((canonical_url(revisit.refers_to_uri), date))
         return None
+
+
+@dataclass(frozen=True)
+class _Redirect:
+    uri: str
+    status: int
+    location: str
+    snapshot: SnapshotRecord  # the redirect's own body, stored
+    base: RecordResult
 
 
 class _Damaged(Exception):

@@ -14,12 +14,16 @@ from tests.http_fixtures import LoopbackServer
 from tests.records.conftest import Backend
 
 
-@pytest.mark.parametrize("fmt", ["warc", "wacz"])
+@pytest.mark.parametrize(
+    ("fmt", "cited"), [("warc", "/page"), ("wacz", "/page"), ("warc", "/old"), ("wacz", "/old")]
+)
 def test_export_then_import_gives_the_same_snapshots(
-    backend: Backend, http_server: LoopbackServer, tmp_path: Path, fmt: str
+    backend: Backend, http_server: LoopbackServer, tmp_path: Path, fmt: str, cited: str
 ) -> None:
+    """``/old`` redirects to ``/page``: a citation of the redirecting URL verifies on the other
+    side too, against the page it led to (not the redirect's own body)."""
     serve_page(http_server)
-    url = http_server.url("/page")
+    url = http_server.url(cited)
     code, record = run_json(backend, "fetch", url)
     assert code == 0, record
     citation = tmp_path / "citation.json"

@@ -316,3 +316,53 @@ def test_a_revisit_in_one_warc_of_a_wacz_finds_its_original_in_another(tmp_path:
     assert revisit["outcome"] == "imported"
     assert revisit["file"] == "two.wacz#archive/two.warc.gz"
     assert revisit["snapshotId"] == sha256_id(PAGE)
+
+
+def test_a_redirect_is_captured_as_the_page_it_leads_to(backend: Backend, tmp_path: Path) -> None:
+    """Two hops (301 then a relative 302) to a page of the archive: the first URL is recorded as
+    snap fetch records a redirect, as the page; a redirect whose page is not in the archive is
+    recorded as it stands; a citation of the first URL verifies against the page."""
+    warc = CrawlerWarc(tmp_path / "redirects.warc.gz")
+    warc.response(
+        "http://example.test/a",
+        b"moved",
+        status="301 Moved Permanently",
+        gzip_body=False,
+        chunk=False,
+        extra=[("Location", "http://example.test/b")],
+    )
+    warc.response(
+        "http://example.test/b",
+        b"found",
+        status="302 Found",
+        gzip_body=False,
+        chunk=False,
+        extra=[("Location", "/cdn")],
+    )
+    warc.response(CDN, PAGE)
+    warc.response(
+        "http://example.test/away",
+        b"gone",
+        status="302 Found",
+        gzip_body=False,
+        chunk=False,
+        extra=[("Location", "http://elsewhere.test/")],
+    )
+    code, report = run_json(backend, "import", str(warc.write().path))
+    assert code == 0, report
+    records = by_type(report)
+    page = sha256_id(PAGE)
+    assert records[("response", "http://example.test/a", "imported")]["snapshotId"] == page
+    assert records[("response", "http://example.test/b", "imported")]["snapshotId"] == page
+    away = records[("response", "http://example.test/away", "imported")]
+    assert away["snapshotId"] == sha256_id(b"gone")
+    quote = tmp_path / "quote.json"
+    quote.write_text(json.dumps({"url": "http://example.test/a", "quote": QUOTE}))
+    code, verified = run_json(backend, "verify", str(quote))
+    assert code == 0, verified
+    assert verified["results"][0]["snapshotId"] == page
+    code, audited = run_json(backend, "audit", "--url", "http://example.test/a")
+    assert code == 0, audited
+    [capture] = audited["captures"]
+    chain = [hop["url"] for hop in capture["provenance"]["redirectChain"]]
+    assert chain == ["http://example.test/a", "http://example.test/b", CDN]
