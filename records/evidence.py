@@ -147,11 +147,9 @@ def blob_state(store: BlobStore, kind: str, digest: str, version_id: str | None)
 
 def recorded_head(provenance: dict[str, Any] | None) -> tuple[str, str, str | None] | None:
     """(kind, digest, recorded version) of a capture's ``headers`` blob, when it has one (a
-    capture made before heads were kept, or of a local file, has none). A fetch records
-    ``{"hash", "size", "versionId"}``; an import records the digest."""
+    capture made before heads were kept, or of a local file, has none). A fetch and an import
+    both record ``{"hash", "size", "versionId"}`` (``snapshotter.capture.store_head``)."""
     named = (provenance or {}).get(HEADERS_BLOB)
-    if isinstance(named, str):  # ``snap import`` names the blob by its digest alone
-        return "headers", named, None
     if not isinstance(named, dict) or not isinstance(named.get("hash"), str):
         return None
     version = named.get("versionId")

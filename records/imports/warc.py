@@ -33,7 +33,6 @@ refused as a conflict. No database transaction is held while bytes are read or s
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,7 +60,7 @@ from records.repository import record_snapshot_once
 from records.urls import canonical_url
 from records.workspace import Workspace
 from snap.errors import CaptureError, SnapError
-from snapshotter.capture import SnapshotRecord, extract_and_store
+from snapshotter.capture import HEADERS_BLOB, SnapshotRecord, extract_and_store, store_head
 
 Progress = Callable[[int], None]
 MAX_REDIRECT_HOPS = 10
@@ -259,9 +258,9 @@ class _ImportRun:
         return self._record_capture(snapshot, base)
 
     def _store_head(self, head: bytes, provenance: dict[str, object]) -> None:
-        digest = f"sha256:{hashlib.sha256(head).hexdigest()}"
-        self.workspace.store.put("headers", digest, head, tags={"kind": "headers"})
-        provenance["headersBlob"] = digest
+        """The archived response head, as a ``headers`` blob named the way a fetch names its
+        own (``snapshotter.capture.store_head``); the blob's text tells the two formats apart."""
+        provenance[HEADERS_BLOB] = store_head(self.workspace.store, head, {})
 
     def _remember(
         self,
@@ -305,8 +304,8 @@ class _ImportRun:
     def _follow(self, redirect: _Redirect) -> RecordResult:
         """A redirect whose page (after any further redirects) is in this archive is recorded as
         ``snap fetch`` records one: the redirecting URL at the redirect's time, captured as that
-        page, with the chain and the redirect's own body in its provenance. Otherwise the
-        redirect is recorded as it stands, its body as the snapshot."""
+        page (its record and head), with the chain, the redirect's record, head and own body in
+        its provenance. Otherwise the redirect is recorded as it stands, its body the snapshot."""
         chain = [{"url": redirect.uri, "status": redirect.status, "location": redirect.location}]
         hop = redirect
         for _ in range(MAX_REDIRECT_HOPS):
@@ -316,10 +315,14 @@ class _ImportRun:
                 break
             following = next((r for r in self.redirects if r.snapshot is final), None)
             if following is None:
-                provenance = {
-                    **redirect.snapshot.provenance,
+                provenance = {  # the page's own record, head and all; the redirect beside it
+                    **final.provenance,
                     "redirectChain": [*chain, {"url": final.url, "status": final.status}],
-                    "redirectBody": redirect.snapshot.snapshot_id,
+                    "redirectedFrom": {
+                        "warc": redirect.snapshot.provenance.get("warc"),
+                        HEADERS_BLOB: redirect.snapshot.provenance.get(HEADERS_BLOB),
+                        "bodySnapshotId": redirect.snapshot.snapshot_id,
+                    },
                 }
                 followed = dataclasses.replace(
                     final,

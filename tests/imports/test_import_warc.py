@@ -80,7 +80,7 @@ def test_crawler_warc_becomes_captures_like_a_fetch(backend: Backend, tmp_path: 
     assert provenance["warc"]["offset"] == first["offset"]
     assert provenance["warc"]["file"] == "crawl.warc.gz"
     assert provenance["warc"]["payloadDigestChecked"] is True
-    head = headers_blob(backend, provenance["headersBlob"])
+    head = headers_blob(backend, provenance["headersBlob"]["hash"])
     assert head.startswith(b"HTTP/1.1 200 OK\r\n")
     assert b"Transfer-Encoding: chunked" in head
     assert b"Content-Encoding: gzip" in head
