@@ -82,9 +82,10 @@ def annotation(
         "target": target,
     }
     if result.claim_text:
-        document["body"] = {
-            "type": "TextualBody",
-            "value": result.claim_text,
-            "purpose": "describing",
-        }
+        document["body"] = claim_body(result.claim_text)
     return document
+
+
+def claim_body(claim: str) -> dict[str, str]:
+    """The claim a quote supports, as the annotation's body (W3C Web Annotation)."""
+    return {"type": "TextualBody", "value": claim, "purpose": "describing"}

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from records.emit import claim_body
 from records.exports.selection import CaptureItem, CitationItem, Selection, VerificationItem
 from records.exports.warc import WarcSummary, warc_date
 from records.inputs import ANNOTATION_ID_PREFIX
@@ -82,11 +83,7 @@ def _citation(
         "target": _target(citation, snapshot_id, exported, span),
     }
     if citation.claim_text:
-        document["body"] = {
-            "type": "TextualBody",
-            "value": citation.claim_text,
-            "purpose": "describing",
-        }
+        document["body"] = claim_body(citation.claim_text)
     return document
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from records.audit import find_citation
 from records.evidence import Evidence
 from records.ids import resolve_citation_id, resolve_snapshot_id
 from records.inputs import CitationRequest, load_verify_input
@@ -150,7 +151,7 @@ def _of_url(session: Session, url: str) -> Selection:
 def _of_citations(session: Session, ids: list[str], *, missing: tuple[str, ...] = ()) -> Selection:
     """The citations, and for each snapshot they were pinned to or checked against, its first
     capture from the citation's URL (else its first capture)."""
-    citations = [_citation_item(session, _citation(session, i)) for i in dict.fromkeys(ids)]
+    citations = [_citation_item(session, find_citation(session, i)) for i in dict.fromkeys(ids)]
     wanted: dict[str, str | None] = {}
     for citation in citations:
         snapshots = [citation.snapshot_id, *(v.snapshot_id for v in citation.verifications)]
@@ -208,13 +209,6 @@ def _named_snapshot(session: Session, request: CitationRequest) -> Snapshot | No
     if capture is None or capture.snapshot_id is None:
         return None
     return get_snapshot(session, capture.snapshot_id)
-
-
-def _citation(session: Session, citation_id: str) -> Citation:
-    citation = session.get(Citation, citation_id)
-    if citation is None:
-        raise RecordNotFound(f"no citation with id {citation_id!r} is recorded")
-    return citation
 
 
 def _citation_item(session: Session, citation: Citation) -> CitationItem:
