@@ -7,11 +7,12 @@ import base64
 from dataclasses import dataclass
 from typing import Any
 
-from records.evidence import Evidence
+from records.evidence import Evidence, recorded_head
 from records.ids import resolve_snapshot_id
 from records.repository import captures_of_snapshot, choose_extraction, get_snapshot
 from records.workspace import Workspace
 from snap.errors import InputError, RecordNotFound
+from snapshotter.store import BlobStore
 
 AROUND = 200  # code points shown on each side of --around
 
@@ -27,6 +28,7 @@ class Shown:
     length: int = 0
     raw: bytes | None = None
     headers: dict[str, Any] | None = None
+    exchanges: list[dict[str, Any]] | None = None  # from the capture's headers blob, if any
 
     def to_json(self) -> dict[str, Any]:
         document: dict[str, Any] = {"snapshotId": self.snapshot_id, "what": self.what}
@@ -43,6 +45,8 @@ class Shown:
             document |= {"size": len(raw), "base64": base64.b64encode(raw).decode("ascii")}
         else:
             document["headers"] = self.headers
+            if self.exchanges is not None:
+                document["exchanges"] = self.exchanges
         return document
 
 
@@ -60,10 +64,14 @@ def show(
             raise RecordNotFound(f"no snapshot {snapshot_id!r} is recorded")
         evidence = Evidence.of(snapshot, choose_extraction(session, snapshot.id))
         captures = captures_of_snapshot(session, snapshot.id)
-        headers = captures[-1].provenance.get("headers") if captures else None
-    if what == "headers":
-        return Shown(evidence.snapshot_id, what, headers=headers or {})
+        provenance = captures[-1].provenance if captures else {}
+        final_url = (captures[-1].final_url or captures[-1].url) if captures else ""
     store = workspace.stores.store_for(evidence)
+    if what == "headers":
+        exchanges = recorded_exchanges(store, provenance, final_url)
+        return Shown(
+            evidence.snapshot_id, what, headers=provenance.get("headers") or {}, exchanges=exchanges
+        )
     if what == "raw":
         raw = store.get("raw", evidence.raw_hash, version_id=evidence.raw_version_id)
         return Shown(evidence.snapshot_id, what, raw=raw)
@@ -99,3 +107,31 @@ def window(text: str, evidence: Evidence, page: str | None, around: int | None) 
             raise InputError(f"--around {around} is outside the text (0–{len(text)})")
         start, end = max(start, around - AROUND), min(end, around + AROUND)
     return start, end
+
+
+def recorded_exchanges(
+    store: BlobStore, provenance: dict[str, Any], url: str
+) -> list[dict[str, Any]] | None:
+    """Every HTTP exchange of the latest capture, in order, from its ``headers`` blob (read and
+    re-hashed like every blob); None for a capture that kept no blob (a local file, or one made
+    before snap kept them)."""
+    from records.exports.http_head import parse_exchanges
+
+    named = recorded_head(provenance)
+    if named is None:
+        return None
+    _, digest, version = named
+    exchanges = parse_exchanges(store.get("headers", digest, version_id=version), digest, url=url)
+    return [
+        {
+            "url": exchange.url,
+            "status": exchange.status,
+            "request": None if exchange.request is None else _head_json(exchange.request),
+            "response": _head_json(exchange.response),
+        }
+        for exchange in exchanges
+    ]
+
+
+def _head_json(head: Any) -> dict[str, Any]:
+    return {"line": head.first_line, "headers": [list(pair) for pair in head.headers]}

@@ -315,6 +315,8 @@ def store_init(result: dict[str, Any]) -> str:
 def shown(document: dict[str, Any], *, offsets: bool) -> str:
     """``snap show``: the text as stored; with offsets, a header saying which code points."""
     if document["what"] == "headers":
+        if document.get("exchanges"):
+            return "\n\n".join(_exchange_text(item) for item in document["exchanges"])
         headers = document["headers"] or {}
         return "\n".join(f"{name}: {value}" for name, value in headers.items())
     if not offsets:
@@ -408,4 +410,18 @@ def batch_list(batches: list[dict[str, Any]]) -> str:
         f"  done {b['done']}  failed {b['failed']}  pending {b['pending'] + b['running']}"
         f"  {b['createdAt']}"
         for b in batches
+    )
+
+
+def _exchange_text(exchange: dict[str, Any]) -> str:
+    """One HTTP exchange as it went over the wire: the request head snap sent (when kept), a
+    blank line, the response head."""
+    heads = (
+        [exchange["request"], exchange["response"]]
+        if exchange["request"]
+        else [exchange["response"]]
+    )
+    return "\n\n".join(
+        "\n".join([head["line"], *(f"{name}: {value}" for name, value in head["headers"])])
+        for head in heads
     )

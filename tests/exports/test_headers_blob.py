@@ -66,3 +66,28 @@ def test_a_capture_recorded_before_heads_were_kept_still_exports(
     assert http.get_statuscode() == "200"
     assert http.get_header("Content-Type") == "text/html; charset=utf-8"
     assert http.get_header("Content-Length") == str(len(body))
+
+
+def test_show_headers_prints_every_exchange_from_the_blob(
+    backend: Backend, http_server: LoopbackServer, tmp_path: Path
+) -> None:
+    """``snap show --headers`` reads the headers blob (re-hashed): each hop's request as sent
+    and response as received, in order; damaged, it is refused like any blob."""
+    record = capture_and_cite(backend, http_server, tmp_path)
+    code, shown = run_json(backend, "show", record["snapshotId"], "--headers")
+    assert code == 0, shown
+    exchanges = shown["exchanges"]
+    assert [e["status"] for e in exchanges] == [301, 200]  # /old redirects to /page
+    assert exchanges[0]["request"]["line"].startswith("GET /old HTTP/1.1")
+    final = {name.lower(): value for name, value in exchanges[-1]["response"]["headers"]}
+    assert final["content-encoding"] == "gzip"
+    assert final["transfer-encoding"] == "chunked"
+    text = backend.snap("show", record["snapshotId"], "--headers")
+    assert text.returncode == 0
+    assert "HTTP/1.1 301" in text.stdout or "HTTP/1.0 301" in text.stdout
+    if backend.name != "embedded":
+        return
+    backend.corrupt("headers", record["provenance"]["headersBlob"]["hash"])
+    damaged = backend.snap("show", record["snapshotId"], "--headers")
+    assert damaged.returncode == 1
+    assert len(damaged.stderr.strip().splitlines()) == 1
