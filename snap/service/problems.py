@@ -16,6 +16,7 @@ from typing import Any
 from snap.errors import (
     AddressRefused,
     BlobNotFound,
+    BrokerError,
     CaptureError,
     ConfigError,
     DatabaseError,
@@ -71,6 +72,7 @@ PROBLEMS: dict[type[BaseException], ProblemKind] = {
     IntegrityError: ProblemKind(409, "integrity-failure", "The stored bytes do not hash"),
     RecordNotFound: ProblemKind(404, "not-found", "Nothing is recorded for this"),
     DatabaseError: ProblemKind(503, "database-unavailable", "The database cannot be used"),
+    BrokerError: ProblemKind(503, "broker-unavailable", "The workers' broker cannot be reached"),
 }
 # Conditions of the HTTP layer itself, not of snap's use cases.
 UNAUTHORIZED = ProblemKind(401, "unauthorized", "A valid bearer token is needed")

@@ -55,6 +55,7 @@ def test_the_served_document_is_the_printed_one() -> None:
         "/v1/citations/{citation_id}",
         "/v1/audit",
         "/v1/reverify",
+        "/v1/jobs/{batch}",
         "/healthz",
         "/metrics",
     }

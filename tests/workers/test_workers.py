@@ -165,7 +165,10 @@ def test_politeness_spaces_captures_of_one_host(
     snap_pg.wait_until(queued["batchId"], 8, timeout=120)
     log = sorted(pages.log, key=lambda entry: entry[1])
     gaps = [b[1] - a[1] for a, b in itertools.pairwise(log)]
-    assert min(gaps) >= 0.28, gaps  # Redis's clock and ours: a little slack
+    # Starts are spaced by Redis's clock when a worker takes its turn; the page server notes
+    # each request when it arrives, which a loaded machine can delay by tens of milliseconds.
+    # Without politeness, four processes start within a few milliseconds of each other.
+    assert min(gaps) >= 0.15, gaps
     overlaps = [b[1] < a[2] for a, b in itertools.pairwise(log)]
     assert not any(overlaps)
 
