@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from records.evidence import Evidence, blob_state, recorded_blobs
+from records.evidence import Evidence, blob_state, recorded_blobs, recorded_head
 from records.ids import resolve_citation_id, resolve_snapshot_id
 from records.models import Capture, Citation, Extraction, Snapshot, Verification
 from records.repository import (
@@ -27,7 +27,10 @@ from records.workspace import Workspace
 from snap.errors import InputError, RecordNotFound
 from snapshotter.capture import rfc3339
 
-Pending = list[tuple[dict[str, Any], list[Evidence]]]  # snapshot JSON, blobs to check after
+BlobRef = tuple[str, str, str | None]  # kind, digest, recorded version
+# Per snapshot reported: its JSON, its evidence, and its captures' headers blobs, checked after
+# the read transaction (no transaction is held across blob I/O).
+Pending = list[tuple[dict[str, Any], list[Evidence], list[BlobRef]]]
 
 
 def audit_citation(session: Session, citation_id: str, pending: Pending) -> dict[str, Any]:
@@ -93,18 +96,22 @@ def audited(
             report = audit_url(session, url, pending)
         else:
             report = audit_snapshot(session, snapshot_id or "", pending)
-    workspace.stores.check_all([e for _, evidence in pending for e in evidence])
-    for snapshot, evidence in pending:
-        snapshot["blobs"] = blob_states(workspace, evidence)
-    return report, [item for _, evidence in pending for item in evidence]
+    workspace.stores.check_all([e for _, evidence, _ in pending for e in evidence])
+    for snapshot, evidence, heads in pending:
+        snapshot["blobs"] = blob_states(workspace, evidence, heads)
+    return report, [item for _, evidence, _ in pending for item in evidence]
 
 
-def blob_states(workspace: Workspace, evidence: list[Evidence]) -> list[dict[str, Any]]:
-    seen: set[tuple[str, str, str | None]] = set()
+def blob_states(
+    workspace: Workspace, evidence: list[Evidence], heads: list[BlobRef]
+) -> list[dict[str, Any]]:
+    """Every blob of the snapshot re-hashed now: raw, each extraction's text, and the HTTP
+    exchanges of each capture (``headers``), in the store the snapshot was recorded in."""
+    seen: set[BlobRef] = set()
     states = []
     for item in evidence:
         store = workspace.stores.store_for(item)
-        for blob in recorded_blobs(item):
+        for blob in [*recorded_blobs(item), *heads]:
             if blob not in seen:
                 seen.add(blob)
                 states.append(blob_state(store, *blob).to_json())
@@ -141,7 +148,8 @@ def snapshot_json(session: Session, snapshot: Snapshot, pending: Pending) -> dic
         "blobs": [],
     }
     evidence = [Evidence.of(snapshot, e) for e in extractions] or [Evidence.of(snapshot, None)]
-    pending.append((document, evidence))
+    heads = [recorded_head(c.provenance) for c in captures_of_snapshot(session, snapshot.id)]
+    pending.append((document, evidence, [head for head in heads if head is not None]))
     return document
 
 

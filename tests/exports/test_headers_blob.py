@@ -25,7 +25,14 @@ def test_fsck_checks_the_headers_blob(
     if backend.name != "embedded":
         return  # a locked S3 version cannot be damaged in place (see Backend.corrupt)
     digest = record["provenance"]["headersBlob"]["hash"]
+    code, audited = run_json(backend, "audit", "c-edge")
+    assert code == 0, audited
+    heads = [b for b in audited["snapshot"]["blobs"] if b["kind"] == "headers"]
+    assert [(b["digest"], b["intact"]) for b in heads] == [(digest, True)]
     backend.corrupt("headers", digest)
+    code, audited = run_json(backend, "audit", "c-edge")
+    assert code == 1  # the audit re-hashes the exchanges too
+    assert [b["intact"] for b in audited["snapshot"]["blobs"] if b["kind"] == "headers"] == [False]
     code, report = run_json(backend, "fsck")
     assert code == 1
     assert [p["kind"] for p in report["problems"]] == ["headers"]

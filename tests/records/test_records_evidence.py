@@ -51,7 +51,8 @@ def test_written_over_evidence_still_verifies_and_is_reported_shadowed(
     assert all(expected in entry["detail"] for entry in checked["shadowed"])
     code, audited = run_json(backend, "audit", "--snapshot", record["snapshotId"])
     assert code == 0
-    assert {blob["state"] for blob in audited["snapshot"]["blobs"]} == {"shadowed"}
+    states = {blob["kind"]: blob["state"] for blob in audited["snapshot"]["blobs"]}
+    assert states == {"raw": "shadowed", "text": "shadowed", "headers": "intact"}
     assert "SHADOWED" in backend.snap("audit", "--snapshot", record["snapshotId"]).stdout
 
 
