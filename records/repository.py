@@ -271,17 +271,13 @@ def citation_conflict(existing: Citation, asserted: dict[str, Any]) -> str | Non
     return None
 
 
-def record_citation(session: Session, values: dict[str, Any], asserted: dict[str, Any]) -> Citation:
-    """Insert the citation unless present; an id reused for a different citation is refused."""
-    return record_citations(session, [(values, asserted)])[0]
-
-
 def record_citations(
     session: Session, items: Sequence[tuple[dict[str, Any], dict[str, Any]]]
 ) -> list[Citation]:
-    """``record_citation`` for many: one INSERT … ON CONFLICT DO NOTHING of every row (one
-    statement compiled once, not one per citation) and one SELECT of them all; each is then
-    checked as alone (the first row of an id reused within ``items`` is the one recorded)."""
+    """Insert each citation unless present (an id reused for a different citation is refused):
+    one INSERT … ON CONFLICT DO NOTHING of every row (one statement compiled once, not one per
+    citation) and one SELECT of them all; each is then checked as alone (the first row of an id
+    reused within ``items`` is the one recorded)."""
     if not items:
         return []
     rows = [citation_row(values, asserted) for values, asserted in items]
