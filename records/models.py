@@ -59,7 +59,10 @@ class UTCDateTime(TypeDecorator[datetime]):
             return None
         if value.tzinfo is None:
             raise ValueError("naive datetime given; snap records only timezone-aware UTC times")
-        return value.astimezone(UTC).replace(tzinfo=None)
+        try:
+            return value.astimezone(UTC).replace(tzinfo=None)
+        except OverflowError:  # 0001-01-01 at +00:01 is before any UTC time: a bound, not data
+            return datetime.min if value.year == 1 else datetime.max
 
     def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
         return None if value is None else value.replace(tzinfo=UTC)
