@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import operator
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Mapping, Sequence
@@ -54,7 +55,7 @@ from verifier.tokenizer import (
     SideItem,
     Token,
     fold_word,
-    iter_rows,
+    iter_columns,
     scan_text,
 )
 
@@ -133,7 +134,7 @@ class KeyIndex(Mapping[int, Sequence[int]]):
         for key_id in ids:
             counts[key_id + 1] += 1
         self._offsets = array("i", itertools.accumulate(counts))
-        order = array("i", bytes(ids.itemsize * len(ids)))
+        order = array("i", [0]) * len(ids)
         cursor = list(self._offsets[:-1])
         for index, key_id in enumerate(ids):
             order[cursor[key_id]] = index
@@ -157,6 +158,14 @@ class KeyIndex(Mapping[int, Sequence[int]]):
 
     def __iter__(self) -> Iterator[int]:
         return iter(range(len(self)))
+
+
+class _Vocabulary(dict[str, int]):
+    """Key → id, numbering keys in the order first met, so ids extend in one C-level map."""
+
+    def __missing__(self, key: str) -> int:
+        key_id = self[key] = len(self)
+        return key_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,7 +234,7 @@ class PreparedSource:
     def __init__(self, source: str) -> None:
         self.source = source
         side: list[SideItem] = []
-        self._vocabulary: dict[str, int] = {}
+        vocabulary = _Vocabulary()
         self._ids = array("i")
         self._starts = array("i")
         self._ends = array("i")
@@ -235,25 +244,18 @@ class PreparedSource:
         self._positions: KeyIndex | None = None
         self._checks = 0
         self._digest: str | None = None
-        self._keys: list[str] = []
-        vocabulary, keys = self._vocabulary, self._keys
-        add_id, add_start = self._ids.append, self._starts.append
-        add_end, add_meta = self._ends.append, self._meta.append
-        for index, (_, start, end, kind, key, exact, glued, sensitive) in enumerate(
-            iter_rows(source, side)
-        ):
-            key_id = vocabulary.get(key)
-            if key_id is None:
-                key_id = vocabulary[key] = len(keys)
-                keys.append(key)
-            add_id(key_id)
-            add_start(start)
-            add_end(end)
-            if sensitive:
-                add_meta(kind | GLUED | SENSITIVE if glued else kind | SENSITIVE)
-                self._exact[index] = exact
-            else:
-                add_meta(kind | GLUED if glued else kind)
+        for columns in iter_columns(source, side):
+            offset = len(self._ids)
+            self._ids.extend(map(vocabulary.__getitem__, columns.keys))
+            self._starts.extend(columns.starts)
+            self._ends.extend(columns.ends)
+            self._meta.extend(columns.flags)
+            for index in itertools.compress(
+                itertools.count(), map(operator.and_, columns.flags, itertools.repeat(SENSITIVE))
+            ):
+                self._exact[offset + index] = columns.exacts[index]
+        self._vocabulary: dict[str, int] = dict(vocabulary)
+        self._keys: list[str] = list(vocabulary)
         for item in side:
             self._side[item.before] = (*self._side.get(item.before, ()), item.key)
 

@@ -46,6 +46,8 @@ token before it: the matcher refuses a match that cuts the source between glued 
 from __future__ import annotations
 
 import functools
+import itertools
+import operator
 import sys
 import unicodedata
 from collections.abc import Iterator
@@ -251,7 +253,53 @@ def scan_text(text: str, *, references: bool = True) -> Scan:
 
 
 Row = tuple[str, int, int, int, str, str, bool, bool]
-"""A token as a plain tuple, in ``Token``'s field order: what the hot loops pass around."""
+"""A token as a plain tuple, in ``Token``'s field order."""
+
+CHUNK: Final = 1024
+"""Tokens scanned per batch: large enough that per-batch costs vanish, small enough that a
+batch's match objects stay a few hundred KB whatever the text's size."""
+
+# How a word's case is settled (see ``_case_sensitive``), decided once per distinct word: not
+# compared (also set for mixed case, whose ``SENSITIVE`` bit is set at once); compared only next
+# to a number, script or symbol (a short word: "5 m", "A+"); or by the capitals next to it
+# ("MB" but not "IN" in "WORDS IN CAPITALS").  The values are bits: see ``_settle_inner``.
+_CASE_NEVER: Final = 0
+_CASE_NEIGHBOURS: Final = 1
+_CASE_CAPITALS: Final = 2
+_NUMBERISH_BEFORE: Final = bytes(
+    1 if flags & KIND_MASK in (NUMBER, SCRIPT, SYMBOL) else 0 for flags in range(256)
+)
+_NUMBERISH_AFTER: Final = bytes(
+    1 if flags & KIND_MASK in (NUMBER, SYMBOL) else 0 for flags in range(256)
+)
+
+
+class Columns(NamedTuple):
+    """The tokens of one batch, column by column, so a prepared source extends its arrays with
+    whole columns instead of appending token by token.  ``flags`` holds the kind with the
+    ``GLUED`` and ``SENSITIVE`` bits; ``cases`` the ``_CASE_*`` rule of each token."""
+
+    texts: list[str]
+    starts: list[int]
+    ends: list[int]
+    flags: list[int]
+    keys: list[str]
+    exacts: list[str]
+    cases: list[int]
+
+    def row(self, index: int) -> Row:
+        """Token ``index`` as a ``Row``."""
+        flags = self.flags[index]
+        return (
+            self.texts[index],
+            self.starts[index],
+            self.ends[index],
+            flags & KIND_MASK,
+            self.keys[index],
+            self.exacts[index],
+            bool(flags & GLUED),
+            bool(flags & SENSITIVE),
+        )
 
 
 def iter_tokens(text: str, side: list[SideItem], *, references: bool = True) -> Iterator[Token]:
@@ -260,73 +308,179 @@ def iter_tokens(text: str, side: list[SideItem], *, references: bool = True) -> 
 
 
 def iter_rows(text: str, side: list[SideItem], *, references: bool = True) -> Iterator[Row]:
-    """The tokens of ``text`` as plain tuples (case sensitivity settled), one by one: a prepared
-    source never holds the whole token list, nor an object per token."""
-    before: Row | None = None
-    current: Row | None = None
-    for after in _unsettled_rows(text, side, references):
-        if current is not None:
-            word = current[5]
-            if current[3] != WORD or (len(word) > SHORT_WORD and word.islower()):
-                yield current  # the usual token: its case can never count
-            elif _case_sensitive(text, before, current, after):
-                yield (*current[:7], True)
-            else:
-                yield current
-            before = current
-        current = after
-    if current is not None:
-        if _case_sensitive(text, before, current, None):
-            current = (*current[:7], True)
-        yield current
+    """The tokens of ``text`` as plain tuples, in order."""
+    for columns in iter_columns(text, side, references=references):
+        yield from map(columns.row, range(len(columns.starts)))
 
 
-def _unsettled_rows(text: str, side: list[SideItem], references: bool) -> Iterator[Row]:
-    count = 0
-    last_end = 0
+def iter_columns(
+    text: str, side: list[SideItem], *, references: bool = True, chunk: int = CHUNK
+) -> Iterator[Columns]:
+    """The tokens of ``text`` in batches of about ``chunk``, case sensitivity settled, appending
+    side items to ``side`` as met: a prepared source never holds the whole token list, nor an
+    object per token.
+
+    A batch is yielded once the next one is scanned, since the case of its last word can depend
+    on the token after it.
+    """
     scanner = _SCANNER if references else _scanner_without_references()
-    describe = _describe
-    names = _group_names(scanner)
-    needs_split = _NEEDS_SPLIT.search
-    for match in scanner.finditer(text):
-        number = match.lastindex or 0
+    matches = scanner.finditer(text)
+    position = _Position()
+    pending: Columns | None = None  # scanned, all but its last word settled
+    before_pending: Row | None = None  # the token before the pending batch's first
+    while batch := list(itertools.islice(matches, chunk)):
+        columns = _batch_columns(text, batch, side, position, _group_names(scanner))
+        if not columns.starts:
+            continue
+        if pending is not None:
+            _settle_last(text, pending, before_pending, columns.row(0))
+            before_pending = pending.row(len(pending.starts) - 1)
+            yield pending
+        _settle_inner(text, columns, before_pending)
+        pending = columns
+    if pending is not None:
+        _settle_last(text, pending, before_pending, None)
+        yield pending
+
+
+class _Position:
+    """Where scanning stands: tokens yielded so far and the end of the last one."""
+
+    __slots__ = ("count", "last_end")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.last_end = 0
+
+
+def _batch_columns(
+    text: str,
+    batch: list[regex.Match[str]],
+    side: list[SideItem],
+    position: _Position,
+    names: tuple[str, ...],
+) -> Columns:
+    """The columns of one batch of scanner matches: in bulk (C-level maps) when the batch has
+    only plain tokens, else match by match."""
+    numbers = list(map(_LAST_INDEX, batch))
+    texts = list(map(_GROUP, batch, numbers))
+    if not _SIDE_NUMBERS[names].isdisjoint(numbers) or _needs_split(texts):
+        return _general_columns(text, batch, numbers, side, position, names)
+    starts = list(map(_START, batch, numbers))
+    ends = list(map(operator.add, starts, map(len, texts)))
+    prefixes = _group_prefixes(names)
+    described = map(
+        _DESCRIPTIONS.__getitem__, map(operator.add, map(prefixes.__getitem__, numbers), texts)
+    )
+    kinds, keys, exacts, cases = (list(column) for column in zip(*described, strict=True))
+    gaps = [
+        GLUED
+        if start == end
+        or (text[end] not in _VISIBLE_GAP and _ONLY_INVISIBLE.fullmatch(text, end, start))
+        else 0
+        for start, end in zip(starts, [position.last_end, *ends[:-1]], strict=True)
+    ]
+    if position.count == 0 or (side and side[-1].before == position.count):
+        gaps[0] = 0
+    position.count += len(starts)
+    position.last_end = ends[-1]
+    return Columns(texts, starts, ends, list(map(operator.or_, kinds, gaps)), keys, exacts, cases)
+
+
+def _general_columns(
+    text: str,
+    batch: list[regex.Match[str]],
+    numbers: list[int],
+    side: list[SideItem],
+    position: _Position,
+    names: tuple[str, ...],
+) -> Columns:
+    """The columns of a batch with side items or words to split again, match by match."""
+    columns = Columns([], [], [], [], [], [], [])
+    for match, number in zip(batch, numbers, strict=True):
         group = names[number]
         start, end = match.span(number)
         raw = text[start:end]
         if group in SIDE_KINDS:
-            side.append(SideItem(count, _side_key(group, raw), start, end))
+            side.append(SideItem(position.count, _side_key(group, raw), start, end))
             continue
-        glued = count > 0 and (
-            start == last_end
+        glued = position.count > 0 and (
+            start == position.last_end
             or (
-                text[last_end] not in _VISIBLE_GAP
-                and _ONLY_INVISIBLE.fullmatch(text, last_end, start) is not None
+                text[position.last_end] not in _VISIBLE_GAP
+                and _ONLY_INVISIBLE.fullmatch(text, position.last_end, start) is not None
             )
         )
-        if glued and side and side[-1].before == count:
+        if glued and side and side[-1].before == position.count:
             glued = False
-        if group == "word" and not raw.isascii() and needs_split(raw):
+        if group == "word" and not raw.isascii() and _NEEDS_SPLIT.search(raw):
             for part in _WORD_PARTS.finditer(raw):
-                part_group = part.lastgroup or ""
-                part_raw = part.group()
-                kind, key, exact = describe(part_group, part_raw)
-                yield (
-                    part_raw,
-                    start + part.start(),
-                    start + part.end(),
-                    kind,
-                    key,
-                    exact,
-                    glued,
-                    False,
-                )
-                count += 1
+                part_start, part_end = part.span()
+                _append(columns, part.lastgroup or "", part.group(), start, part_start, glued)
+                columns.ends[-1] = start + part_end
+                position.count += 1
                 glued = True
         else:
-            kind, key, exact = describe(group, raw)
-            yield (raw, start, end, kind, key, exact, glued, False)
-            count += 1
-        last_end = end
+            _append(columns, group, raw, start, 0, glued)
+            position.count += 1
+        position.last_end = end
+    return columns
+
+
+def _append(columns: Columns, group: str, raw: str, base: int, offset: int, glued: bool) -> None:
+    kind, key, exact, case = _DESCRIPTIONS[_GROUP_CODES[group] + raw]
+    columns.texts.append(raw)
+    columns.starts.append(base + offset)
+    columns.ends.append(base + offset + len(raw))
+    columns.flags.append(kind | GLUED if glued else kind)
+    columns.keys.append(key)
+    columns.exacts.append(exact)
+    columns.cases.append(case)
+
+
+def _settle_inner(text: str, columns: Columns, before_first: Row | None) -> None:
+    """Settle the case of every word of ``columns`` but the last, which needs the next batch;
+    ``before_first`` is the token before the first (in the batch before), if any.
+
+    The neighbour test is done on whole columns (bytes translations and C-level maps): a short
+    word is looked at only when a number, script or symbol stands next to it.
+    """
+    count = len(columns.starts)
+    if count < 2:
+        return
+    flags = bytes(columns.flags)
+    before = b"\x01" + flags[:-1].translate(_NUMBERISH_BEFORE)
+    after = flags[1:].translate(_NUMBERISH_AFTER)
+    near = map(operator.or_, before, after)
+    wanted = map(operator.and_, columns.cases, map(operator.or_, near, itertools.repeat(2)))
+    for index in itertools.compress(range(count - 1), wanted):
+        previous = columns.row(index - 1) if index > 0 else before_first
+        _settle(text, columns, index, previous, columns.row(index + 1))
+
+
+def _settle_last(text: str, columns: Columns, before_first: Row | None, after: Row | None) -> None:
+    """Settle the case of the last token of ``columns``, now that the token after it is known."""
+    last = len(columns.starts) - 1
+    if columns.cases[last]:
+        before = columns.row(last - 1) if last > 0 else before_first
+        _settle(text, columns, last, before, after)
+
+
+def _settle(text: str, columns: Columns, index: int, before: Row | None, after: Row | None) -> None:
+    if _case_sensitive(text, before, columns.row(index), after):
+        columns.flags[index] |= SENSITIVE
+
+
+def _needs_split(texts: list[str]) -> bool:
+    """Could a token among ``texts`` be a word holding characters of an unspaced script or
+    superscript letters, to be split again?  Only the few that are not ASCII are searched."""
+    unusual = [raw for raw in texts if not raw.isascii()]
+    return bool(unusual) and _NEEDS_SPLIT.search("".join(unusual)) is not None
+
+
+_LAST_INDEX: Final = operator.attrgetter("lastindex")
+_START: Final = regex.Match.start
+_GROUP: Final = regex.Match.group
 
 
 @functools.cache
@@ -338,12 +492,65 @@ def _group_names(pattern: regex.Pattern[str]) -> tuple[str, ...]:
     return tuple(names)
 
 
-@functools.lru_cache(maxsize=1 << 16)
-def _describe(group: str, raw: str) -> tuple[int, str, str]:
-    """``(kind, key, exact)`` of a token; cached, since texts repeat their tokens."""
+class _SideNumbers(dict[tuple[str, ...], frozenset[int]]):
+    """The group numbers of the side kinds, by the scanner's group names."""
+
+    def __missing__(self, names: tuple[str, ...]) -> frozenset[int]:
+        numbers = frozenset(number for number, name in enumerate(names) if name in SIDE_KINDS)
+        self[names] = numbers
+        return numbers
+
+
+_SIDE_NUMBERS: Final = _SideNumbers()
+
+
+Description = tuple[int, str, str, int]
+"""``(flags, key, exact, case rule)`` of a token: see ``_describe``."""
+
+_GROUP_CODES: Final = {group: chr(code) for code, group in enumerate(_KINDS)}
+_CODE_GROUPS: Final = tuple(_KINDS)
+_DESCRIPTIONS_LIMIT: Final = 1 << 16
+
+
+@functools.cache
+def _group_prefixes(names: tuple[str, ...]) -> tuple[str, ...]:
+    """Group number -> the one-character code of its group, the prefix of a description key."""
+    return tuple(_GROUP_CODES.get(name, "") for name in names)
+
+
+class _Descriptions(dict[str, Description]):
+    """Descriptions by group code + token text, so a whole batch is described by one C-level
+    map (texts repeat their tokens); bounded, emptied whenever it is full."""
+
+    def __missing__(self, coded: str) -> Description:
+        if len(self) >= _DESCRIPTIONS_LIMIT:
+            self.clear()
+        description = self[coded] = _describe(_CODE_GROUPS[ord(coded[0])], coded[1:])
+        return description
+
+
+_DESCRIPTIONS: Final = _Descriptions()
+
+
+def _describe(group: str, raw: str) -> Description:
+    """``(flags, key, exact, case rule)`` of a token (see ``_case_rule``)."""
     kind = _KINDS[group]
     key, exact = _keys(kind, group, raw)
-    return kind, sys.intern(key), exact
+    flags, case = _case_rule(kind, exact)
+    return flags, sys.intern(key), exact, case
+
+
+def _case_rule(kind: int, exact: str) -> tuple[int, int]:
+    """The token's flags (kind, with ``SENSITIVE`` for mixed case) and its ``_CASE_*`` rule."""
+    if kind != WORD:
+        return kind, _CASE_NEVER
+    if _mixed_case(exact):
+        return kind | SENSITIVE, _CASE_NEVER
+    if 2 <= len(exact) <= 3 and exact.isupper():
+        return kind, _CASE_CAPITALS
+    if len(exact) > SHORT_WORD:
+        return kind, _CASE_NEVER
+    return kind, _CASE_NEIGHBOURS
 
 
 def _keys(kind: int, group: str, raw: str) -> tuple[str, str]:

@@ -6,6 +6,8 @@ import sys
 import unicodedata
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from verifier.tokenizer import (
     CHAR,
@@ -17,6 +19,9 @@ from verifier.tokenizer import (
     SUPER_SUB,
     SYMBOL,
     WORD,
+    Row,
+    SideItem,
+    iter_columns,
     scan_text,
     token_keys,
     tokenize,
@@ -149,3 +154,60 @@ def test_short_words_next_to_numbers_or_glued_to_symbols_are_case_sensitive() ->
     assert flags["m"]
     assert flags["A"]
     assert not any(flags[word] for word in ("In", "the", "boat"))
+
+
+# -- batches: the tokenizer reads a text in batches of matches, in bulk where it can ---------
+
+BATCH_PIECES = [
+    "the", "The", "IN", "MB", "mW", "iPhone", "m", "A", "x", "5", "5'000", "10⁶", "x²", "CO₂",
+    "&&", "+", "−", "%", "?", ".", "“", "”", "(", ")", "日本語", "สวัสดี", "👩\u200d💻", "❤️",
+    "[1]", "[citation needed]", "naïve", "ﬁnal", "soft\u00adhyphen", "co-\noperate", "…",
+]  # fmt: skip
+BATCH_GAPS = ["", " ", " ", "\n", ", ", ". ", "\u200b", " — "]
+
+
+@st.composite
+def batch_texts(draw: st.DrawFn) -> str:
+    pieces = draw(st.lists(st.sampled_from(BATCH_PIECES), min_size=0, max_size=24))
+    return "".join(piece + draw(st.sampled_from(BATCH_GAPS)) for piece in pieces)
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(text=batch_texts(), references=st.booleans())
+def test_tokens_are_the_same_whatever_the_batch_size(text: str, references: bool) -> None:
+    """Batches split anywhere (a word whose case depends on the next batch, a side item or a
+    word of an unspaced script that sends its batch down the match-by-match path) give the
+    tokens and side items of one batch for the whole text."""
+    whole_side: list[SideItem] = []
+    whole = _rows(text, whole_side, references, chunk=10_000)
+    for chunk in (1, 2, 3, 5):
+        side: list[SideItem] = []
+        assert _rows(text, side, references, chunk=chunk) == whole
+        assert side == whole_side
+
+
+def _rows(text: str, side: list[SideItem], references: bool, chunk: int) -> list[Row]:
+    return [
+        columns.row(index)
+        for columns in iter_columns(text, side, references=references, chunk=chunk)
+        for index in range(len(columns.starts))
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "sensitive"),
+    [
+        ("the 5 m mark", ["m"]),
+        ("A+ grade", ["A"]),
+        ("400 Mb link", ["Mb"]),
+        ("WORDS IN CAPITALS", []),
+        ("the MB limit", ["MB"]),
+        ("a mW laser", ["mW"]),
+        ("The Hello world", []),
+    ],
+)
+def test_case_is_settled_across_batch_edges(text: str, sensitive: list[str]) -> None:
+    """The word at a batch's end is settled once the next batch shows the token after it."""
+    for chunk in (1, 2, 1024):
+        rows = _rows(text, [], True, chunk)
+        assert [row[0] for row in rows if row[7]] == sensitive
