@@ -355,6 +355,16 @@ class PreparedSource:
             at = haystack.find(needle, at + 1)
         return found
 
+    def _positions_of(self, key_ids: Sequence[int]) -> Mapping[int, Sequence[int]]:
+        """Where each of ``key_ids`` occurs, in one C-level pass over the key ids: the first
+        check of a source (a one-off check) does not pay for the whole index."""
+        wanted = frozenset(key_ids)
+        found: dict[int, array[int]] = {key_id: array("i") for key_id in wanted}
+        ids = self._ids
+        for index in itertools.compress(itertools.count(), map(wanted.__contains__, ids)):
+            found[ids[index]].append(index)
+        return found
+
     def _build_index(self) -> None:
         self._positions = KeyIndex(self._ids, len(self._keys))
 
@@ -497,11 +507,11 @@ class PreparedSource:
         return QuoteCheck(NOT_FOUND, False, None, None, None, 0, (), closest, refusal.reason)
 
     def _closest(self, scanned: Scan) -> Closest | None:
-        if self._positions is None:
-            self._build_index()
-        assert self._positions is not None
         quote_ids = self._key_ids(scanned)
-        window = closest_passage.best_window(quote_ids, self._ids, self._positions)
+        positions = (
+            self._positions if self._positions is not None else self._positions_of(quote_ids)
+        )
+        window = closest_passage.best_window(quote_ids, self._ids, positions)
         if window is None:
             return None
         first, equal = window

@@ -474,8 +474,8 @@ def _settle(text: str, columns: Columns, index: int, before: Row | None, after: 
 def _needs_split(texts: list[str]) -> bool:
     """Could a token among ``texts`` be a word holding characters of an unspaced script or
     superscript letters, to be split again?  Only the few that are not ASCII are searched."""
-    unusual = [raw for raw in texts if not raw.isascii()]
-    return bool(unusual) and _NEEDS_SPLIT.search("".join(unusual)) is not None
+    unusual = "".join(itertools.filterfalse(str.isascii, texts))
+    return bool(unusual) and _NEEDS_SPLIT.search(unusual) is not None
 
 
 _LAST_INDEX: Final = operator.attrgetter("lastindex")
