@@ -542,6 +542,8 @@ def _quote_forms(quote: str) -> list[str]:
 
 
 def _strip_edge_ellipses(quote: str) -> str:
+    if _ANY_ELLIPSIS.search(quote) is None:  # one search instead of two substitutions
+        return quote
     return _TRAILING_ELLIPSIS.sub("", _LEADING_ELLIPSIS.sub("", quote))
 
 

@@ -16,7 +16,7 @@ The copy-noise list:
 3. Quotation marks are compared by kind only: every double mark is one character, every
    single mark (and apostrophe) another.
 4. A dash standing alone is one character whatever its kind (``DASHES``, U+2212 minus included).
-5. Letter case of ordinary words is folded; case is kept (see ``_mark_case_sensitive``) for
+5. Letter case of ordinary words is folded; case is kept (see ``_case_rule``) for
    mixed-case words ("mW", "MHz"), all-capital words of 2-3 letters ("MB"), and short words
    next to a number or glued to a symbol ("5 m", "A+").
 6. Compatibility forms are folded (NFKC: ligatures, full-width forms), never superscripts,
@@ -50,7 +50,7 @@ import itertools
 import operator
 import sys
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Final, NamedTuple
 
 import regex
@@ -274,6 +274,10 @@ _NUMBERISH_AFTER: Final = bytes(
 )
 
 
+Neighbour = tuple[int, int, str]
+"""What the case rule reads of a word's neighbour: its flags, its end and its exact form."""
+
+
 class Columns(NamedTuple):
     """The tokens of one batch, column by column, so a prepared source extends its arrays with
     whole columns instead of appending token by token.  ``flags`` holds the kind with the
@@ -286,6 +290,10 @@ class Columns(NamedTuple):
     keys: list[str]
     exacts: list[str]
     cases: list[int]
+
+    def neighbour(self, index: int) -> Neighbour:
+        """What the case rule reads of token ``index`` as a word's neighbour."""
+        return self.flags[index], self.ends[index], self.exacts[index]
 
     def row(self, index: int) -> Row:
         """Token ``index`` as a ``Row``."""
@@ -310,7 +318,18 @@ def iter_tokens(text: str, side: list[SideItem], *, references: bool = True) -> 
 def iter_rows(text: str, side: list[SideItem], *, references: bool = True) -> Iterator[Row]:
     """The tokens of ``text`` as plain tuples, in order."""
     for columns in iter_columns(text, side, references=references):
-        yield from map(columns.row, range(len(columns.starts)))
+        flags = columns.flags
+        yield from zip(
+            columns.texts,
+            columns.starts,
+            columns.ends,
+            map(operator.and_, flags, itertools.repeat(KIND_MASK)),
+            columns.keys,
+            columns.exacts,
+            map(bool, map(operator.and_, flags, itertools.repeat(GLUED))),
+            map(bool, map(operator.and_, flags, itertools.repeat(SENSITIVE))),
+            strict=True,
+        )
 
 
 def iter_columns(
@@ -327,20 +346,24 @@ def iter_columns(
     matches = scanner.finditer(text)
     position = _Position()
     pending: Columns | None = None  # scanned, all but its last word settled
-    before_pending: Row | None = None  # the token before the pending batch's first
+    before_pending: Neighbour | None = None  # the token before the pending batch's first
+    plan = _plan(scanner)
     while batch := list(itertools.islice(matches, chunk)):
-        columns = _batch_columns(text, batch, side, position, _group_names(scanner))
+        columns = _batch_columns(text, batch, side, position, plan)
         if not columns.starts:
             continue
         if pending is not None:
-            _settle_last(text, pending, before_pending, columns.row(0))
-            before_pending = pending.row(len(pending.starts) - 1)
+            _settle_last(text, pending, before_pending, columns.neighbour(0))
+            before_pending = pending.neighbour(len(pending.starts) - 1)
             yield pending
         _settle_inner(text, columns, before_pending)
         pending = columns
     if pending is not None:
         _settle_last(text, pending, before_pending, None)
         yield pending
+
+
+_BULK_SETTLE: Final = 64
 
 
 class _Position:
@@ -358,21 +381,18 @@ def _batch_columns(
     batch: list[regex.Match[str]],
     side: list[SideItem],
     position: _Position,
-    names: tuple[str, ...],
+    plan: _Plan,
 ) -> Columns:
     """The columns of one batch of scanner matches: in bulk (C-level maps) when the batch has
     only plain tokens, else match by match."""
     numbers = list(map(_LAST_INDEX, batch))
     texts = list(map(_GROUP, batch, numbers))
-    if not _SIDE_NUMBERS[names].isdisjoint(numbers) or _needs_split(texts):
-        return _general_columns(text, batch, numbers, side, position, names)
+    if not plan.side_numbers.isdisjoint(numbers) or _needs_split(texts):
+        return _general_columns(text, batch, numbers, side, position, plan.names)
     starts = list(map(_START, batch, numbers))
     ends = list(map(operator.add, starts, map(len, texts)))
-    prefixes = _group_prefixes(names)
-    described = map(
-        _DESCRIPTIONS.__getitem__, map(operator.add, map(prefixes.__getitem__, numbers), texts)
-    )
-    kinds, keys, exacts, cases = (list(column) for column in zip(*described, strict=True))
+    coded = map(operator.add, map(plan.prefixes.__getitem__, numbers), texts)
+    kinds, keys, exacts, cases = zip(*map(_DESCRIPTIONS.__getitem__, coded), strict=True)
     gaps = [
         GLUED
         if start == end
@@ -384,7 +404,8 @@ def _batch_columns(
         gaps[0] = 0
     position.count += len(starts)
     position.last_end = ends[-1]
-    return Columns(texts, starts, ends, list(map(operator.or_, kinds, gaps)), keys, exacts, cases)
+    flags = list(map(operator.or_, kinds, gaps))
+    return Columns(texts, starts, ends, flags, list(keys), list(exacts), list(cases))
 
 
 def _general_columns(
@@ -415,60 +436,77 @@ def _general_columns(
             glued = False
         if group == "word" and not raw.isascii() and _NEEDS_SPLIT.search(raw):
             for part in _WORD_PARTS.finditer(raw):
-                part_start, part_end = part.span()
-                _append(columns, part.lastgroup or "", part.group(), start, part_start, glued)
-                columns.ends[-1] = start + part_end
+                _append(columns, part.lastgroup or "", part.group(), start + part.start(), glued)
                 position.count += 1
                 glued = True
         else:
-            _append(columns, group, raw, start, 0, glued)
+            _append(columns, group, raw, start, glued)
             position.count += 1
         position.last_end = end
     return columns
 
 
-def _append(columns: Columns, group: str, raw: str, base: int, offset: int, glued: bool) -> None:
+def _append(columns: Columns, group: str, raw: str, start: int, glued: bool) -> None:
     kind, key, exact, case = _DESCRIPTIONS[_GROUP_CODES[group] + raw]
     columns.texts.append(raw)
-    columns.starts.append(base + offset)
-    columns.ends.append(base + offset + len(raw))
+    columns.starts.append(start)
+    columns.ends.append(start + len(raw))
     columns.flags.append(kind | GLUED if glued else kind)
     columns.keys.append(key)
     columns.exacts.append(exact)
     columns.cases.append(case)
 
 
-def _settle_inner(text: str, columns: Columns, before_first: Row | None) -> None:
+def _settle_inner(text: str, columns: Columns, before_first: Neighbour | None) -> None:
     """Settle the case of every word of ``columns`` but the last, which needs the next batch;
     ``before_first`` is the token before the first (in the batch before), if any.
 
-    The neighbour test is done on whole columns (bytes translations and C-level maps): a short
-    word is looked at only when a number, script or symbol stands next to it.
+    In a large batch the neighbour test is done on whole columns first (bytes translations and
+    C-level maps), so a short word is looked at only when a number, script or symbol stands next
+    to it; a small batch (a quote) is cheaper to settle word by word.
     """
     count = len(columns.starts)
-    if count < 2:
-        return
+    if count < _BULK_SETTLE:
+        candidates: Iterable[int] = itertools.compress(range(count - 1), columns.cases)
+    else:
+        candidates = _near_candidates(columns)
+    for index in candidates:
+        previous = columns.neighbour(index - 1) if index > 0 else before_first
+        _settle(text, columns, index, previous, columns.neighbour(index + 1))
+
+
+def _near_candidates(columns: Columns) -> Iterator[int]:
+    """The words of a batch (but its last) whose case may count: those with a rule other than
+    ``_CASE_NEIGHBOURS``, and those with a number, script or symbol next to them."""
+    count = len(columns.starts)
     flags = bytes(columns.flags)
     before = b"\x01" + flags[:-1].translate(_NUMBERISH_BEFORE)
     after = flags[1:].translate(_NUMBERISH_AFTER)
     near = map(operator.or_, before, after)
     wanted = map(operator.and_, columns.cases, map(operator.or_, near, itertools.repeat(2)))
-    for index in itertools.compress(range(count - 1), wanted):
-        previous = columns.row(index - 1) if index > 0 else before_first
-        _settle(text, columns, index, previous, columns.row(index + 1))
+    return itertools.compress(range(count - 1), wanted)
 
 
-def _settle_last(text: str, columns: Columns, before_first: Row | None, after: Row | None) -> None:
+def _settle_last(
+    text: str, columns: Columns, before_first: Neighbour | None, after: Neighbour | None
+) -> None:
     """Settle the case of the last token of ``columns``, now that the token after it is known."""
     last = len(columns.starts) - 1
     if columns.cases[last]:
-        before = columns.row(last - 1) if last > 0 else before_first
+        before = columns.neighbour(last - 1) if last > 0 else before_first
         _settle(text, columns, last, before, after)
 
 
-def _settle(text: str, columns: Columns, index: int, before: Row | None, after: Row | None) -> None:
-    if _case_sensitive(text, before, columns.row(index), after):
-        columns.flags[index] |= SENSITIVE
+def _settle(
+    text: str, columns: Columns, index: int, before: Neighbour | None, after: Neighbour | None
+) -> None:
+    flags = columns.flags[index]
+    if columns.cases[index] == _CASE_CAPITALS:
+        sensitive = not (_capital_word(before) or _capital_word(after))
+    else:
+        sensitive = _unit_or_glued(text, columns.starts[index], flags, before, after)
+    if sensitive:
+        columns.flags[index] = flags | SENSITIVE
 
 
 def _needs_split(texts: list[str]) -> bool:
@@ -492,18 +530,6 @@ def _group_names(pattern: regex.Pattern[str]) -> tuple[str, ...]:
     return tuple(names)
 
 
-class _SideNumbers(dict[tuple[str, ...], frozenset[int]]):
-    """The group numbers of the side kinds, by the scanner's group names."""
-
-    def __missing__(self, names: tuple[str, ...]) -> frozenset[int]:
-        numbers = frozenset(number for number, name in enumerate(names) if name in SIDE_KINDS)
-        self[names] = numbers
-        return numbers
-
-
-_SIDE_NUMBERS: Final = _SideNumbers()
-
-
 Description = tuple[int, str, str, int]
 """``(flags, key, exact, case rule)`` of a token: see ``_describe``."""
 
@@ -512,10 +538,23 @@ _CODE_GROUPS: Final = tuple(_KINDS)
 _DESCRIPTIONS_LIMIT: Final = 1 << 16
 
 
+class _Plan(NamedTuple):
+    """What the batch loop needs to know of a scanner, worked out once: group names by number,
+    the description-key prefix of each group, and the numbers of the side kinds."""
+
+    names: tuple[str, ...]
+    prefixes: tuple[str, ...]
+    side_numbers: frozenset[int]
+
+
 @functools.cache
-def _group_prefixes(names: tuple[str, ...]) -> tuple[str, ...]:
-    """Group number -> the one-character code of its group, the prefix of a description key."""
-    return tuple(_GROUP_CODES.get(name, "") for name in names)
+def _plan(scanner: regex.Pattern[str]) -> _Plan:
+    names = _group_names(scanner)
+    return _Plan(
+        names,
+        tuple(_GROUP_CODES.get(name, "") for name in names),
+        frozenset(number for number, name in enumerate(names) if name in SIDE_KINDS),
+    )
 
 
 class _Descriptions(dict[str, Description]):
@@ -630,27 +669,22 @@ def _capitals(word: str) -> bool:
     return len(word) >= 2 and word.isupper()
 
 
-def _case_sensitive(text: str, before: Row | None, token: Row, after: Row | None) -> bool:
-    """Is the word's case compared? Mixed case ("mW"); 2-3 capitals ("MB") unless a neighbouring
-    word is in capitals too (a heading or a shouted sentence, where "IN" is just "in"); a short
-    word after a number across whitespace only (a unit: "5 m", "400 Mb"), or glued to a symbol
-    or to a number after it ("A+", "C#", "v1")."""
-    _, start, _, kind, _, word, glued, _ = token
-    if kind != WORD or (len(word) > SHORT_WORD and word.islower()):
-        return False
-    if _mixed_case(word):
-        return True
-    if 2 <= len(word) <= 3 and word.isupper():
-        return not (_capital_word(before) or _capital_word(after))
-    if len(word) > SHORT_WORD:
-        return False
-    if before is not None and (
-        (before[3] in (NUMBER, SCRIPT) and (glued or text[before[2] : start].isspace()))
-        or (glued and before[3] == SYMBOL)
-    ):
-        return True
-    return after is not None and after[6] and after[3] in (SYMBOL, NUMBER)
+def _unit_or_glued(
+    text: str, start: int, flags: int, before: Neighbour | None, after: Neighbour | None
+) -> bool:
+    """Is a short word's case compared?  After a number across whitespace only (a unit: "5 m",
+    "400 Mb"), or glued to a symbol or to a number after it ("A+", "C#", "v1").  (Mixed case,
+    "mW", is always compared; 2-3 capitals, "MB", unless a neighbouring word is in capitals too,
+    as in a heading where "IN" is just "in": see ``_case_rule``.)"""
+    glued = flags & GLUED
+    if before is not None:
+        before_kind = before[0] & KIND_MASK
+        if before_kind in (NUMBER, SCRIPT) and (glued or text[before[1] : start].isspace()):
+            return True
+        if glued and before_kind == SYMBOL:
+            return True
+    return after is not None and bool(after[0] & GLUED) and after[0] & KIND_MASK in (SYMBOL, NUMBER)
 
 
-def _capital_word(token: Row | None) -> bool:
-    return token is not None and token[3] == WORD and _capitals(token[5])
+def _capital_word(neighbour: Neighbour | None) -> bool:
+    return neighbour is not None and neighbour[0] & KIND_MASK == WORD and _capitals(neighbour[2])
