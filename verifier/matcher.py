@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import operator
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Mapping, Sequence
@@ -130,12 +129,12 @@ class KeyIndex(Mapping[int, Sequence[int]]):
     the index costs 4 bytes per token (plus 4 per distinct key) instead of a list per key."""
 
     def __init__(self, ids: array[int], keys: int) -> None:
-        counts = [0] * (keys + 1)
+        counts = array("i", [0]) * (keys + 1)  # arrays, not lists: no int object per key
         for key_id in ids:
             counts[key_id + 1] += 1
         self._offsets = array("i", itertools.accumulate(counts))
         order = array("i", [0]) * len(ids)
-        cursor = list(self._offsets[:-1])
+        cursor = self._offsets[:-1]
         for index, key_id in enumerate(ids):
             order[cursor[key_id]] = index
             cursor[key_id] += 1
@@ -161,11 +160,26 @@ class KeyIndex(Mapping[int, Sequence[int]]):
 
 
 class _Vocabulary(dict[str, int]):
-    """Key → id, numbering keys in the order first met, so ids extend in one C-level map."""
+    """Key → id, numbering keys in the order first met, so ids extend in one C-level map.
+
+    Numbering stops once the source is read (``close``): a key missing then is a KeyError, as
+    in a plain dict, so a quote's key can never be added by looking it up.
+    """
+
+    __slots__ = ("_open",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._open = True
 
     def __missing__(self, key: str) -> int:
+        if not self._open:
+            raise KeyError(key)
         key_id = self[key] = len(self)
         return key_id
+
+    def close(self) -> None:
+        self._open = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,17 +224,17 @@ def prepare(source: str) -> PreparedSource:
 class PreparedSource:
     """A tokenized source kept in flat arrays; ``check`` never re-tokenizes it.
 
-    Per token: a key id, the code-point span and one byte of kind and flags.  The exact form
-    of case-sensitive words and the side items (emoji, reference marks) are kept in small
-    dictionaries, since few tokens have them.  The key → positions index is built on the
-    second check: one check is a single search over the key ids.
+    Per token: a key id, the code-point span and one byte of kind and flags.  The side items
+    (emoji, reference marks) are kept in a small dictionary, since few tokens have them; the
+    exact form of a case-sensitive word is read again from the source when compared.  The
+    key → positions index is built on the second check: one check is a single search over the
+    key ids.
     """
 
     __slots__ = (
         "_checks",
         "_digest",
         "_ends",
-        "_exact",
         "_ids",
         "_keys",
         "_meta",
@@ -239,22 +253,17 @@ class PreparedSource:
         self._starts = array("i")
         self._ends = array("i")
         self._meta = bytearray()
-        self._exact: dict[int, str] = {}
         self._side: dict[int, tuple[str, ...]] = {}
         self._positions: KeyIndex | None = None
         self._checks = 0
         self._digest: str | None = None
         for columns in iter_columns(source, side):
-            offset = len(self._ids)
             self._ids.extend(map(vocabulary.__getitem__, columns.keys))
             self._starts.extend(columns.starts)
             self._ends.extend(columns.ends)
             self._meta.extend(columns.flags)
-            for index in itertools.compress(
-                itertools.count(), map(operator.and_, columns.flags, itertools.repeat(SENSITIVE))
-            ):
-                self._exact[offset + index] = columns.exacts[index]
-        self._vocabulary: dict[str, int] = dict(vocabulary)
+        vocabulary.close()
+        self._vocabulary: dict[str, int] = vocabulary
         self._keys: list[str] = list(vocabulary)
         for item in side:
             self._side[item.before] = (*self._side.get(item.before, ()), item.key)
@@ -270,7 +279,9 @@ class PreparedSource:
 
     def key(self, index: int) -> str:
         """The comparison key of token ``index`` (case folded unless case counts there)."""
-        return self._exact.get(index) or self._keys[self._ids[index]]
+        if self._meta[index] & SENSITIVE:
+            return self._exact_form(index)
+        return self._keys[self._ids[index]]
 
     def compared_forms(self, index: int, token: Token) -> tuple[str, str]:
         """The forms of source token ``index`` and of ``token`` that matching compares: with
@@ -406,9 +417,8 @@ class PreparedSource:
         return self._edge_refusal(first, last)
 
     def _exact_form(self, index: int) -> str:
-        exact = self._exact.get(index)
-        if exact is not None:
-            return exact
+        """The token's key with letter case kept: read again from the source for a word (only
+        words are ever case-sensitive, so no token keeps a copy of it)."""
         if self.kind(index) != WORD:
             return self._keys[self._ids[index]]
         return fold_word(self.source[self._starts[index] : self._ends[index]])
