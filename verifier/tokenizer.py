@@ -536,7 +536,7 @@ Description = tuple[int, str, str, int]
 
 _GROUP_CODES: Final = {group: chr(code) for code, group in enumerate(_KINDS)}
 _CODE_GROUPS: Final = tuple(_KINDS)
-_DESCRIPTIONS_LIMIT: Final = 1 << 16
+_DESCRIPTIONS_LIMIT: Final = 1 << 15
 
 
 class _Plan(NamedTuple):
@@ -576,8 +576,9 @@ def _describe(group: str, raw: str) -> Description:
     """``(flags, key, exact, case rule)`` of a token (see ``_case_rule``)."""
     kind = _KINDS[group]
     key, exact = _keys(kind, group, raw)
+    key = sys.intern(key)
     flags, case = _case_rule(kind, exact)
-    return flags, sys.intern(key), exact, case
+    return flags, key, key if exact == key else exact, case
 
 
 def _case_rule(kind: int, exact: str) -> tuple[int, int]:
@@ -597,7 +598,7 @@ def _keys(kind: int, group: str, raw: str) -> tuple[str, str]:
     """``(key, exact)`` of one token; they differ only for words (case)."""
     if kind == WORD:
         exact = fold_word(raw)
-        return _casefold(exact), exact
+        return exact.casefold(), exact
     if kind == SYMBOL:
         key = "\u2026" if group == "ellipsis" else _fold_symbol(raw)
         return key, key
@@ -617,7 +618,7 @@ def _side_key(group: str, raw: str) -> str:
     return raw.casefold()
 
 
-@functools.lru_cache(maxsize=1 << 16)
+@functools.lru_cache(maxsize=1 << 12)
 def fold_word(raw: str) -> str:
     """A word with hyphenation and invisible characters removed, NFKC applied, case kept.
 
@@ -627,11 +628,6 @@ def fold_word(raw: str) -> str:
         return raw
     joined = _INVISIBLE_RUN.sub("", _HYPHENATION.sub("", raw))
     return unicodedata.normalize("NFKC", joined)
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _casefold(word: str) -> str:
-    return word.casefold()
 
 
 @functools.lru_cache(maxsize=1 << 12)
