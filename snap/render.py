@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from verifier.closest import SIMILAR_ENOUGH_TO_SHOW
-from verifier.matcher import EMPTY_QUOTE, INNER_ELLIPSIS
 from verifier.status import Status
 
 if TYPE_CHECKING:
@@ -68,7 +67,12 @@ def result_lines(result: CitationResult) -> list[str]:
     return lines
 
 
-QUOTE_REASONS = frozenset({INNER_ELLIPSIS, EMPTY_QUOTE})
+def quote_reasons() -> frozenset[str]:
+    """The reasons a quote itself could not be checked.  Imported here, not at the top: every
+    command imports this module, and ``verifier.matcher`` compiles the tokenizer's patterns."""
+    from verifier.matcher import EMPTY_QUOTE, INNER_ELLIPSIS
+
+    return frozenset({INNER_ELLIPSIS, EMPTY_QUOTE})
 
 
 def explanation(status: str, data: dict[str, Any]) -> list[str]:
@@ -88,7 +92,7 @@ def explanation(status: str, data: dict[str, Any]) -> list[str]:
             where = other.get("url") or short_id(other["snapshotId"])
             lines.append(f"    The quote is in another source of this answer: {where}")
         return lines
-    if status == "could_not_check" and reason in QUOTE_REASONS:
+    if status == "could_not_check" and reason in quote_reasons():
         return [f"    Could not check this quote: {reason}."]
     if status in ("could_not_check", "unknown_snapshot", "integrity_failure"):
         return [f"    Could not check the source: {reason}", *closest_lines(data)]

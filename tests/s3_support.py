@@ -23,7 +23,7 @@ import boto3
 import pytest
 from botocore.config import Config
 
-from snapshotter.store import S3Store
+from snapshotter.store.s3 import S3Store
 
 ENDPOINT_VARIABLE = "SNAP_TEST_S3_ENDPOINT"
 DEFAULT_ENDPOINT = "http://127.0.0.1:4566"

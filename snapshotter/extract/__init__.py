@@ -4,6 +4,12 @@
 uses trafilatura for HTML, pypdf for PDF, a strict decoder for plain text, and nothing for
 anything else.  Every result names its extractor with the version and the settings that
 change the output, so the same bytes and the same extractor id always give the same text.
+
+Importing this package loads only the result types: every command that reads records (``snap
+verify``, ``audit``) imports them through ``snapshotter.capture``, and must not pay for lxml,
+the HTML and PDF extractors and their patterns.  ``extract`` imports the sniffer and the one
+extractor it needs when it runs; ``html_extractor_id``, ``pdf_extractor_id`` and
+``PAGE_SEPARATOR`` are imported from their modules.
 """
 
 from __future__ import annotations
@@ -11,8 +17,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from snap.errors import ExtractionError
-from snapshotter.extract.html import extract_html, html_extractor_id
-from snapshotter.extract.pdf import PAGE_SEPARATOR, extract_pdf, pdf_extractor_id
 from snapshotter.extract.result import (
     FLAG_NO_EXTRACTABLE_TEXT,
     FLAG_NO_TEXT_EXTRACTOR,
@@ -24,8 +28,6 @@ from snapshotter.extract.result import (
     Page,
     without_text,
 )
-from snapshotter.extract.sniff import SNIFF_BYTES, media_type, sniff
-from snapshotter.extract.text import extract_text
 
 NO_EXTRACTOR = "none"
 
@@ -36,12 +38,18 @@ def extract(path: Path, declared_content_type: str | None) -> Extraction:
     Raises ExtractionError when bytes that are text cannot be decoded faithfully.  Every
     other outcome is an ``Extraction``, possibly without text and with a flag saying why.
     """
+    from snapshotter.extract.sniff import SNIFF_BYTES, sniff
+
     with path.open("rb") as handle:
         head = handle.read(SNIFF_BYTES)
     sniffed = sniff(head, declared_content_type)
     if sniffed.kind == "pdf":
+        from snapshotter.extract.pdf import extract_pdf
+
         return extract_pdf(path)
     if sniffed.kind == "html":
+        from snapshotter.extract.html import extract_html
+
         return extract_html(path.read_bytes(), declared_content_type)
     if sniffed.kind == "text":
         return _extract_plain(path.read_bytes(), declared_content_type, sniffed.media_type)
@@ -50,6 +58,9 @@ def extract(path: Path, declared_content_type: str | None) -> Extraction:
 
 def _extract_plain(data: bytes, declared: str | None, content_type: str) -> Extraction:
     """Text-looking bytes: an undecodable file is an error only when it claims to be text."""
+    from snapshotter.extract.sniff import media_type
+    from snapshotter.extract.text import extract_text
+
     try:
         return extract_text(data, declared, content_type)
     except ExtractionError:
@@ -76,10 +87,7 @@ __all__ = [
     "MIN_TEXT_CHARS",
     "MIN_TEXT_WORDS",
     "NO_EXTRACTOR",
-    "PAGE_SEPARATOR",
     "Extraction",
     "Page",
     "extract",
-    "html_extractor_id",
-    "pdf_extractor_id",
 ]

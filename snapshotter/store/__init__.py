@@ -1,4 +1,9 @@
-"""Blob stores: the interface, its two backends, and ``open_store`` to pick one from a URL."""
+"""Blob stores: the interface, its two backends, and ``open_store`` to pick one from a URL.
+
+The S3 backend (``snapshotter.store.s3``: ``S3Store``, ``BucketStatus``) is imported from its
+module, and here only when a URL names S3: a command on the folder store (the default) loads
+neither it nor boto3.
+"""
 
 from __future__ import annotations
 
@@ -8,14 +13,11 @@ from urllib.parse import unquote, urlsplit
 from snap.errors import ConfigError
 from snapshotter.store.base import KINDS, BlobStore, StoredBlob, blob_key
 from snapshotter.store.local import FolderStore
-from snapshotter.store.s3 import BucketStatus, S3Store
 
 __all__ = [
     "KINDS",
     "BlobStore",
-    "BucketStatus",
     "FolderStore",
-    "S3Store",
     "StoredBlob",
     "blob_key",
     "init_store",
@@ -33,6 +35,8 @@ def open_store(url: str, *, lock_mode: str = "GOVERNANCE", lock_days: int = 365)
     if parts.scheme == "s3":
         if not parts.netloc:
             raise ConfigError(f"store URL {url!r} names no bucket; expected s3://bucket/prefix")
+        from snapshotter.store.s3 import S3Store
+
         return S3Store(parts.netloc, parts.path, lock_mode=lock_mode, lock_days=lock_days)
     if parts.scheme == "file":
         if parts.netloc not in ("", "localhost"):
@@ -54,6 +58,8 @@ def init_store(
     it); for an existing bucket the report says whether it has Object Lock.  A folder store is
     created; its protection is write-once hard links and read-only files, not retention.
     """
+    from snapshotter.store.s3 import S3Store
+
     store = open_store(url, lock_mode=lock_mode, lock_days=lock_days)
     if isinstance(store, S3Store):
         status = store.init_bucket()

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from snap.cli import cli
 from snap.errors import StoreError
-from snapshotter.store import S3Store
+from snapshotter.store.s3 import S3Store
 from tests.s3_support import fresh_bucket_name, make_client, new_s3_store
 from tests.s3_support import s3_endpoint as s3_endpoint  # a fixture, re-exported for pytest
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 import trafilatura
 
-from snapshotter.extract import FLAG_TOO_SHORT, extract, html_extractor_id
+from snapshotter.extract import FLAG_TOO_SHORT, extract
+from snapshotter.extract.html import html_extractor_id
 from snapshotter.fetch import FetchOptions, fetching
 from tests.http_fixtures import LoopbackServer
 from tests.snapshotter.samples import ARTICLE, JS_SHELL, LOGIN_WALL, PAGE

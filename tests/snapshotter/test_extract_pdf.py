@@ -9,13 +9,8 @@ from pathlib import Path
 import pypdf
 import pytest
 
-from snapshotter.extract import (
-    FLAG_NO_EXTRACTABLE_TEXT,
-    PAGE_SEPARATOR,
-    Extraction,
-    extract,
-    pdf_extractor_id,
-)
+from snapshotter.extract import FLAG_NO_EXTRACTABLE_TEXT, Extraction, extract
+from snapshotter.extract.pdf import PAGE_SEPARATOR, pdf_extractor_id
 from snapshotter.fetch import FetchOptions, fetching
 from tests.http_fixtures import LoopbackServer
 from tests.pdf_fixtures import LabelRange, build_pdf

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from snapshotter.store import BlobStore, FolderStore, S3Store, StoredBlob
+from snapshotter.store import BlobStore, FolderStore, StoredBlob
+from snapshotter.store.s3 import S3Store
 from tests.s3_support import make_client
 
 

@@ -18,8 +18,8 @@ import pytest
 from botocore.stub import Stubber
 
 from snap.errors import StoreError
-from snapshotter.store import BlobStore, S3Store
-from snapshotter.store.s3 import HEAD_FIRST_BYTES
+from snapshotter.store import BlobStore
+from snapshotter.store.s3 import HEAD_FIRST_BYTES, S3Store
 from tests.s3_support import make_client
 from tests.store.backends import Backend, sha256
 

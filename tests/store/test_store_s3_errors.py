@@ -19,8 +19,7 @@ from botocore.stub import ANY, Stubber
 from moto.server import ThreadedMotoServer
 
 from snap.errors import BlobNotFound, ConfigError, InputError, IntegrityError, StoreError
-from snapshotter.store import S3Store
-from snapshotter.store.s3 import tagging
+from snapshotter.store.s3 import S3Store, tagging
 from tests.s3_support import make_client
 
 CONTENT = b"stored bytes"

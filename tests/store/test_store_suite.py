@@ -17,7 +17,8 @@ import pytest
 from botocore.exceptions import ClientError
 
 from snap.errors import BlobNotFound, IntegrityError
-from snapshotter.store import BlobStore, FolderStore, S3Store, blob_key
+from snapshotter.store import BlobStore, FolderStore, blob_key
+from snapshotter.store.s3 import S3Store
 from tests.store.backends import Backend, put_from_process, sha256
 
 PAGE = b"<html><body><p>Revenue rose 4.2% in 2023.</p></body></html>\n" * 50
