@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import operator
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Mapping, Sequence
@@ -159,6 +160,9 @@ class KeyIndex(Mapping[int, Sequence[int]]):
         return iter(range(len(self)))
 
 
+_LONG: Final = 255
+
+
 class _Vocabulary(dict[str, int]):
     """Key → id, numbering keys in the order first met, so ids extend in one C-level map.
 
@@ -224,7 +228,8 @@ def prepare(source: str) -> PreparedSource:
 class PreparedSource:
     """A tokenized source kept in flat arrays; ``check`` never re-tokenizes it.
 
-    Per token: a key id, the code-point span and one byte of kind and flags.  The side items
+    Per token: a key id, the code-point start, a one-byte length and one byte of kind and
+    flags.  The side items
     (emoji, reference marks) are kept in a small dictionary, since few tokens have them; the
     exact form of a case-sensitive word is read again from the source when compared.  The
     key → positions index is built on the second check: one check is a single search over the
@@ -234,9 +239,10 @@ class PreparedSource:
     __slots__ = (
         "_checks",
         "_digest",
-        "_ends",
         "_ids",
         "_keys",
+        "_lengths",
+        "_long_ends",
         "_meta",
         "_positions",
         "_side",
@@ -251,7 +257,8 @@ class PreparedSource:
         vocabulary = _Vocabulary()
         self._ids = array("i")
         self._starts = array("i")
-        self._ends = array("i")
+        self._lengths = bytearray()
+        self._long_ends: dict[int, int] = {}
         self._meta = bytearray()
         self._side: dict[int, tuple[str, ...]] = {}
         self._positions: KeyIndex | None = None
@@ -260,7 +267,7 @@ class PreparedSource:
         for columns in iter_columns(source, side):
             self._ids.extend(map(vocabulary.__getitem__, columns.keys))
             self._starts.extend(columns.starts)
-            self._ends.extend(columns.ends)
+            self._extend_lengths(columns.starts, columns.ends)
             self._meta.extend(columns.flags)
         vocabulary.close()
         self._vocabulary: dict[str, int] = vocabulary
@@ -270,6 +277,25 @@ class PreparedSource:
 
     def __len__(self) -> int:
         return len(self._ids)
+
+    def _extend_lengths(self, starts: Sequence[int], ends: Sequence[int]) -> None:
+        """Token lengths in one byte each (3 bytes a token less than an array of ends); a token of
+        ``_LONG`` code points or more keeps its end in ``_long_ends``."""
+        lengths = list(map(operator.sub, ends, starts))
+        if max(lengths, default=0) >= _LONG:
+            offset = len(self._lengths)
+            for index, length in enumerate(lengths):
+                if length >= _LONG:
+                    self._long_ends[offset + index] = ends[index]
+                    lengths[index] = _LONG
+        self._lengths.extend(lengths)
+
+    def _end(self, index: int) -> int:
+        """Where token ``index`` ends (code points)."""
+        length = self._lengths[index]
+        if length == _LONG:
+            return self._long_ends[index]
+        return self._starts[index] + length
 
     def normalized_digest(self) -> str:
         """Same as ``normalized_digest(self.source)``, from the stored tokens."""
@@ -296,11 +322,14 @@ class PreparedSource:
 
     def token_span(self, first: int, last: int) -> tuple[int, int]:
         """Code-point span from the start of token ``first`` to the end of token ``last``."""
-        return self._starts[first], self._ends[last]
+        return self._starts[first], self._end(last)
 
     def tokens_overlapping(self, start: int, end: int) -> range:
         """Indices of the tokens that overlap the code-point range ``[start, end)``."""
-        return range(bisect_right(self._ends, start), bisect_left(self._starts, end))
+        first = bisect_right(self._starts, start) - 1  # the last token starting at or before
+        if first < 0 or self._end(first) <= start:
+            first += 1
+        return range(first, bisect_left(self._starts, end))
 
     def check(self, quote: str, *, closest: bool = True) -> QuoteCheck:
         """Check ``quote`` against this source; equal to ``check_quote(quote, self.source)``.
@@ -421,7 +450,7 @@ class PreparedSource:
         words are ever case-sensitive, so no token keeps a copy of it)."""
         if self.kind(index) != WORD:
             return self._keys[self._ids[index]]
-        return fold_word(self.source[self._starts[index] : self._ends[index]])
+        return fold_word(self.source[self._starts[index] : self._end(index)])
 
     def _edge_refusal(self, first: int, last: int) -> _Refusal | None:
         """A refusal when the run cuts the source at either edge (see step 3c)."""
@@ -482,7 +511,7 @@ class PreparedSource:
         """True when token ``other`` (``left`` or ``right``) continues a number at a match's
         edge: another number across whitespace and at most one punctuation mark other than a
         full stop, on the same line; a symbol across whitespace only; a magnitude word."""
-        between = self.source[self._ends[left] : self._starts[right]]
+        between = self.source[self._end(left) : self._starts[right]]
         gap = "".join(between.split())
         kind = self.kind(other)
         if kind in (NUMBER, SCRIPT):  # "5 000", "2019, 2020"; not "section 7.\n4. Term"

@@ -321,3 +321,27 @@ def test_closest_passage_is_a_source_slice_with_a_fair_score(
     assert closest.text == source[closest.start : closest.end]
     for diff_start, diff_end in closest.differences:
         assert closest.start <= diff_start < diff_end <= closest.end
+
+
+LONG_PIECES = st.sampled_from(["a" * 300, "7" * 255, "x" * 254, "=" * 256, "日" * 3])
+
+
+@PROFILE
+@given(
+    pieces=st.lists(st.one_of(sources(), LONG_PIECES), min_size=1, max_size=4),
+    data=st.data(),
+)
+def test_prepared_spans_equal_the_tokenizers(pieces: list[str], data: st.DataObject) -> None:
+    """A prepared source keeps each token's length in one byte (longer tokens aside): its spans
+    and the tokens it finds overlapping a range are the tokenizer's."""
+    source = " ".join(pieces)
+    tokens = tokenize(source)
+    prepared = prepare(source)
+    assert [prepared.token_span(i, i) for i in range(len(prepared))] == [
+        (token.start, token.end) for token in tokens
+    ]
+    start = data.draw(st.integers(min_value=0, max_value=len(source)))
+    end = data.draw(st.integers(min_value=start, max_value=len(source)))
+    overlapping = [i for i, token in enumerate(tokens) if token.start < end and token.end > start]
+    found = prepared.tokens_overlapping(start, end)
+    assert list(found) == overlapping
