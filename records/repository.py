@@ -258,7 +258,8 @@ def citation_id_for(given: str | None, asserted: dict[str, Any]) -> str:
 def citation_conflict(existing: Citation, asserted: dict[str, Any]) -> str | None:
     """Why an explicit citation id that is already recorded cannot name this citation, if it
     cannot. Fuller selectors, or a URL or snapshot the first record lacked, are no conflict."""
-    if token_keys(asserted["exact"]) != token_keys(existing.exact):
+    quote = asserted["exact"]
+    if quote != existing.exact and token_keys(quote) != token_keys(existing.exact):
         return "a different quote"  # equal after the verifier's normalization is the same quote
     if asserted.get("page") != existing.page:
         return "a different page"
