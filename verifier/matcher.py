@@ -358,6 +358,15 @@ class PreparedSource:
         nearest = self._closest(primary) if closest else None
         return QuoteCheck(NOT_FOUND, False, None, None, None, 0, (), nearest, None)
 
+    def spans_of(self, scanned: Scan) -> tuple[tuple[int, int], ...]:
+        """Where a tokenized quote is found under every rule, as written (one form: no ellipsis,
+        marks read as marks); what ``check`` finds for such a quote, without scanning it again.
+        The one-off shortcut checks its windows with it."""
+        self._checks += 1
+        accepted, _ = self._accepted_runs(scanned)
+        length = len(scanned.tokens)
+        return tuple(self.token_span(start, start + length - 1) for start in accepted)
+
     def occurrences(self, quote_ids: Sequence[int]) -> list[int]:
         """Start token indices of every run of source tokens with these key ids, in order.
 

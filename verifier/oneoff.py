@@ -16,12 +16,13 @@ closest passage needs the whole source), ``None`` sends the caller to the full c
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from typing import Final
 
 import regex
 
-from verifier.tokenizer import INVISIBLE, NUMBER, SYMBOL, WORD, Token, scan_text
+from verifier.tokenizer import INVISIBLE, NUMBER, SYMBOL, WORD, Scan, Token, scan_text
 
 MAX_HITS: Final = 64
 MARGIN: Final = 16
@@ -34,8 +35,8 @@ def found_spans(quote: str, source: str) -> tuple[tuple[int, int], ...] | None:
     answer (see the module docstring); an empty tuple is never returned."""
     if _UNSAFE_QUOTE.search(quote):
         return None
-    tokens = scan_text(quote).tokens
-    anchor = _anchor(tokens)
+    scanned = scan_text(quote)
+    anchor = _anchor(scanned.tokens)
     if anchor is None or not _safe_source(source):
         return None
     hits = _hits(anchor.exact, source)
@@ -44,7 +45,7 @@ def found_spans(quote: str, source: str) -> tuple[tuple[int, int], ...] | None:
     spans: set[tuple[int, int]] = set()
     before, after = anchor.start, len(quote) - anchor.start
     for start, end in _windows(hits, source, before, after):
-        found = _check_window(quote, source, start, end)
+        found = _check_window(scanned, source, start, end)
         if found is None:
             return None
         spans.update(found)
@@ -66,13 +67,19 @@ def _safe_source(source: str) -> bool:
 
 
 def _hits(anchor: str, source: str) -> list[int] | None:
-    pattern = regex.compile(regex.escape(anchor), regex.IGNORECASE | regex.ASCII)
     hits: list[int] = []
-    for match in pattern.finditer(source, overlapped=True):
+    for match in _anchor_pattern(anchor).finditer(source, overlapped=True):
         hits.append(match.start())
         if len(hits) > MAX_HITS:
             return None
     return hits
+
+
+@functools.lru_cache(maxsize=256)
+def _anchor_pattern(anchor: str) -> regex.Pattern[str]:
+    """The anchor's search pattern; kept, since compiling through ``regex``'s own cache costs
+    more than the search on a small document."""
+    return regex.compile(regex.escape(anchor), regex.IGNORECASE | regex.ASCII)
 
 
 def _windows(hits: list[int], source: str, before: int, after: int) -> list[tuple[int, int]]:
@@ -104,7 +111,7 @@ def _whitespace_after(source: str, at: int) -> int:
     return min(found) if found else len(source)
 
 
-def _check_window(quote: str, source: str, start: int, end: int) -> list[tuple[int, int]] | None:
+def _check_window(scanned: Scan, source: str, start: int, end: int) -> list[tuple[int, int]] | None:
     """The spans found in ``source[start:end]`` (shifted), or None if one needs more context.
 
     A window that does not begin the source is read after a sentinel word, so that it is read
@@ -114,13 +121,13 @@ def _check_window(quote: str, source: str, start: int, end: int) -> list[tuple[i
 
     sentinel = "" if start == 0 else "x "
     window = prepare(sentinel + source[start:end])
-    result = window.check(quote, closest=False)
-    if not result.found:
+    found = window.spans_of(scanned)
+    if not found:
         return []
     first_allowed = 0 if start == 0 else 2
     last_allowed = len(window) - 1 if end == len(source) else len(window) - 2
     spans = []
-    for span_start, span_end in result.spans:
+    for span_start, span_end in found:
         tokens = window.tokens_overlapping(span_start, span_end)
         if tokens[0] < first_allowed or tokens[-1] > last_allowed:
             return None
