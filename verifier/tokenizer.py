@@ -296,18 +296,19 @@ class Columns(NamedTuple):
         """What the case rule reads of token ``index`` as a word's neighbour."""
         return self.flags[index], self.ends[index], self.exacts[index]
 
-    def row(self, index: int) -> Row:
-        """Token ``index`` as a ``Row``."""
-        flags = self.flags[index]
-        return (
-            self.texts[index],
-            self.starts[index],
-            self.ends[index],
-            flags & KIND_MASK,
-            self.keys[index],
-            self.exacts[index],
-            bool(flags & GLUED),
-            bool(flags & SENSITIVE),
+    def rows(self) -> Iterator[Row]:
+        """The batch's tokens as ``Row`` tuples, in order."""
+        flags = self.flags
+        return zip(
+            self.texts,
+            self.starts,
+            self.ends,
+            map(operator.and_, flags, itertools.repeat(KIND_MASK)),
+            self.keys,
+            self.exacts,
+            map(bool, map(operator.and_, flags, itertools.repeat(GLUED))),
+            map(bool, map(operator.and_, flags, itertools.repeat(SENSITIVE))),
+            strict=True,
         )
 
 
@@ -319,18 +320,7 @@ def iter_tokens(text: str, side: list[SideItem], *, references: bool = True) -> 
 def iter_rows(text: str, side: list[SideItem], *, references: bool = True) -> Iterator[Row]:
     """The tokens of ``text`` as plain tuples, in order."""
     for columns in iter_columns(text, side, references=references):
-        flags = columns.flags
-        yield from zip(
-            columns.texts,
-            columns.starts,
-            columns.ends,
-            map(operator.and_, flags, itertools.repeat(KIND_MASK)),
-            columns.keys,
-            columns.exacts,
-            map(bool, map(operator.and_, flags, itertools.repeat(GLUED))),
-            map(bool, map(operator.and_, flags, itertools.repeat(SENSITIVE))),
-            strict=True,
-        )
+        yield from columns.rows()
 
 
 def iter_columns(

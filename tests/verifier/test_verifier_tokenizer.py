@@ -188,9 +188,9 @@ def test_tokens_are_the_same_whatever_the_batch_size(text: str, references: bool
 
 def _rows(text: str, side: list[SideItem], references: bool, chunk: int) -> list[Row]:
     return [
-        columns.row(index)
+        row
         for columns in iter_columns(text, side, references=references, chunk=chunk)
-        for index in range(len(columns.starts))
+        for row in columns.rows()
     ]
 
 
