@@ -10,7 +10,8 @@ Every ratio is against a baseline timed in the same run:
     snap's rules would write), and Python's ``re`` over the normalized text;
 (b) one-off ``check_quote(quote, source)`` per call (tokenizes the source every time), against the
     JavaScript reference verifier (``../shared/reference/quote-check.mjs``) called in-process by
-    node in the same run, on realistic 1-3 KB documents (median) and on the large source;
+    node in the same run, on realistic 1-3 KB documents (median) and on the large source, in
+    three alternating rounds (the best round of each);
 (c) tokenizing throughput;
 (d) memory of a prepared source (tracemalloc: retained and peak while preparing) per source
     byte, at each ``--memory-sizes``.
@@ -234,6 +235,23 @@ def one_off_reference(documents: list[tuple[str, list[str]]]) -> list[float] | N
     return times
 
 
+def one_off_rounds(
+    documents: list[tuple[str, list[str]]], rounds: int = 3
+) -> tuple[float, float | None]:
+    """Median per-call microseconds of snap and of the JavaScript reference, measured in
+    alternating rounds, the best round of each kept: this machine's speed drifts by tens of
+    percent over minutes, and two contenders timed one after the other would see different
+    machines."""
+    python: list[float] = []
+    reference: list[float] = []
+    for _ in range(rounds):
+        python.append(statistics.median(one_off_python(documents)))
+        times = one_off_reference(documents)
+        if times is not None:
+            reference.append(statistics.median(times))
+    return min(python), (min(reference) if reference else None)
+
+
 def memory_figures(size_mb: int, rng: random.Random) -> dict[str, float]:
     """Memory of a prepared source with its index built (two checks), per UTF-8 source byte.
 
@@ -268,10 +286,8 @@ def run(large: int, memory_sizes: list[int]) -> dict[str, object]:
     large_prepared = prepared_figures(large_source, large_quotes)
     large_one_off = (large_source, [q for q, _ in large_quotes[:5]])
 
-    python_small = statistics.median(one_off_python(small_sets))
-    python_large = statistics.median(one_off_python([large_one_off]))
-    reference_small = one_off_reference(small_sets)
-    reference_large = one_off_reference([large_one_off])
+    python_small, reference_small = one_off_rounds(small_sets)
+    python_large, reference_large = one_off_rounds([large_one_off])
     megabytes = len(large_source.encode("utf-8")) / 1e6
     tokenize_s = best_time(lambda: tokenize(large_source), 1)
     return {
@@ -280,8 +296,8 @@ def run(large: int, memory_sizes: list[int]) -> dict[str, object]:
         "large_mb": round(megabytes, 3),
         "one_off_small_us": python_small,
         "one_off_large_us": python_large,
-        "reference_small_us": statistics.median(reference_small) if reference_small else None,
-        "reference_large_us": statistics.median(reference_large) if reference_large else None,
+        "reference_small_us": reference_small,
+        "reference_large_us": reference_large,
         "tokenize_mb_per_s": megabytes / tokenize_s,
         "memory": [memory_figures(size, rng) | rss_figures(size) for size in memory_sizes],
     }
