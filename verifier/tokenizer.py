@@ -260,7 +260,7 @@ CHUNK: Final = 256
 batch's match objects and columns stay near 50 KB, whatever the text's size (at 1,024 they
 were 0.5x a 1 MB source's size at the peak of preparing it)."""
 
-# How a word's case is settled (see ``_case_sensitive``), decided once per distinct word: not
+# How a word's case is settled (see ``_settle``), decided once per distinct word: not
 # compared (also set for mixed case, whose ``SENSITIVE`` bit is set at once); compared only next
 # to a number, script or symbol (a short word: "5 m", "A+"); or by the capitals next to it
 # ("MB" but not "IN" in "WORDS IN CAPITALS").  The values are bits: see ``_settle_inner``.
@@ -355,6 +355,8 @@ def iter_columns(
 
 
 _BULK_SETTLE: Final = 64
+"""From this many tokens a batch's words are pre-tested for neighbouring numbers column-wide
+(``_near_candidates``); a smaller batch, such as a quote, is cheaper to settle word by word."""
 
 
 class _Position:
