@@ -1,0 +1,126 @@
+"""The scanner's ``re`` twin makes exactly the scanner's matches on every text it is used for.
+
+The twin only speeds tokenizing up; a difference would change tokens, and so what passes.  These
+tests compare the two scanners match by match, character by character and on random texts over
+the twin's alphabet, and check that a text outside that alphabet never reaches the twin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from verifier import tokenizer
+from verifier.tokenizer import INVISIBLE, scan_text
+
+ALPHABET = tokenizer._twin_characters()
+# Fragments that exercise the scanner's structure: reference marks and their surroundings,
+# hyphenated line breaks, number separators, sentence stops, ellipses, operators.
+FRAGMENTS = [
+    "[1]", "[12]", "[citation needed]", "[a]", "[iv]", "[note 3]", "[Who?]", "[BY WHOM?]",
+    "[ss]", "[ß]", "[SS]", "[k]", "...", "…", "⋯", "-\n", "- \n  ", "‐\r\n", "\r\n",
+    "5'000", "5’000", "1,000.50", "1_0", "x:", ".", ":", ". ", ".)", "Rh+", "&&", "::", "10^6",
+    "e.g.", "x²", "H₂O", "½", "Ⅻ", "→", "©", "™", "€", "«", "»", "“", "”", "‘", "’", "\u2028",
+    "\x85", "\xa0", "\u202f", "é", "é",
+]  # fmt: skip
+COMMON = "aZ09 \n\t.,:;-[](){}'\"!?&%+=/<>|"
+
+
+def twin_texts() -> st.SearchStrategy[str]:
+    """Texts over the twin's alphabet, mixing common characters, any alphabet character and
+    structural fragments."""
+    part = st.one_of(
+        st.sampled_from(COMMON),
+        st.sampled_from(ALPHABET),
+        st.sampled_from(FRAGMENTS),
+        st.from_regex(r"[a-z]{1,6}", fullmatch=True),
+    )
+    return st.lists(part, max_size=40).map("".join)
+
+
+def matches(scanner: tokenizer.Scanner, text: str) -> list[tuple[str | None, int, int, int, int]]:
+    found = []
+    for match in scanner.finditer(text):
+        start, end = match.span(match.lastindex or 0)
+        found.append((match.lastgroup, *match.span(), start, end))
+    return found
+
+
+def original(references: bool) -> tokenizer.Scanner:
+    return tokenizer._SCANNER if references else tokenizer._scanner_without_references()
+
+
+def assert_same_matches(text: str, references: bool) -> None:
+    twin = tokenizer._twin(references)
+    if twin.opens_with_stop.match(text):
+        assert tokenizer._scanner_for(text, references) is original(references)
+        return
+    assert matches(twin.scanner, text) == matches(original(references), text), repr(text)
+
+
+@settings(max_examples=3_000, derandomize=True, deadline=None)
+@given(text=twin_texts(), references=st.booleans())
+def test_the_twin_makes_the_scanners_matches(text: str, references: bool) -> None:
+    assert_same_matches(text, references)
+
+
+def contexts(character: str) -> Iterator[str]:
+    for template in ("{}", "a{}b", "1{}2", " {} ", "a[{}] b", "x{}{}", "{}.", "{}\n", "5 {} 6"):
+        yield template.format(character, character)
+
+
+@pytest.mark.parametrize("references", [True, False])
+def test_every_alphabet_character_is_scanned_alike_in_every_context(references: bool) -> None:
+    for character in ALPHABET:
+        for text in contexts(character):
+            assert_same_matches(text, references)
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(text=twin_texts(), references=st.booleans())
+def test_tokens_and_side_items_are_the_same_through_either_scanner(
+    text: str, references: bool
+) -> None:
+    def scan_with(scanner: tokenizer.Scanner) -> tokenizer.Scan:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(tokenizer, "_scanner_for", lambda text, references: scanner)
+            return scan_text(text, references=references)
+
+    twin = tokenizer._twin(references)
+    if not twin.opens_with_stop.match(text):
+        assert scan_with(twin.scanner) == scan_with(original(references))
+
+
+def test_the_generated_texts_stay_in_the_alphabet() -> None:
+    assert set("".join(FRAGMENTS) + COMMON) <= set(ALPHABET)
+
+
+def test_the_alphabet_has_no_invisible_or_emoji_character() -> None:
+    forbidden = rf"[{INVISIBLE}\p{{Regional_Indicator}}\u200d\u20e3\U0001f3fb-\U0001f3ff]"
+    assert regex.search(forbidden, ALPHABET) is None
+    emoji_start = r"[\U0001f000-\U0001faff\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff]"
+    assert regex.search(emoji_start, ALPHABET) is None
+
+
+@pytest.mark.parametrize(
+    "text", ["a\u00adb", "ok 😀", "中文", "x\u200by", "Ω ≠ ⌚", ". opens", " : opens"]
+)
+def test_a_text_the_twin_cannot_read_goes_to_the_scanner(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tokenizer._TWIN_DEMAND, "scanned", tokenizer._TWIN_AFTER)
+    assert tokenizer._scanner_for(text, True) is tokenizer._SCANNER
+
+
+def test_the_twin_is_used_only_once_it_has_been_earned(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tokenizer._TWIN_DEMAND, "scanned", 0)
+    small = "A small page. " * 10
+    assert tokenizer._scanner_for(small, True) is tokenizer._SCANNER
+    large = "x" * tokenizer._TWIN_AFTER
+    assert tokenizer._scanner_for(large, True) is tokenizer._twin(True).scanner
+    assert tokenizer._scanner_for(small, True) is tokenizer._twin(True).scanner
+    assert tokenizer._scanner_for(small, False) is tokenizer._twin(False).scanner
