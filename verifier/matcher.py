@@ -163,29 +163,6 @@ class KeyIndex(Mapping[int, Sequence[int]]):
 _LONG: Final = 255
 
 
-class _Vocabulary(dict[str, int]):
-    """Key → id, numbering keys in the order first met, so ids extend in one C-level map.
-
-    Numbering stops once the source is read (``close``): a key missing then is a KeyError, as
-    in a plain dict, so a quote's key can never be added by looking it up.
-    """
-
-    __slots__ = ("_open",)
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._open = True
-
-    def __missing__(self, key: str) -> int:
-        if not self._open:
-            raise KeyError(key)
-        key_id = self[key] = len(self)
-        return key_id
-
-    def close(self) -> None:
-        self._open = False
-
-
 @dataclass(frozen=True, slots=True)
 class _Refusal:
     """Why one candidate run was refused, and which source tokens show it."""
@@ -225,6 +202,13 @@ def prepare(source: str) -> PreparedSource:
     return PreparedSource(source)
 
 
+def _number_new_keys(vocabulary: dict[str, int], keys: list[str]) -> None:
+    """Give the keys not yet in ``vocabulary`` the next ids, in the order first met, with C-level
+    calls only (a ``__missing__`` hook would be a Python call per distinct key)."""
+    fresh = itertools.filterfalse(vocabulary.__contains__, dict.fromkeys(keys))
+    vocabulary.update(zip(fresh, itertools.count(len(vocabulary))))
+
+
 class PreparedSource:
     """A tokenized source kept in flat arrays; ``check`` never re-tokenizes it.
 
@@ -254,7 +238,7 @@ class PreparedSource:
     def __init__(self, source: str) -> None:
         self.source = source
         side: list[SideItem] = []
-        vocabulary = _Vocabulary()
+        vocabulary: dict[str, int] = {}
         self._ids = array("i")
         self._starts = array("i")
         self._lengths = bytearray()
@@ -265,12 +249,12 @@ class PreparedSource:
         self._checks = 0
         self._digest: str | None = None
         for columns in iter_columns(source, side):
+            _number_new_keys(vocabulary, columns.keys)
             self._ids.extend(map(vocabulary.__getitem__, columns.keys))
             self._starts.extend(columns.starts)
             self._extend_lengths(columns.starts, columns.ends)
             self._meta.extend(columns.flags)
-        vocabulary.close()
-        self._vocabulary: dict[str, int] = vocabulary
+        self._vocabulary = vocabulary
         self._keys: list[str] = list(vocabulary)
         for item in side:
             self._side[item.before] = (*self._side.get(item.before, ()), item.key)

@@ -51,8 +51,8 @@ import operator
 import re
 import sys
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any, Final, NamedTuple
+from collections.abc import Iterable, Iterator
+from typing import Final, NamedTuple
 
 import regex
 
@@ -118,10 +118,6 @@ _REFERENCE_BODY = (  # spaces as [ ]: the scanner is a VERBOSE pattern
 # One alternative per token kind, tried in this order at each position; characters that no
 # alternative takes (whitespace, invisible characters, sentence punctuation, controls) only
 # separate tokens.
-Scanner = regex.Pattern[str] | re.Pattern[str]
-"""The scanner or its twin (see ``_TWIN_RANGES``): the batch loop reads their matches alike."""
-Match = regex.Match[str] | re.Match[str]
-
 _SCANNER: Final = regex.compile(
     rf"""
     \s*+(?:
@@ -193,9 +189,19 @@ _OUTSIDE_TWIN: Final = re.compile(rf"[^{_TWIN_ALPHABET}]")
 
 
 class _Twin(NamedTuple):
-    """The twin scanner and the test of a text's opening, worked out together (see above)."""
+    """The twin scanner, worked out with what reads its results (see above).
 
-    scanner: re.Pattern[str]
+    ``pattern`` has the scanner's named groups (the tests compare its matches with the scanner's);
+    ``splitter`` is the same pattern with two groups,
+    the whitespace before a token and the token, for ``re.split``: its pieces tile the text, so
+    spans are running sums of lengths, with no match object per token.  A token's kind follows
+    from its text alone (``kind_of``, the alternatives' order on its first character), since the
+    twin's alternatives cannot take the same text.
+    """
+
+    pattern: str
+    splitter: re.Pattern[str]
+    kind_of: re.Pattern[str]
     opens_with_stop: re.Pattern[str]
 
 
@@ -222,13 +228,13 @@ class _TwinDemand:
 _TWIN_DEMAND: Final = _TwinDemand()
 
 
-def _scanner_for(text: str, references: bool) -> Scanner:
-    """The twin scanner when ``text`` is in its alphabet (and the twin has been earned), else the
+def _scanner_for(text: str, references: bool) -> _Twin | regex.Pattern[str]:
+    """The twin when ``text`` is in its alphabet (and the twin has been earned), else the
     scanner itself."""
     if _OUTSIDE_TWIN.search(text) is None and _TWIN_DEMAND.met(len(text)):
         twin = _twin(references)
         if twin.opens_with_stop.match(text) is None:
-            return twin.scanner
+            return twin
     return _SCANNER if references else _scanner_without_references()
 
 
@@ -256,9 +262,7 @@ def _twin(references: bool) -> _Twin:
         if references
         else "(?!)"
     )
-    scanner = re.compile(
-        rf"""
-        [{space}]*+(?:
+    alternatives = rf"""
           (?P<word>[{letter}]++(?:[\-\u2010][{line_space}]*+\r?\n[{line_space}]*+
                                  (?=[{lower}])[{letter}]++)*+)
         | (?P<number>[{digit}]++(?:[.,'\u2019_][{digit}]++)*+)
@@ -269,11 +273,17 @@ def _twin(references: bool) -> _Twin:
         | (?P<open>[{opening}])
         | (?P<close>[{closing}])
         | (?P<ellipsis>\.\.\.|\u2026|\u22ef)
-        | (?P<symbol>(?:[{symbol}]|[{stop}](?![{closers}]|$))++)
-        )""",
-        re.VERBOSE,
+        | (?P<symbol>(?:[{symbol}]|[{stop}](?![{closers}]|$))++)"""
+    unnamed = re.sub(r"\(\?P<\w+>", "(?:", alternatives)
+    kind_of = rf"""(?P<word>[{letter}])|(?P<number>[{digit}])|(?P<script>[{script}])
+        |(?P<reference>\[.)|(?P<quote>[{quotes}])|(?P<open>[{opening}])|(?P<close>[{closing}])
+        |(?P<ellipsis>(?:\.\.\.|\u2026|\u22ef)\Z)|(?P<symbol>)"""
+    return _Twin(
+        rf"[{space}]*+(?:{alternatives})",
+        re.compile(rf"([{space}]*+)({unnamed})", re.VERBOSE),
+        re.compile(kind_of, re.VERBOSE),
+        re.compile(rf"[{space}]*[{stop}]"),
     )
-    return _Twin(scanner, re.compile(rf"[{space}]*[{stop}]"))
 
 
 def _members(character_class: str) -> str:
@@ -470,13 +480,14 @@ def iter_columns(
     on the token after it.
     """
     scanner = _scanner_for(text, references)
-    matches: Iterator[Match] = scanner.finditer(text)
     position = _Position()
     pending: Columns | None = None  # scanned, all but its last word settled
     before_pending: Neighbour | None = None  # the token before the pending batch's first
-    plan = _plan(scanner)
-    while batch := list(itertools.islice(matches, chunk)):
-        columns = _batch_columns(text, batch, side, position, plan)
+    if isinstance(scanner, _Twin):
+        batches = _twin_batches(text, scanner, side, position, chunk * _TWIN_CHARACTERS_PER_TOKEN)
+    else:
+        batches = _scanner_batches(text, scanner, side, position, chunk)
+    for columns in batches:
         if not columns.starts:
             continue
         if pending is not None:
@@ -495,6 +506,88 @@ _BULK_SETTLE: Final = 64
 (``_near_candidates``); a smaller batch, such as a quote, is cheaper to settle word by word."""
 
 
+def _scanner_batches(
+    text: str, scanner: regex.Pattern[str], side: list[SideItem], position: _Position, chunk: int
+) -> Iterator[Columns]:
+    """The scanner's matches, ``chunk`` at a time, as columns."""
+    matches = scanner.finditer(text)
+    plan = _plan(scanner)
+    while batch := list(itertools.islice(matches, chunk)):
+        yield _batch_columns(text, batch, side, position, plan)
+
+
+_TWIN_CHARACTERS_PER_TOKEN: Final = 16
+"""Characters of text per token of ``chunk`` read by the twin at a time (``_twin_pieces``)."""
+# Where the twin may cut a text into pieces read one by one: after a space or line break that
+# follows a character other than whitespace or a hyphen (which can join a word across a line
+# break), and not within ``_REFERENCE_REACH`` of a "[" (a reference mark holds spaces, and looks
+# past the spaces after it).  No token spans such a cut and nothing the scanner looks at before
+# or after a token crosses it, so each piece scans as it would in the whole text.
+_TWIN_CUT: Final = re.compile(r"[^\s\-\u2010][ \n]")
+_REFERENCE_REACH: Final = 32
+"""More characters than the longest reference mark ("[clarification needed]")."""
+
+
+def _twin_batches(
+    text: str, twin: _Twin, side: list[SideItem], position: _Position, piece: int
+) -> Iterator[Columns]:
+    """The twin's tokens of ``text``, a piece of about ``piece`` characters at a time, as columns:
+    ``re.split`` gives the whitespace before each token and the token, which tile the piece."""
+    for start, end in _twin_pieces(text, piece):
+        parts = twin.splitter.split(text[start:end])
+        offsets = list(itertools.accumulate(map(len, parts), initial=start))
+        yield _twin_columns(text, parts[2::3], offsets[2::3], side, position, twin)
+
+
+def _twin_pieces(text: str, piece: int) -> Iterator[tuple[int, int]]:
+    """Spans of about ``piece`` characters that tile ``text``, cut at ``_TWIN_CUT``."""
+    start = 0
+    while start < len(text):
+        yield start, (start := _twin_cut(text, start + piece))
+
+
+def _twin_cut(text: str, at: int) -> int:
+    """The first place to cut ``text`` from ``at`` on (see ``_TWIN_CUT``), or its end."""
+    while at < len(text) and (cut := _TWIN_CUT.search(text, at)) is not None:
+        if text.find("[", max(cut.start() - _REFERENCE_REACH, 0), cut.end()) < 0:
+            return cut.end()
+        at = cut.end()
+    return len(text)
+
+
+def _twin_columns(
+    text: str,
+    texts: list[str],
+    starts: list[int],
+    side: list[SideItem],
+    position: _Position,
+    twin: _Twin,
+) -> Columns:
+    """The columns of one piece read by the twin: in bulk unless it has a reference mark or a
+    word to split again.  A twin's text has no invisible characters, so glued is touching."""
+    if not texts:
+        return Columns([], [], [], [], [], [], [])
+    kinds, keys, exacts, cases = zip(*map(_TWIN_DESCRIPTIONS.__getitem__, texts), strict=True)
+    if _SIDE_ITEM in kinds or _needs_split(texts):
+        groups = [_twin_group(twin, raw) for raw in texts]
+        return _general_columns(text, groups, texts, starts, side, position)
+    ends = list(map(operator.add, starts, map(len, texts)))
+    before_ends = [position.last_end, *ends[:-1]]
+    gaps = list(map(operator.mul, map(operator.eq, starts, before_ends), itertools.repeat(GLUED)))
+    if position.count == 0:
+        gaps[0] = 0
+    position.count += len(starts)
+    position.last_end = ends[-1]
+    flags = list(map(operator.or_, kinds, gaps))
+    return Columns(texts, starts, ends, flags, list(keys), list(exacts), list(cases))
+
+
+def _twin_group(twin: _Twin, raw: str) -> str:
+    """The scanner group that took ``raw``, read by the twin (see ``_Twin``)."""
+    match = twin.kind_of.match(raw)  # always matches: the last alternative is empty
+    return (match.lastgroup if match else None) or "symbol"
+
+
 class _Position:
     """Where scanning stands: tokens yielded so far and the end of the last one."""
 
@@ -507,7 +600,7 @@ class _Position:
 
 def _batch_columns(
     text: str,
-    batch: list[Match],
+    batch: list[regex.Match[str]],
     side: list[SideItem],
     position: _Position,
     plan: _Plan,
@@ -515,10 +608,11 @@ def _batch_columns(
     """The columns of one batch of scanner matches: in bulk (C-level maps) when the batch has
     only plain tokens, else match by match."""
     numbers = list(map(_LAST_INDEX, batch))
-    texts = list(map(plan.group, batch, numbers))
+    texts = list(map(_GROUP, batch, numbers))
+    starts = list(map(_START, batch, numbers))
     if not plan.side_numbers.isdisjoint(numbers) or _needs_split(texts):
-        return _general_columns(text, batch, numbers, side, position, plan.names)
-    starts = list(map(plan.start, batch, numbers))
+        groups = list(map(plan.names.__getitem__, numbers))
+        return _general_columns(text, groups, texts, starts, side, position)
     ends = list(map(operator.add, starts, map(len, texts)))
     coded = map(operator.add, map(plan.prefixes.__getitem__, numbers), texts)
     kinds, keys, exacts, cases = zip(*map(_DESCRIPTIONS.__getitem__, coded), strict=True)
@@ -539,18 +633,16 @@ def _batch_columns(
 
 def _general_columns(
     text: str,
-    batch: list[Match],
-    numbers: list[int],
+    groups: list[str],
+    texts: list[str],
+    starts: list[int],
     side: list[SideItem],
     position: _Position,
-    names: tuple[str, ...],
 ) -> Columns:
-    """The columns of a batch with side items or words to split again, match by match."""
+    """The columns of a batch with side items or words to split again, token by token."""
     columns = Columns([], [], [], [], [], [], [])
-    for match, number in zip(batch, numbers, strict=True):
-        group = names[number]
-        start, end = match.span(number)
-        raw = text[start:end]
+    for group, raw, start in zip(groups, texts, starts, strict=True):
+        end = start + len(raw)
         if group in SIDE_KINDS:
             side.append(SideItem(position.count, _side_key(group, raw), start, end))
             continue
@@ -646,10 +738,12 @@ def _needs_split(texts: list[str]) -> bool:
 
 
 _LAST_INDEX: Final = operator.attrgetter("lastindex")
+_START: Final = regex.Match.start
+_GROUP: Final = regex.Match.group
 
 
 @functools.cache
-def _group_names(pattern: Scanner) -> tuple[str, ...]:
+def _group_names(pattern: regex.Pattern[str]) -> tuple[str, ...]:
     """Group number -> name: ``lastindex`` and ``span(number)`` are cheaper than by name."""
     names = [""] * (pattern.groups + 1)
     for name, number in pattern.groupindex.items():
@@ -667,26 +761,20 @@ _DESCRIPTIONS_LIMIT: Final = 1 << 15
 
 class _Plan(NamedTuple):
     """What the batch loop needs to know of a scanner, worked out once: group names by number,
-    the description-key prefix of each group, the numbers of the side kinds, and the unbound
-    ``start`` and ``group`` of its match objects (mapped over a batch)."""
+    the description-key prefix of each group, and the numbers of the side kinds."""
 
     names: tuple[str, ...]
     prefixes: tuple[str, ...]
     side_numbers: frozenset[int]
-    start: Callable[[Match, int], int]
-    group: Callable[[Match, int], str]
 
 
 @functools.cache
-def _plan(scanner: Scanner) -> _Plan:
+def _plan(scanner: regex.Pattern[str]) -> _Plan:
     names = _group_names(scanner)
-    match_type: Any = re.Match if isinstance(scanner, re.Pattern) else regex.Match
     return _Plan(
         names,
         tuple(_GROUP_CODES.get(name, "") for name in names),
         frozenset(number for number, name in enumerate(names) if name in SIDE_KINDS),
-        match_type.start,
-        match_type.group,
     )
 
 
@@ -702,6 +790,29 @@ class _Descriptions(dict[str, Description]):
 
 
 _DESCRIPTIONS: Final = _Descriptions()
+
+
+_SIDE_ITEM: Final = -1
+"""The kind ``_TWIN_DESCRIPTIONS`` gives a reference mark, which is a side item, not a token."""
+
+
+class _TwinDescriptions(dict[str, Description]):
+    """Descriptions by token text alone, for the twin, whose token texts tell their group (see
+    ``_Twin``); bounded like ``_Descriptions``."""
+
+    def __missing__(self, raw: str) -> Description:
+        if len(self) >= _DESCRIPTIONS_LIMIT:
+            self.clear()
+        group = _twin_group(_twin(True), raw)
+        if group in SIDE_KINDS:
+            description: Description = (_SIDE_ITEM, "", "", _CASE_NEVER)
+        else:
+            description = _describe(group, raw)
+        self[raw] = description
+        return description
+
+
+_TWIN_DESCRIPTIONS: Final = _TwinDescriptions()
 
 
 def _describe(group: str, raw: str) -> Description:

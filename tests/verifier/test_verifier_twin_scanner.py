@@ -7,6 +7,8 @@ the twin's alphabet, and check that a text outside that alphabet never reaches t
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -15,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verifier import tokenizer
-from verifier.tokenizer import INVISIBLE, scan_text
+from verifier.tokenizer import INVISIBLE, Row, SideItem, iter_columns
 
 ALPHABET = tokenizer._twin_characters()
 # Fragments that exercise the scanner's structure: reference marks and their surroundings,
@@ -42,7 +44,9 @@ def twin_texts() -> st.SearchStrategy[str]:
     return st.lists(part, max_size=40).map("".join)
 
 
-def matches(scanner: tokenizer.Scanner, text: str) -> list[tuple[str | None, int, int, int, int]]:
+def matches(
+    scanner: re.Pattern[str] | regex.Pattern[str], text: str
+) -> list[tuple[str | None, int, int, int, int]]:
     found = []
     for match in scanner.finditer(text):
         start, end = match.span(match.lastindex or 0)
@@ -50,8 +54,13 @@ def matches(scanner: tokenizer.Scanner, text: str) -> list[tuple[str | None, int
     return found
 
 
-def original(references: bool) -> tokenizer.Scanner:
+def original(references: bool) -> regex.Pattern[str]:
     return tokenizer._SCANNER if references else tokenizer._scanner_without_references()
+
+
+@functools.cache
+def twin_scanner(references: bool) -> re.Pattern[str]:
+    return re.compile(tokenizer._twin(references).pattern, re.VERBOSE)
 
 
 def assert_same_matches(text: str, references: bool) -> None:
@@ -59,7 +68,9 @@ def assert_same_matches(text: str, references: bool) -> None:
     if twin.opens_with_stop.match(text):
         assert tokenizer._scanner_for(text, references) is original(references)
         return
-    assert matches(twin.scanner, text) == matches(original(references), text), repr(text)
+    assert matches(twin_scanner(references), text) == matches(original(references), text), repr(
+        text
+    )
 
 
 @settings(max_examples=3_000, derandomize=True, deadline=None)
@@ -80,19 +91,58 @@ def test_every_alphabet_character_is_scanned_alike_in_every_context(references: 
             assert_same_matches(text, references)
 
 
-@settings(max_examples=300, derandomize=True, deadline=None)
-@given(text=twin_texts(), references=st.booleans())
-def test_tokens_and_side_items_are_the_same_through_either_scanner(
-    text: str, references: bool
-) -> None:
-    def scan_with(scanner: tokenizer.Scanner) -> tokenizer.Scan:
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(tokenizer, "_scanner_for", lambda text, references: scanner)
-            return scan_text(text, references=references)
+def rows_and_side(
+    text: str, scanner: object, references: bool, chunk: int = 256, piece: int = 16
+) -> tuple[list[Row], list[SideItem]]:
+    """The tokens and side items of ``text`` read by ``scanner``, the twin cutting its pieces
+    about ``piece * chunk`` characters apart."""
+    side: list[SideItem] = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tokenizer, "_scanner_for", lambda text, references: scanner)
+        patch.setattr(tokenizer, "_TWIN_CHARACTERS_PER_TOKEN", piece)
+        columns = iter_columns(text, side, references=references, chunk=chunk)
+        return [row for batch in columns for row in batch.rows()], side
 
+
+@settings(max_examples=500, derandomize=True, deadline=None)
+@given(text=twin_texts(), references=st.booleans(), chunk=st.sampled_from([1, 2, 256]))
+def test_tokens_and_side_items_are_the_same_through_either_scanner(
+    text: str, references: bool, chunk: int
+) -> None:
     twin = tokenizer._twin(references)
     if not twin.opens_with_stop.match(text):
-        assert scan_with(twin.scanner) == scan_with(original(references))
+        expected = rows_and_side(text, original(references), references)
+        assert rows_and_side(text, twin, references, chunk) == expected
+
+
+@settings(max_examples=400, derandomize=True, deadline=None)
+@given(text=twin_texts(), references=st.booleans())
+def test_the_twin_may_cut_its_pieces_anywhere_it_allows(text: str, references: bool) -> None:
+    """Every place the twin may cut the text is tried (one piece size each)."""
+    twin = tokenizer._twin(references)
+    if not twin.opens_with_stop.match(text):
+        expected = rows_and_side(text, original(references), references)
+        for piece in range(1, len(text)):
+            assert rows_and_side(text, twin, references, 1, piece) == expected, piece
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a co-\nop b c",
+        "a co- \n op b",
+        "word[1] \nnext",
+        "word[1]  * next",
+        "word[citation needed] and more",
+        "x [according to whom?] y",
+        "end.\n(next",
+        "x.\n\n. y",
+    ],
+)
+def test_the_twin_does_not_cut_what_spans_a_space(text: str) -> None:
+    expected = rows_and_side(text, original(True), True)
+    for piece in range(1, len(text)):
+        assert rows_and_side(text, tokenizer._twin(True), True, 1, piece) == expected, piece
 
 
 def test_the_generated_texts_stay_in_the_alphabet() -> None:
@@ -121,6 +171,6 @@ def test_the_twin_is_used_only_once_it_has_been_earned(monkeypatch: pytest.Monke
     small = "A small page. " * 10
     assert tokenizer._scanner_for(small, True) is tokenizer._SCANNER
     large = "x" * tokenizer._TWIN_AFTER
-    assert tokenizer._scanner_for(large, True) is tokenizer._twin(True).scanner
-    assert tokenizer._scanner_for(small, True) is tokenizer._twin(True).scanner
-    assert tokenizer._scanner_for(small, False) is tokenizer._twin(False).scanner
+    assert tokenizer._scanner_for(large, True) is tokenizer._twin(True)
+    assert tokenizer._scanner_for(small, True) is tokenizer._twin(True)
+    assert tokenizer._scanner_for(small, False) is tokenizer._twin(False)
