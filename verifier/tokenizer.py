@@ -574,7 +574,7 @@ def _twin_columns(
     ends = list(map(operator.add, starts, map(len, texts)))
     before_ends = [position.last_end, *ends[:-1]]
     gaps = list(map(operator.mul, map(operator.eq, starts, before_ends), itertools.repeat(GLUED)))
-    if position.count == 0:
+    if position.count == 0 or (side and side[-1].before == position.count):
         gaps[0] = 0
     position.count += len(starts)
     position.last_end = ends[-1]
