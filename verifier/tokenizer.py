@@ -203,6 +203,7 @@ class _Twin(NamedTuple):
     splitter: re.Pattern[str]
     kind_of: re.Pattern[str]
     opens_with_stop: re.Pattern[str]
+    references: bool
 
 
 _TWIN_AFTER: Final = 1 << 16
@@ -283,6 +284,7 @@ def _twin(references: bool) -> _Twin:
         re.compile(rf"([{space}]*+)({unnamed})", re.VERBOSE),
         re.compile(kind_of, re.VERBOSE),
         re.compile(rf"[{space}]*[{stop}]"),
+        references,
     )
 
 
@@ -507,10 +509,15 @@ _BULK_SETTLE: Final = 64
 
 
 def _scanner_batches(
-    text: str, scanner: regex.Pattern[str], side: list[SideItem], position: _Position, chunk: int
+    text: str,
+    scanner: regex.Pattern[str],
+    side: list[SideItem],
+    position: _Position,
+    chunk: int,
+    start: int = 0,
 ) -> Iterator[Columns]:
-    """The scanner's matches, ``chunk`` at a time, as columns."""
-    matches = scanner.finditer(text)
+    """The scanner's matches from ``start`` on, ``chunk`` at a time, as columns."""
+    matches = scanner.finditer(text, start)
     plan = _plan(scanner)
     while batch := list(itertools.islice(matches, chunk)):
         yield _batch_columns(text, batch, side, position, plan)
@@ -518,12 +525,16 @@ def _scanner_batches(
 
 _TWIN_CHARACTERS_PER_TOKEN: Final = 16
 """Characters of text per token of ``chunk`` read by the twin at a time (``_twin_pieces``)."""
-# Where the twin may cut a text into pieces read one by one: after a space or line break that
+_TWIN_LONGEST_PIECE: Final = 64
+"""A piece longer than this many times its planned size (a text with no place to cut, such as
+"a,b,c,..." without a space) is read by the scanner instead, match by match, so that no text
+makes the twin hold its whole token list at once."""
+# Where the twin may cut a text into pieces read one by one: after a space, tab or line break that
 # follows a character other than whitespace or a hyphen (which can join a word across a line
 # break), and not within ``_REFERENCE_REACH`` of a "[" (a reference mark holds spaces, and looks
 # past the spaces after it).  No token spans such a cut and nothing the scanner looks at before
 # or after a token crosses it, so each piece scans as it would in the whole text.
-_TWIN_CUT: Final = re.compile(r"[^\s\-\u2010][ \n]")
+_TWIN_CUT: Final = re.compile(r"[^\s\-\u2010][ \t\r\n]")
 _REFERENCE_REACH: Final = 32
 """More characters than the longest reference mark ("[clarification needed]")."""
 
@@ -534,6 +545,11 @@ def _twin_batches(
     """The twin's tokens of ``text``, a piece of about ``piece`` characters at a time, as columns:
     ``re.split`` gives the whitespace before each token and the token, which tile the piece."""
     for start, end in _twin_pieces(text, piece):
+        if end - start > piece * _TWIN_LONGEST_PIECE:
+            scanner = _SCANNER if twin.references else _scanner_without_references()
+            chunk = max(piece // _TWIN_CHARACTERS_PER_TOKEN, 1)
+            yield from _scanner_batches(text, scanner, side, position, chunk, start)
+            return
         parts = twin.splitter.split(text[start:end])
         offsets = list(itertools.accumulate(map(len, parts), initial=start))
         yield _twin_columns(text, parts[2::3], offsets[2::3], side, position, twin)

@@ -27,7 +27,7 @@ FRAGMENTS = [
     "[ss]", "[ß]", "[SS]", "[k]", "...", "…", "⋯", "-\n", "- \n  ", "‐\r\n", "\r\n",
     "5'000", "5’000", "1,000.50", "1_0", "x:", ".", ":", ". ", ".)", "Rh+", "&&", "::", "10^6",
     "e.g.", "x²", "H₂O", "½", "Ⅻ", "→", "©", "™", "€", "«", "»", "“", "”", "‘", "’", "\u2028",
-    "\x85", "\xa0", "\u202f", "é", "é",
+    "\x85", "\xa0", "\u202f", "é", "é", "\t", "\r", "x\t", "y\r\n",
 ]  # fmt: skip
 COMMON = "aZ09 \n\t.,:;-[](){}'\"!?&%+=/<>|"
 
@@ -137,12 +137,34 @@ def test_the_twin_may_cut_its_pieces_anywhere_it_allows(text: str, references: b
         "x [according to whom?] y",
         "end.\n(next",
         "x.\n\n. y",
+        "a co-\r\nop b\tc.\r\nd",
+        "x\t[1]\ty [note 3]\t. z",
     ],
 )
 def test_the_twin_does_not_cut_what_spans_a_space(text: str) -> None:
     expected = rows_and_side(text, original(True), True)
     for piece in range(1, len(text)):
         assert rows_and_side(text, tokenizer._twin(True), True, 1, piece) == expected, piece
+
+
+@pytest.mark.parametrize("references", [True, False])
+def test_a_text_with_no_place_to_cut_is_read_by_the_scanner_from_there(
+    references: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A piece far longer than planned ("a,b,c,..." has no space) is not split at once: the
+    scanner reads on from the piece's start, match by match, and the tokens do not change."""
+    text = "Some words first. " * 8 + "a,b.c;5,6[1]," * 400 + " and then words [2] again."
+    scanner_batches = tokenizer._scanner_batches
+    starts: list[int] = []
+
+    def spy(*args: object) -> Iterator[tokenizer.Columns]:
+        starts.append(int(args[-1]))  # type: ignore[call-overload]
+        return scanner_batches(*args)  # type: ignore[arg-type]
+
+    expected = rows_and_side(text, original(references), references)
+    monkeypatch.setattr(tokenizer, "_scanner_batches", spy)
+    assert rows_and_side(text, tokenizer._twin(references), references, 1, 16) == expected
+    assert starts == [text.index("a,b.c")]
 
 
 def test_the_generated_texts_stay_in_the_alphabet() -> None:
