@@ -241,7 +241,7 @@ def _scanner_for(text: str, references: bool) -> _Twin | regex.Pattern[str]:
 
 @functools.cache
 def _twin(references: bool) -> _Twin:
-    """The scanner's twin (see ``_TWIN_RANGES``), built on first use (a few milliseconds)."""
+    """The scanner's twin (see ``_TWIN_RANGES``), built on first use (about 20 ms)."""
     space = _members(r"\s")
     line_space = _members(r"[^\S\n]")
     letter = _members(_LETTER)
