@@ -64,6 +64,12 @@ def test_noise_whitespace_around_symbols() -> None:
     found_as("(a-b)/(a+b)", "ratio (a - b) / (a + b) here", "(a - b) / (a + b)")
 
 
+def test_noise_whitespace_between_a_number_and_a_word() -> None:
+    """A number and a word are two tokens with or without a space ("5km" is "5 km")."""
+    found_as("a run of 5km today", "the run: a run of 5 km today", "a run of 5 km today")
+    found_as("1 request in10", "only 1 request in 10.", "1 request in 10")
+
+
 def test_noise_whitespace_still_separates_words_and_numbers() -> None:
     assert not check_quote("foobar", "foo bar").found
     assert not check_quote("1000 users", "1 000 users").found
