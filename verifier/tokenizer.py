@@ -52,7 +52,7 @@ import re
 import sys
 import unicodedata
 from collections.abc import Iterable, Iterator
-from typing import Final, NamedTuple
+from typing import Any, Final, NamedTuple
 
 import regex
 
@@ -288,6 +288,7 @@ def _twin(references: bool) -> _Twin:
     )
 
 
+@functools.cache
 def _members(character_class: str) -> str:
     """The characters of the twin's alphabet that ``character_class`` (a ``regex`` class) takes,
     as the body of a ``re`` class, in ranges."""
@@ -583,19 +584,14 @@ def _twin_columns(
     word to split again.  A twin's text has no invisible characters, so glued is touching."""
     if not texts:
         return Columns([], [], [], [], [], [], [])
-    kinds, keys, exacts, cases = zip(*map(_TWIN_DESCRIPTIONS.__getitem__, texts), strict=True)
-    if _SIDE_ITEM in kinds or _needs_split(texts):
+    described = list(zip(*map(_TWIN_DESCRIPTIONS.__getitem__, texts), strict=True))
+    if _SIDE_ITEM in described[0] or _needs_split(texts):
         groups = [_twin_group(twin, raw) for raw in texts]
         return _general_columns(text, groups, texts, starts, side, position)
     ends = list(map(operator.add, starts, map(len, texts)))
     before_ends = [position.last_end, *ends[:-1]]
     gaps = list(map(operator.mul, map(operator.eq, starts, before_ends), itertools.repeat(GLUED)))
-    if position.count == 0 or (side and side[-1].before == position.count):
-        gaps[0] = 0
-    position.count += len(starts)
-    position.last_end = ends[-1]
-    flags = list(map(operator.or_, kinds, gaps))
-    return Columns(texts, starts, ends, flags, list(keys), list(exacts), list(cases))
+    return _bulk_columns(texts, starts, ends, gaps, described, side, position)
 
 
 def _twin_group(twin: _Twin, raw: str) -> str:
@@ -631,7 +627,7 @@ def _batch_columns(
         return _general_columns(text, groups, texts, starts, side, position)
     ends = list(map(operator.add, starts, map(len, texts)))
     coded = map(operator.add, map(plan.prefixes.__getitem__, numbers), texts)
-    kinds, keys, exacts, cases = zip(*map(_DESCRIPTIONS.__getitem__, coded), strict=True)
+    described = zip(*map(_DESCRIPTIONS.__getitem__, coded), strict=True)
     gaps = [
         GLUED
         if start == end
@@ -639,6 +635,22 @@ def _batch_columns(
         else 0
         for start, end in zip(starts, [position.last_end, *ends[:-1]], strict=True)
     ]
+    return _bulk_columns(texts, starts, ends, gaps, described, side, position)
+
+
+def _bulk_columns(
+    texts: list[str],
+    starts: list[int],
+    ends: list[int],
+    gaps: list[int],
+    described: Iterable[tuple[Any, ...]],
+    side: list[SideItem],
+    position: _Position,
+) -> Columns:
+    """The columns of a batch described in bulk (``described``: its descriptions' columns), for
+    the scanner's batches and the twin's pieces alike: the first token is not glued at the start
+    of the text or after a side item, and ``position`` moves past the batch."""
+    kinds, keys, exacts, cases = described
     if position.count == 0 or (side and side[-1].before == position.count):
         gaps[0] = 0
     position.count += len(starts)
