@@ -11,7 +11,8 @@ Every ratio is against a baseline timed in the same run:
 (b) one-off ``check_quote(quote, source)`` per call (tokenizes the source every time), against the
     JavaScript reference verifier (``../shared/reference/quote-check.mjs``) called in-process by
     node in the same run, on realistic 1-3 KB documents (median) and on the large source, in
-    three alternating rounds (the best round of each);
+    three alternating rounds (the best round of each); the medians of the copied and of the
+    changed quotes are shown apart too, since the overall median falls between them;
 (c) tokenizing throughput;
 (d) memory of a prepared source (tracemalloc: retained and peak while preparing) per source
     byte, at each ``--memory-sizes``.
@@ -237,19 +238,33 @@ def one_off_reference(documents: list[tuple[str, list[str]]]) -> list[float] | N
 
 def one_off_rounds(
     documents: list[tuple[str, list[str]]], rounds: int = 3
-) -> tuple[float, float | None]:
-    """Median per-call microseconds of snap and of the JavaScript reference, measured in
-    alternating rounds, the best round of each kept: this machine's speed drifts by tens of
-    percent over minutes, and two contenders timed one after the other would see different
-    machines."""
-    python: list[float] = []
-    reference: list[float] = []
+) -> dict[str, float | None]:
+    """Median per-call microseconds of snap and of the JavaScript reference, over all quotes and
+    over the copied and the changed ones apart (each document's quotes alternate, copied first),
+    measured in alternating rounds, the best round of each kept: this machine's speed drifts by
+    tens of percent over minutes, and two contenders timed one after the other would see
+    different machines."""
+    python: list[dict[str, float]] = []
+    reference: list[dict[str, float]] = []
     for _ in range(rounds):
-        python.append(statistics.median(one_off_python(documents)))
+        python.append(_medians(documents, one_off_python(documents)))
         times = one_off_reference(documents)
         if times is not None:
-            reference.append(statistics.median(times))
-    return min(python), (min(reference) if reference else None)
+            reference.append(_medians(documents, times))
+    best: dict[str, float | None] = {}
+    for part in ("all", "copied", "changed"):
+        best[f"python_{part}"] = min(medians[part] for medians in python)
+        best[f"reference_{part}"] = min((m[part] for m in reference), default=None)
+    return best
+
+
+def _medians(documents: list[tuple[str, list[str]]], times: list[float]) -> dict[str, float]:
+    copied = [index % 2 == 0 for _, quotes in documents for index in range(len(quotes))]
+    return {
+        "all": statistics.median(times),
+        "copied": statistics.median(t for t, c in zip(times, copied, strict=True) if c),
+        "changed": statistics.median(t for t, c in zip(times, copied, strict=True) if not c),
+    }
 
 
 def memory_figures(size_mb: int, rng: random.Random) -> dict[str, float]:
@@ -286,18 +301,16 @@ def run(large: int, memory_sizes: list[int]) -> dict[str, object]:
     large_prepared = prepared_figures(large_source, large_quotes)
     large_one_off = (large_source, [q for q, _ in large_quotes[:5]])
 
-    python_small, reference_small = one_off_rounds(small_sets)
-    python_large, reference_large = one_off_rounds([large_one_off])
+    small_one_off = one_off_rounds(small_sets)
+    large_one_off_us = one_off_rounds([large_one_off])
     megabytes = len(large_source.encode("utf-8")) / 1e6
     tokenize_s = best_time(lambda: tokenize(large_source), 1)
     return {
         "small": small_prepared,
         "large": large_prepared,
         "large_mb": round(megabytes, 3),
-        "one_off_small_us": python_small,
-        "one_off_large_us": python_large,
-        "reference_small_us": reference_small,
-        "reference_large_us": reference_large,
+        "one_off_small_us": small_one_off,
+        "one_off_large_us": large_one_off_us,
         "tokenize_mb_per_s": megabytes / tokenize_s,
         "memory": [memory_figures(size, rng) | rss_figures(size) for size in memory_sizes],
     }
@@ -373,14 +386,19 @@ def print_table(report: dict[str, object]) -> None:
             ),
         ]
     for label in ("small", "large"):
-        python_us = report[f"one_off_{label}_us"]
-        reference_us = report[f"reference_{label}_us"]
-        assert isinstance(python_us, float)
-        if isinstance(reference_us, float):
-            verdict = f"{python_us / reference_us:.2f}× the JS reference ({reference_us:.0f} µs)"
-        else:
-            verdict = "JS reference not run (node or ../shared missing)"
-        rows.append((f"check_quote one-off, {label} (median)", f"{python_us:.0f} µs: {verdict}"))
+        medians = report[f"one_off_{label}_us"]
+        assert isinstance(medians, dict)
+        for part, name in (("all", "median"), ("copied", "copied quotes"), ("changed", "changed")):
+            python_us, reference_us = medians[f"python_{part}"], medians[f"reference_{part}"]
+            if isinstance(reference_us, float):
+                verdict = (
+                    f"{python_us / reference_us:.2f}× the JS reference ({reference_us:.0f} µs)"
+                )
+            else:
+                verdict = "JS reference not run (node or ../shared missing)"
+            rows.append(
+                (f"check_quote one-off, {label} ({name})", f"{python_us:.0f} µs: {verdict}")
+            )
     rows.append(("tokenize", f"{report['tokenize_mb_per_s']:.2f} MB/s"))
     memory = report["memory"]
     assert isinstance(memory, list)

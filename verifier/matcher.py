@@ -30,7 +30,7 @@ import itertools
 import operator
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -40,6 +40,7 @@ from verifier import closest as closest_passage
 from verifier.oneoff import found_spans
 from verifier.status import Status
 from verifier.tokenizer import (
+    CASE_SHIFT,
     CHAR,
     CLOSE,
     GLUED,
@@ -51,9 +52,11 @@ from verifier.tokenizer import (
     SENSITIVE,
     SYMBOL,
     WORD,
+    Neighbour,
     Scan,
     SideItem,
     Token,
+    case_counts,
     fold_word,
     iter_columns,
     scan_text,
@@ -161,6 +164,8 @@ class KeyIndex(Mapping[int, Sequence[int]]):
 
 
 _LONG: Final = 255
+_CASE_BITS: Final = SENSITIVE | 3 << CASE_SHIFT
+"""The flags that say a token's case may be compared: mixed case, or a ``_CASE_*`` rule."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,9 +182,34 @@ def normalized_digest(text: str) -> str:
     """``sha256:<hex>`` of the comparison keys of ``text``, one per line.
 
     Two texts with the same digest give the same result for every quote, which is what lets a
-    snapshot record say which normalized text its citations were checked against.
+    snapshot record say which normalized text its citations were checked against.  The keys
+    are hashed batch by batch as the text is scanned, case settled in bulk, so a large text is
+    never held as a token list.
     """
-    return prepare(text).normalized_digest()
+    hasher = hashlib.sha256()
+    side: list[SideItem] = []
+    placed = 0  # side items hashed so far
+    count = 0  # tokens hashed so far
+    separator = ""
+    for columns in iter_columns(text, side):
+        keys = list(map(_comparison_key, columns.keys, columns.exacts, columns.flags))
+        end = count + len(keys)
+        inside = placed  # side items come in scan order: those before ``end`` come first
+        while inside < len(side) and side[inside].before < end:
+            inside += 1
+        for item in reversed(side[placed:inside]):  # few: put in place, last first
+            keys.insert(item.before - count, "\x00" + item.key)
+        placed, count = inside, end
+        hasher.update((separator + "\n".join(keys)).encode("utf-8"))
+        separator = "\n"
+    tail = ["\x00" + item.key for item in side[placed:]]
+    if tail:
+        hasher.update((separator + "\n".join(tail)).encode("utf-8"))
+    return "sha256:" + hasher.hexdigest()
+
+
+def _comparison_key(key: str, exact: str, flags: int) -> str:
+    return exact if flags & SENSITIVE else key
 
 
 def check_quote(quote: str, source: str) -> QuoteCheck:
@@ -188,9 +218,12 @@ def check_quote(quote: str, source: str) -> QuoteCheck:
     Equal to ``prepare(source).check(quote)``; a quote that is found is usually found by
     tokenizing only windows of the source around its rarest word (``verifier.oneoff``).
     """
-    spans = found_spans(quote, source)
-    if spans is None:
+    scanned = _only_form(quote)
+    if scanned is None:
         return prepare(source).check(quote)
+    spans = found_spans(quote, scanned, source)
+    if spans is None:
+        return prepare(source)._check_scans(quote, [(0, scanned)], closest=True)
     start, end = spans[0]
     return QuoteCheck(
         QUOTE_FOUND, True, start, end, source[start:end], len(spans), spans, None, None
@@ -248,7 +281,7 @@ class PreparedSource:
         self._positions: KeyIndex | None = None
         self._checks = 0
         self._digest: str | None = None
-        for columns in iter_columns(source, side):
+        for columns in iter_columns(source, side, settle=False):
             _number_new_keys(vocabulary, columns.keys)
             self._ids.extend(map(vocabulary.__getitem__, columns.keys))
             self._starts.extend(columns.starts)
@@ -289,16 +322,31 @@ class PreparedSource:
 
     def key(self, index: int) -> str:
         """The comparison key of token ``index`` (case folded unless case counts there)."""
-        if self._meta[index] & SENSITIVE:
+        if self._sensitive(index):
             return self._exact_form(index)
         return self._keys[self._ids[index]]
 
     def compared_forms(self, index: int, token: Token) -> tuple[str, str]:
         """The forms of source token ``index`` and of ``token`` that matching compares: with
         letter case when either is case-sensitive, folded otherwise."""
-        if token.sensitive or self._meta[index] & SENSITIVE:
+        if token.sensitive or self._sensitive(index):
             return self._exact_form(index), token.exact
         return self._keys[self._ids[index]], token.key
+
+    def _sensitive(self, index: int) -> bool:
+        """Whether the case of token ``index`` is compared.  A prepared source is scanned with
+        the case unsettled (``iter_columns(settle=False)``): it is settled here, for the few
+        tokens a quote is compared with, rather than for every token of the source."""
+        flags = self._meta[index]
+        if not flags & _CASE_BITS:
+            return False
+        before = self._neighbour(index - 1) if index > 0 else None
+        after = self._neighbour(index + 1) if index + 1 < len(self._meta) else None
+        return case_counts(self.source, self._starts[index], flags, before, after)
+
+    def _neighbour(self, index: int) -> Neighbour:
+        """What the case rule reads of token ``index`` next to a word (see ``case_counts``)."""
+        return self._meta[index], self._end(index), self._exact_form(index)
 
     def kind(self, index: int) -> int:
         """The kind of token ``index`` (see ``verifier.tokenizer``)."""
@@ -320,19 +368,30 @@ class PreparedSource:
 
         ``closest=False`` skips the search for the closest passage of a quote not found.
         """
+        scans = (
+            (number, scanned)
+            for form in _quote_forms(quote)
+            for number, scanned in enumerate(_scans(form))
+        )
+        return self._check_scans(quote, scans, closest)
+
+    def _check_scans(
+        self, quote: str, scans: Iterable[tuple[int, Scan]], closest: bool
+    ) -> QuoteCheck:
+        """``check`` over the quote's forms as tokenized, each numbered within its form (0: its
+        marks read as marks), tried in order until one is found."""
         self._checks += 1
         first_refusal: _Refusal | None = None
         primary: Scan | None = None  # the last form, marks read as marks: what is compared
-        for form in _quote_forms(quote):
-            for number, scanned in enumerate(_scans(form)):
-                if number == 0:
-                    primary = scanned
-                if not scanned.tokens:
-                    continue
-                accepted, refusal = self._accepted_runs(scanned)
-                if accepted:
-                    return self._found(accepted, len(scanned.tokens))
-                first_refusal = first_refusal or refusal
+        for number, scanned in scans:
+            if number == 0:
+                primary = scanned
+            if not scanned.tokens:
+                continue
+            accepted, refusal = self._accepted_runs(scanned)
+            if accepted:
+                return self._found(accepted, len(scanned.tokens))
+            first_refusal = first_refusal or refusal
         if _ANY_ELLIPSIS.search(_strip_edge_ellipses(quote)):
             return _unchecked(INNER_ELLIPSIS)
         if primary is None or not primary.tokens:
@@ -427,7 +486,7 @@ class PreparedSource:
         differing = tuple(
             first + j
             for j, token in enumerate(scanned.tokens)
-            if (token.sensitive or self._meta[first + j] & SENSITIVE)
+            if (token.sensitive or self._sensitive(first + j))
             and token.exact != self._exact_form(first + j)
         )
         if differing:
@@ -565,6 +624,14 @@ class PreparedSource:
             if index < len(self._ids):
                 keys.append(self.key(index))
         return keys
+
+
+def _only_form(quote: str) -> Scan | None:
+    """The tokens of a quote that has one form to try (no ellipsis, no "[": see ``check``), or
+    None: what the one-off shortcut needs, and what the full check reuses after it."""
+    if "[" in quote or _ANY_ELLIPSIS.search(quote):
+        return None
+    return scan_text(quote)
 
 
 def _quote_forms(quote: str) -> list[str]:

@@ -1,68 +1,112 @@
 """A one-off check that tokenizes only the parts of the source that could hold the quote.
 
 ``check_quote(quote, source)`` for a single quote need not tokenize the whole source: every
-occurrence of the quote contains its longest ASCII token, so the source is searched for that
-token's text (case-insensitively, in C), and only windows around the hits are tokenized and
-checked with the full rules.  The windows are cut at whitespace (no token spans whitespace)
-and an occurrence counts only with at least one whole token of context on each side, so the
-edge rules see what they would see in the whole source.
+occurrence of the quote contains the text of each of its ASCII tokens, so the source is searched
+for those texts (case-insensitively, in C), and only windows around the hits of the rarest (the
+anchor) are tokenized and checked with the full rules.  The windows are cut at whitespace (no
+token spans whitespace) and an occurrence counts only with at least one whole token of context
+on each side, so the edge rules see what they would see in the whole source.
 
 The shortcut is taken only when its answer is certain to equal ``prepare(source).check``:
 the source is NFKC-normalized and free of invisible characters and hyphenated line breaks (so
 a token's text is literally in the source), the quote has no ellipsis or bracket (one form to
-try), and the anchor has few hits.  Otherwise, and whenever no occurrence is found (the
-closest passage needs the whole source), ``None`` sends the caller to the full check.
+try: ``matcher.check_quote`` decides), and the anchor has few hits.  Otherwise, and whenever no
+occurrence is found (the closest passage needs the whole source), ``None`` sends the caller to
+the full check.  A quote with a token whose text is nowhere in the source (as most changed
+quotes have) goes there at once, without a window being read.
+
+An occurrence's tokens can stand any distance apart in the source (whitespace, reference marks
+and emoji between them are copy noise), so a window is trusted only when it holds as many
+tokens around each hit as the quote has around its anchor, plus one of context.
 """
 
 from __future__ import annotations
 
-import functools
 import re
+import string
 import unicodedata
-from typing import Final
+from typing import Final, NamedTuple
 
 import regex
 
-from verifier.tokenizer import INVISIBLE, NUMBER, SYMBOL, WORD, Scan, Token, scan_text
+from verifier.tokenizer import INVISIBLE, NUMBER, SYMBOL, WORD, Scan, Token
 
 MAX_HITS: Final = 64
+ANCHOR_TRIES: Final = 8
 MARGIN: Final = 16
 # Two searches, each in the engine that is faster at it (``re`` for a class, ``regex`` here).
 _INVISIBLE_CHARACTER: Final = re.compile(rf"[{INVISIBLE}]")
 _LINE_BREAK_HYPHEN: Final = regex.compile(r"[\-\u2010][^\S\n]*\r?\n")
-_UNSAFE_QUOTE: Final = regex.compile(r"\u2026|\u22ef|\.\s?\.\s?\.|\[")
 
 
-def found_spans(quote: str, source: str) -> tuple[tuple[int, int], ...] | None:
-    """Every span where ``quote`` is found in ``source``, or None when the shortcut cannot
-    answer (see the module docstring); an empty tuple is never returned."""
-    if _UNSAFE_QUOTE.search(quote):
+def found_spans(quote: str, scanned: Scan, source: str) -> tuple[tuple[int, int], ...] | None:
+    """Every span where ``quote`` (tokenized: ``scanned``, its only form) is found in
+    ``source``, or None when the shortcut cannot answer (see the module docstring); an empty
+    tuple is never returned."""
+    candidates = _anchor_candidates(scanned.tokens)
+    if not candidates:
         return None
-    scanned = scan_text(quote)
-    anchor = _anchor(scanned.tokens)
-    if anchor is None or not _safe_source(source):
-        return None
-    hits = _hits(anchor.exact, source)
-    if hits is None or not hits:
-        return None
+    rarest = _rarest(scanned.tokens, candidates, source)
+    if rarest is None or not _safe_source(source):
+        return None  # a token found nowhere sends the quote to the full check, safe or not
+    anchor, hits = rarest
     spans: set[tuple[int, int]] = set()
-    before, after = anchor.start, len(quote) - anchor.start
-    for start, end in _windows(hits, source, before, after):
-        found = _check_window(scanned, source, start, end)
+    start_in_quote = scanned.tokens[anchor].start
+    reach = _Reach(anchor, len(scanned.tokens) - 1 - anchor)
+    for window in _windows(hits, source, start_in_quote, len(quote) - start_in_quote):
+        found = _check_window(scanned, source, window, reach)
         if found is None:
             return None
         spans.update(found)
     return tuple(sorted(spans)) or None
 
 
-def _anchor(tokens: list[Token]) -> Token | None:
-    """The longest token whose text is ASCII: the rarest, most likely."""
-    candidates = [
-        token
-        for token in tokens
-        if token.kind in (WORD, NUMBER, SYMBOL) and token.exact.isascii() and token.text.isascii()
-    ]
-    return max(candidates, key=lambda token: len(token.exact), default=None)
+class _Reach(NamedTuple):
+    """How many tokens of the quote stand before and after its anchor: an occurrence through a
+    hit covers that many tokens of the source on each side, however much whitespace or how many
+    side items lie between them."""
+
+    before: int
+    after: int
+
+
+class _Window(NamedTuple):
+    """A span of the source to tokenize, and the anchor's hits in it."""
+
+    start: int
+    end: int
+    hits: list[int]
+
+
+def _anchor_candidates(tokens: list[Token]) -> list[int]:
+    """Indices of the tokens whose text is ASCII, the first of each distinct text, longest
+    (rarest, most likely) first; only the first ``ANCHOR_TRIES`` are searched for."""
+    candidates: dict[str, int] = {}
+    for index, token in enumerate(tokens):
+        if token.kind in (WORD, NUMBER, SYMBOL) and token.exact.isascii() and token.text.isascii():
+            candidates.setdefault(token.exact.lower(), index)
+    ranked = sorted(candidates.values(), key=lambda index: -len(tokens[index].exact))
+    return ranked[:ANCHOR_TRIES]
+
+
+def _rarest(
+    tokens: list[Token], candidates: list[int], source: str
+) -> tuple[int, list[int]] | None:
+    """The candidate with the fewest hits in ``source`` and its hits, or None when one has none
+    (the quote is not there: the whole source is needed for its closest passage) or when all
+    have too many.  Every candidate is searched: a changed quote is most often told by a token
+    found nowhere, and a search costs far less than tokenizing a window."""
+    best: tuple[int, list[int]] | None = None
+    lowered = _ascii_lowered(source)
+    for candidate in candidates:
+        hits = _hits(tokens[candidate].exact.lower(), lowered)
+        if hits is None:
+            continue
+        if not hits:
+            return None
+        if best is None or len(hits) < len(best[1]):
+            best = (candidate, hits)
+    return best
 
 
 def _safe_source(source: str) -> bool:
@@ -73,34 +117,47 @@ def _safe_source(source: str) -> bool:
     )
 
 
-def _hits(anchor: str, source: str) -> list[int] | None:
+def _hits(anchor: str, lowered: str) -> list[int] | None:
+    """Where ``anchor`` (ASCII, lower case) starts in ``lowered`` (see ``_ascii_lowered``),
+    overlapping hits included, or None past ``MAX_HITS``."""
     hits: list[int] = []
-    for match in _anchor_pattern(anchor).finditer(source, overlapped=True):
-        hits.append(match.start())
+    at = lowered.find(anchor)
+    while at >= 0:
+        hits.append(at)
         if len(hits) > MAX_HITS:
             return None
+        at = lowered.find(anchor, at + 1)
     return hits
 
 
-@functools.lru_cache(maxsize=256)
-def _anchor_pattern(anchor: str) -> regex.Pattern[str]:
-    """The anchor's search pattern; kept, since compiling through ``regex``'s own cache costs
-    more than the search on a small document."""
-    return regex.compile(regex.escape(anchor), regex.IGNORECASE | regex.ASCII)
+_ASCII_LOWER: Final = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 
 
-def _windows(hits: list[int], source: str, before: int, after: int) -> list[tuple[int, int]]:
+def _ascii_lowered(source: str) -> str:
+    """``source`` with its ASCII capitals in lower case, character for character, so that an
+    ASCII text is found in it wherever it stands in ``source`` in any case.
+
+    ``str.lower`` does that in C, and its extra changes to other characters can only add hits
+    (each is checked in full); it is used unless it changed the length (as for "İ"), which
+    would shift every position after: then only ASCII capitals are translated.
+    """
+    lowered = source.lower()
+    return lowered if len(lowered) == len(source) else source.translate(_ASCII_LOWER)
+
+
+def _windows(hits: list[int], source: str, before: int, after: int) -> list[_Window]:
     """Whitespace-bounded windows around the hits, merged where they overlap: twice the quote's
-    length on either side of the anchor, and a margin (a match that does not fit sends the
-    check to the whole source)."""
-    windows: list[tuple[int, int]] = []
+    length on either side of the anchor, and a margin (``_check_window`` sends the check to the
+    whole source when an occurrence could reach past a window's edge)."""
+    windows: list[_Window] = []
     for hit in hits:
         start = _whitespace_before(source, hit - 2 * before - MARGIN)
         end = _whitespace_after(source, hit + 2 * after + MARGIN)
-        if windows and start <= windows[-1][1]:
-            windows[-1] = (windows[-1][0], max(end, windows[-1][1]))
+        if windows and start <= windows[-1].end:
+            last = windows[-1]
+            windows[-1] = _Window(last.start, max(end, last.end), [*last.hits, hit])
         else:
-            windows.append((start, end))
+            windows.append(_Window(start, end, [hit]))
     return windows
 
 
@@ -118,26 +175,39 @@ def _whitespace_after(source: str, at: int) -> int:
     return min(found) if found else len(source)
 
 
-def _check_window(scanned: Scan, source: str, start: int, end: int) -> list[tuple[int, int]] | None:
-    """The spans found in ``source[start:end]`` (shifted), or None if one needs more context.
+def _check_window(
+    scanned: Scan, source: str, window: _Window, reach: _Reach
+) -> list[tuple[int, int]] | None:
+    """The spans found in the window (shifted), or None if it is too small to tell.
 
     A window that does not begin the source is read after a sentinel word, so that it is read
-    as the middle of a text, as it stands in the source.
+    as the middle of a text, as it stands in the source.  An occurrence of the quote covers
+    ``reach`` tokens of the source on each side of its anchor's hit, with any amount of
+    whitespace between them, so the window must hold that many around every hit, and one more
+    of context where it does not end the source; else an occurrence could run past its edge
+    unseen.
     """
     from verifier.matcher import prepare  # a cycle: the matcher calls this module
 
+    start, end = window.start, window.end
     sentinel = "" if start == 0 else "x "
-    window = prepare(sentinel + source[start:end])
-    found = window.spans_of(scanned)
-    if not found:
-        return []
+    prepared = prepare(sentinel + source[start:end])
+    shift = start - len(sentinel)
     first_allowed = 0 if start == 0 else 2
-    last_allowed = len(window) - 1 if end == len(source) else len(window) - 2
+    last_allowed = len(prepared) - 1 if end == len(source) else len(prepared) - 2
+    for hit in window.hits:
+        at = prepared.tokens_overlapping(hit - shift, hit - shift + 1)
+        if not at or prepared.token_span(at[0], at[0])[0] != hit - shift:
+            continue  # the hit is inside a token: no occurrence has its anchor there
+        too_early = at[0] - reach.before < first_allowed and start > 0
+        too_late = at[0] + reach.after > last_allowed and end < len(source)
+        if too_early or too_late:
+            return None
+    found = prepared.spans_of(scanned)
     spans = []
     for span_start, span_end in found:
-        tokens = window.tokens_overlapping(span_start, span_end)
+        tokens = prepared.tokens_overlapping(span_start, span_end)
         if tokens[0] < first_allowed or tokens[-1] > last_allowed:
             return None
-        shift = start - len(sentinel)
         spans.append((shift + span_start, shift + span_end))
     return spans

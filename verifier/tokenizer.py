@@ -416,6 +416,8 @@ were 0.5x a 1 MB source's size at the peak of preparing it)."""
 _CASE_NEVER: Final = 0
 _CASE_NEIGHBOURS: Final = 1
 _CASE_CAPITALS: Final = 2
+CASE_SHIFT: Final = 6
+"""Where a token's flags keep its ``_CASE_*`` rule (two bits above ``SENSITIVE``)."""
 _NUMBERISH_BEFORE: Final = bytes(
     1 if flags & KIND_MASK in (NUMBER, SCRIPT, SYMBOL) else 0 for flags in range(256)
 )
@@ -473,14 +475,21 @@ def iter_rows(text: str, side: list[SideItem], *, references: bool = True) -> It
 
 
 def iter_columns(
-    text: str, side: list[SideItem], *, references: bool = True, chunk: int = CHUNK
+    text: str,
+    side: list[SideItem],
+    *,
+    references: bool = True,
+    chunk: int = CHUNK,
+    settle: bool = True,
 ) -> Iterator[Columns]:
     """The tokens of ``text`` in batches of about ``chunk``, case sensitivity settled, appending
     side items to ``side`` as met: a prepared source never holds the whole token list, nor an
     object per token.
 
     A batch is yielded once the next one is scanned, since the case of its last word can depend
-    on the token after it.
+    on the token after it.  ``settle=False`` leaves the case unsettled (only the ``SENSITIVE``
+    bit of mixed case is set; the rule is in the bits from ``CASE_SHIFT``): a prepared source
+    settles it with ``case_counts`` for the few tokens a quote is compared with.
     """
     scanner = _scanner_for(text, references)
     position = _Position()
@@ -490,6 +499,9 @@ def iter_columns(
         batches = _twin_batches(text, scanner, side, position, chunk * _TWIN_CHARACTERS_PER_TOKEN)
     else:
         batches = _scanner_batches(text, scanner, side, position, chunk)
+    if not settle:
+        yield from (columns for columns in batches if columns.starts)
+        return
     for columns in batches:
         if not columns.starts:
             continue
@@ -553,7 +565,7 @@ def _twin_batches(
             return
         parts = twin.splitter.split(text[start:end])
         offsets = list(itertools.accumulate(map(len, parts), initial=start))
-        yield _twin_columns(text, parts[2::3], offsets[2::3], side, position, twin)
+        yield _twin_columns(text, parts[2::3], offsets[2::3], offsets[3::3], side, position, twin)
 
 
 def _twin_pieces(text: str, piece: int) -> Iterator[tuple[int, int]]:
@@ -576,19 +588,20 @@ def _twin_columns(
     text: str,
     texts: list[str],
     starts: list[int],
+    ends: list[int],
     side: list[SideItem],
     position: _Position,
     twin: _Twin,
 ) -> Columns:
     """The columns of one piece read by the twin: in bulk unless it has a reference mark or a
-    word to split again.  A twin's text has no invisible characters, so glued is touching."""
+    word to split again.  A twin's text has no invisible characters, so glued is touching.
+    ``ends``: where each token ends, which is where the split's next part starts."""
     if not texts:
         return Columns([], [], [], [], [], [], [])
     described = list(zip(*map(_TWIN_DESCRIPTIONS.__getitem__, texts), strict=True))
     if _SIDE_ITEM in described[0] or _needs_split(texts):
         groups = [_twin_group(twin, raw) for raw in texts]
         return _general_columns(text, groups, texts, starts, side, position)
-    ends = list(map(operator.add, starts, map(len, texts)))
     before_ends = [position.last_end, *ends[:-1]]
     gaps = list(map(operator.mul, map(operator.eq, starts, before_ends), itertools.repeat(GLUED)))
     return _bulk_columns(texts, starts, ends, gaps, described, side, position)
@@ -750,12 +763,25 @@ def _settle(
     text: str, columns: Columns, index: int, before: Neighbour | None, after: Neighbour | None
 ) -> None:
     flags = columns.flags[index]
-    if columns.cases[index] == _CASE_CAPITALS:
-        sensitive = not (_capital_word(before) or _capital_word(after))
-    else:
-        sensitive = _unit_or_glued(text, columns.starts[index], flags, before, after)
-    if sensitive:
+    if case_counts(text, columns.starts[index], flags, before, after):
         columns.flags[index] = flags | SENSITIVE
+
+
+def case_counts(
+    text: str, start: int, flags: int, before: Neighbour | None, after: Neighbour | None
+) -> bool:
+    """Is the letter case of the token at ``start`` (with ``flags``, as scanned) compared, given
+    the tokens ``before`` and ``after`` it?  The one definition of the rule, for the tokenizer,
+    which settles it as it scans, and for a prepared source, which settles it for a token only
+    when a quote is compared with it."""
+    if flags & SENSITIVE:
+        return True
+    rule = flags >> CASE_SHIFT
+    if rule == _CASE_CAPITALS:
+        return not (_capital_word(before) or _capital_word(after))
+    if rule == _CASE_NEIGHBOURS:
+        return _unit_or_glued(text, start, flags, before, after)
+    return False
 
 
 def _needs_split(texts: list[str]) -> bool:
@@ -853,16 +879,17 @@ def _describe(group: str, raw: str) -> Description:
 
 
 def _case_rule(kind: int, exact: str) -> tuple[int, int]:
-    """The token's flags (kind, with ``SENSITIVE`` for mixed case) and its ``_CASE_*`` rule."""
+    """The token's flags (kind, with ``SENSITIVE`` for mixed case, and its ``_CASE_*`` rule in
+    the bits from ``CASE_SHIFT``) and its ``_CASE_*`` rule."""
     if kind != WORD:
         return kind, _CASE_NEVER
     if _mixed_case(exact):
         return kind | SENSITIVE, _CASE_NEVER
     if 2 <= len(exact) <= 3 and exact.isupper():
-        return kind, _CASE_CAPITALS
+        return kind | _CASE_CAPITALS << CASE_SHIFT, _CASE_CAPITALS
     if len(exact) > SHORT_WORD:
         return kind, _CASE_NEVER
-    return kind, _CASE_NEIGHBOURS
+    return kind | _CASE_NEIGHBOURS << CASE_SHIFT, _CASE_NEIGHBOURS
 
 
 def _keys(kind: int, group: str, raw: str) -> tuple[str, str]:

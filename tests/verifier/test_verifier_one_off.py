@@ -1,0 +1,115 @@
+"""The one-off shortcut (``verifier.oneoff``): it tokenizes only windows of the source, and its
+answer must always equal ``prepare(source).check``, however far apart an occurrence's tokens
+stand in the source, and whichever of the quote's tokens it searches for."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import verifier.matcher
+from verifier import check_quote, prepare
+from verifier.oneoff import MAX_HITS, found_spans
+from verifier.tokenizer import scan_text
+
+PROFILE = settings(max_examples=300, derandomize=True, deadline=None)
+WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "7", "42", "3.5"]
+FILLER = "Some other words stand here, and more of them there to pad the text out."
+
+
+@contextmanager
+def prepared_lengths() -> Iterator[list[int]]:
+    """The length of every text prepared while the block runs."""
+    lengths: list[int] = []
+    original = verifier.matcher.prepare
+
+    def spy(source: str) -> verifier.matcher.PreparedSource:
+        lengths.append(len(source))
+        return original(source)
+
+    verifier.matcher.prepare = spy  # type: ignore[assignment]
+    try:
+        yield lengths
+    finally:
+        verifier.matcher.prepare = original  # type: ignore[assignment]
+
+
+@st.composite
+def stretched_sources(draw: st.DrawFn) -> tuple[str, str]:
+    """A quote of a few words, and a source holding it several times with its tokens pulled
+    apart by long runs of whitespace, reference marks and emoji, among filler and near misses."""
+    quote_words = draw(st.lists(st.sampled_from(WORDS), min_size=2, max_size=5))
+    gap = st.one_of(
+        st.text(alphabet=" \n\t", min_size=1, max_size=90),
+        st.sampled_from([" [1] ", "[2] ", " [note 3] ", " 👍 ", " \n\n "]),
+    )
+    segments = []
+    for _ in range(draw(st.integers(1, 5))):
+        kind = draw(st.sampled_from(["quote", "stretched", "filler", "near"]))
+        if kind == "quote":
+            segments.append(" ".join(quote_words))
+        elif kind == "stretched":
+            segments.append(quote_words[0] + "".join(draw(gap) + word for word in quote_words[1:]))
+        elif kind == "near":
+            dropped = draw(st.integers(0, len(quote_words) - 1))
+            segments.append(" ".join(quote_words[:dropped] + quote_words[dropped + 1 :]))
+        else:
+            segments.append(FILLER)
+    separator = draw(st.sampled_from([" ", ". ", "\n\n", " x "]))
+    return " ".join(quote_words), separator.join(segments)
+
+
+@PROFILE
+@given(case=stretched_sources())
+def test_one_off_equals_the_prepared_check_however_stretched(case: tuple[str, str]) -> None:
+    quote, source = case
+    assert check_quote(quote, source) == prepare(source).check(quote)
+
+
+def test_an_occurrence_stretched_past_its_window_is_still_counted() -> None:
+    source = f"alpha beta gamma. {FILLER} alpha{' ' * 60}beta gamma. {FILLER}"
+    result = check_quote("alpha beta gamma", source)
+    assert result == prepare(source).check("alpha beta gamma")
+    assert result.matches == 2
+    assert result.spans[1] == (source.rindex("alpha"), source.rindex("gamma") + len("gamma"))
+
+
+def test_reference_marks_between_tokens_do_not_hide_an_occurrence() -> None:
+    marks = "".join(f"[{number}]" for number in range(1, 30))
+    source = f"{FILLER} alpha beta gamma. {FILLER} alpha beta{marks} gamma. {FILLER}"
+    result = check_quote("alpha beta gamma", source)
+    assert result == prepare(source).check("alpha beta gamma")
+    assert result.matches == 2
+
+
+def test_a_rarer_token_is_searched_when_the_longest_is_too_common() -> None:
+    common = " ".join(["frequentword"] * (MAX_HITS + 10))
+    source = f"{common}. The rare 42 frequentword stands once. {common}."
+    quote = "rare 42 frequentword stands"
+    with prepared_lengths() as lengths:
+        result = check_quote(quote, source)
+    assert result.found
+    assert result == prepare(source).check(quote)
+    assert lengths
+    assert max(lengths) < len(source) / 10  # windows only, never the whole source
+
+
+def test_a_token_found_nowhere_skips_the_windows() -> None:
+    source = f"{FILLER} The rare 42 word stands once. {FILLER}"
+    with prepared_lengths() as lengths:
+        quote = "The rare 43 word stands"
+        assert found_spans(quote, scan_text(quote), source) is None
+    assert lengths == []  # nothing was tokenized: the quote cannot be there
+
+
+@pytest.mark.parametrize(
+    "quote",
+    ["The rare 43 word stands", "rare 42 word stands twice", "The rare 42 word"],
+)
+def test_changed_and_found_quotes_agree_with_the_prepared_check(quote: str) -> None:
+    source = f"{FILLER} The rare 42 word stands once. {FILLER} 43 twice."
+    assert check_quote(quote, source) == prepare(source).check(quote)
