@@ -34,6 +34,7 @@ from verifier.tokenizer import INVISIBLE, NUMBER, SYMBOL, WORD, Scan, Token
 MAX_HITS: Final = 64
 ANCHOR_TRIES: Final = 8
 MARGIN: Final = 16
+_REFERENCE_REACH: Final = 32  # more than the longest reference mark
 # Two searches, each in the engine that is faster at it (``re`` for a class, ``regex`` here).
 _INVISIBLE_CHARACTER: Final = re.compile(rf"[{INVISIBLE}]")
 _LINE_BREAK_HYPHEN: Final = regex.compile(r"[\-\u2010][^\S\n]*\r?\n")
@@ -151,14 +152,36 @@ def _windows(hits: list[int], source: str, before: int, after: int) -> list[_Win
     whole source when an occurrence could reach past a window's edge)."""
     windows: list[_Window] = []
     for hit in hits:
-        start = _whitespace_before(source, hit - 2 * before - MARGIN)
-        end = _whitespace_after(source, hit + 2 * after + MARGIN)
+        start = _start_outside_marks(source, _whitespace_before(source, hit - 2 * before - MARGIN))
+        end = _end_outside_marks(source, _whitespace_after(source, hit + 2 * after + MARGIN))
         if windows and start <= windows[-1].end:
             last = windows[-1]
             windows[-1] = _Window(last.start, max(end, last.end), [*last.hits, hit])
         else:
             windows.append(_Window(start, end, [hit]))
     return windows
+
+
+def _start_outside_marks(source: str, start: int) -> int:
+    """``start``, moved before a bracket it would cut (such as "[clarification needed]", a
+    reference mark with a space), so the window never reads part of a mark as tokens ("needed",
+    "]"): they would count toward the tokens it must hold before a hit."""
+    while start > 0:
+        opening = source.rfind("[", max(start - _REFERENCE_REACH, 0), start)
+        if opening < 0 or source.find("]", opening, start) >= 0:
+            return start
+        start = _whitespace_before(source, opening)
+    return start
+
+
+def _end_outside_marks(source: str, end: int) -> int:
+    """``end``, moved past a bracket it would cut (see ``_start_outside_marks``)."""
+    while end < len(source):
+        closing = source.find("]", end, end + _REFERENCE_REACH)
+        if closing < 0 or source.rfind("[", end, closing) >= 0:
+            return end
+        end = _whitespace_after(source, closing)
+    return end
 
 
 def _whitespace_before(source: str, at: int) -> int:

@@ -40,15 +40,19 @@ def prepared_lengths() -> Iterator[list[int]]:
 
 @st.composite
 def stretched_sources(draw: st.DrawFn) -> tuple[str, str]:
-    """A quote of a few words, and a source holding it several times with its tokens pulled
-    apart by long runs of whitespace, reference marks and emoji, among filler and near misses."""
+    """A quote of a few words, and a source holding it once as written and more times with its
+    tokens pulled apart by long runs of whitespace, reference marks and emoji, among filler and
+    near misses."""
     quote_words = draw(st.lists(st.sampled_from(WORDS), min_size=2, max_size=5))
     gap = st.one_of(
-        st.text(alphabet=" \n\t", min_size=1, max_size=90),
-        st.sampled_from([" [1] ", "[2] ", " [note 3] ", " 👍 ", " \n\n "]),
+        st.integers(1, 120).map(lambda length: " " * length),
+        st.text(alphabet=" \n\t", min_size=1, max_size=9),
+        st.sampled_from(
+            [" [1] ", "[2] ", " [note 3] ", "[clarification needed] ", " 👍 ", " \n\n "]
+        ),
     )
-    segments = []
-    for _ in range(draw(st.integers(1, 5))):
+    segments = [" ".join(quote_words)]  # found once as written: the others must be counted
+    for _ in range(draw(st.integers(1, 4))):
         kind = draw(st.sampled_from(["quote", "stretched", "filler", "near"]))
         if kind == "quote":
             segments.append(" ".join(quote_words))
@@ -113,3 +117,26 @@ def test_a_token_found_nowhere_skips_the_windows() -> None:
 def test_changed_and_found_quotes_agree_with_the_prepared_check(quote: str) -> None:
     source = f"{FILLER} The rare 42 word stands once. {FILLER} 43 twice."
     assert check_quote(quote, source) == prepare(source).check(quote)
+
+
+@pytest.mark.parametrize("mark", ["[clarification needed]", "[better source needed]", "[note 4]"])
+@pytest.mark.parametrize("padding", range(0, 24, 3))
+def test_a_window_never_starts_inside_a_reference_mark(mark: str, padding: int) -> None:
+    """A mark with a space read from its middle would be tokens ("needed", "]"), which would
+    count toward the tokens a window must hold before a hit: an occurrence reaching past the
+    window's start would be missed."""
+    stretched = f"ox{mark} by{' ' * padding} gamma"
+    source = f"{FILLER} ox by gamma. {FILLER} {stretched}. {FILLER}"
+    result = check_quote("ox by gamma", source)
+    assert result == prepare(source).check("ox by gamma")
+    assert result.matches == 2
+
+
+@pytest.mark.parametrize("mark", ["[according to whom?]", "[better source needed]", "[note 4]"])
+@pytest.mark.parametrize("padding", range(0, 40, 3))
+def test_a_window_never_ends_inside_a_reference_mark(mark: str, padding: int) -> None:
+    stretched = f"gamma{' ' * padding} by{mark} ox"
+    source = f"{FILLER} gamma by ox. {FILLER} {stretched}. {FILLER}"
+    result = check_quote("gamma by ox", source)
+    assert result == prepare(source).check("gamma by ox")
+    assert result.matches == 2
