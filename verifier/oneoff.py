@@ -84,10 +84,23 @@ def _anchor_candidates(tokens: list[Token]) -> list[int]:
     (rarest, most likely) first; only the first ``ANCHOR_TRIES`` are searched for."""
     candidates: dict[str, int] = {}
     for index, token in enumerate(tokens):
-        if token.kind in (WORD, NUMBER, SYMBOL) and token.exact.isascii() and token.text.isascii():
+        if token.exact.isascii() and token.text.isascii() and _spelled_one_way(token):
             candidates.setdefault(token.exact.lower(), index)
     ranked = sorted(candidates.values(), key=lambda index: -len(tokens[index].exact))
     return ranked[:ANCHOR_TRIES]
+
+
+def _spelled_one_way(token: Token) -> bool:
+    """Is every source token with this ASCII token's key spelled as it is, but for letter case?
+    Only then does every occurrence hold its text.  Not where folding joins other spellings to
+    it: ß and ẞ fold to "ss" (the only characters NFKC keeps that case-fold to ASCII), every
+    dash and the minus sign to "-", a right single quotation mark in a number to "'"."""
+    text = token.exact.lower()
+    if token.kind == WORD:
+        return "ss" not in text
+    if token.kind == NUMBER:
+        return "'" not in text
+    return token.kind == SYMBOL and "-" not in text
 
 
 def _rarest(

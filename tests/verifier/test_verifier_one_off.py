@@ -4,6 +4,7 @@ stand in the source, and whichever of the quote's tokens it searches for."""
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -140,3 +141,39 @@ def test_a_window_never_ends_inside_a_reference_mark(mark: str, padding: int) ->
     result = check_quote("gamma by ox", source)
     assert result == prepare(source).check("gamma by ox")
     assert result.matches == 2
+
+
+@pytest.mark.parametrize(
+    ("quote", "written", "folded"),
+    [
+        ("on pages 10-20 here", "10-20", "10\u201320"),  # every dash is "-"
+        ("on pages 10-20 here", "10-20", "10\u221220"),  # and so is the minus sign
+        ("it costs 1'000 here", "1'000", "1\u2019000"),  # ’ in a number is '
+        ("on the strasse here", "strasse", "stra\u00dfe"),  # ß folds to ss
+        ("on the strasse here", "strasse", "STRA\u1e9eE"),  # and so does ẞ
+    ],
+)
+def test_a_token_that_folding_joins_to_other_spellings_is_never_the_anchor(
+    quote: str, written: str, folded: str
+) -> None:
+    """A token is searched for as written only where no other spelling has its key: an
+    occurrence spelled otherwise would be missed by the search, so miscounted."""
+    other_words = " ".join(word for word in quote.split() if word != written)
+    common = f"{other_words}. " * 5  # every other token of the quote is more common
+    source = f"{common}{quote}. {FILLER} {quote.replace(written, folded)}. {common}"
+    result = check_quote(quote, source)
+    assert result == prepare(source).check(quote)
+    assert result.matches == 2
+
+
+def test_only_sharp_s_folds_to_ascii_among_normalized_characters() -> None:
+    """The word rule above rests on this: of the characters NFKC leaves alone, only ß and ẞ
+    case-fold to ASCII (into "ss"); a new Unicode version that added one would need it too."""
+    folding_to_ascii = [
+        char
+        for char in map(chr, range(0x80, 0x110000))
+        if not 0xD800 <= ord(char) <= 0xDFFF
+        and unicodedata.normalize("NFKC", char) == char
+        and char.casefold().isascii()
+    ]
+    assert folding_to_ascii == ["\u00df", "\u1e9e"]
