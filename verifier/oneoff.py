@@ -169,7 +169,7 @@ def _windows(hits: list[int], source: str, before: int, after: int) -> list[_Win
         end = _end_outside_marks(source, _whitespace_after(source, hit + 2 * after + MARGIN))
         if windows and start <= windows[-1].end:
             last = windows[-1]
-            windows[-1] = _Window(last.start, max(end, last.end), [*last.hits, hit])
+            windows[-1] = _Window(min(start, last.start), max(end, last.end), [*last.hits, hit])
         else:
             windows.append(_Window(start, end, [hit]))
     return windows
