@@ -15,7 +15,7 @@ import unicodedata
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from verifier import QUOTE_FOUND, check_quote, prepare, tokenize
+from verifier import QUOTE_FOUND, check_quote, normalized_digest, prepare, tokenize
 from verifier.tokenizer import scan_text
 
 PROFILE = settings(max_examples=200, derandomize=True, deadline=None)
@@ -345,3 +345,30 @@ def test_prepared_spans_equal_the_tokenizers(pieces: list[str], data: st.DataObj
     overlapping = [i for i, token in enumerate(tokens) if token.start < end and token.end > start]
     found = prepared.tokens_overlapping(start, end)
     assert list(found) == overlapping
+
+
+# Words whose case may count next to a number or symbol, words in capitals, and what stands
+# next to them.
+SHORT_WORDS = ["km", "Km", "KM", "m", "M", "MB", "mb", "IN", "In", "mW", "A", "a", "v", "x"]
+OTHER_WORDS = ["the", "The", "OK", "CAPS", "WORDS", "日本"]
+NEIGHBOURS = ["5", "1.5", "+", "#", "—", "(", ")", "[1]", "👍"]
+CASE_PIECES = st.sampled_from([*SHORT_WORDS, *OTHER_WORDS, *NEIGHBOURS])
+
+
+@PROFILE
+@given(
+    pieces=st.lists(CASE_PIECES, min_size=1, max_size=40),
+    gaps=st.lists(st.sampled_from([" ", "", "\n", ", ", " \u00a0"]), min_size=40, max_size=40),
+)
+def test_a_prepared_source_settles_case_as_the_tokenizer_does(
+    pieces: list[str], gaps: list[str]
+) -> None:
+    """A prepared source decides whether a token's case counts only when asked (from its
+    neighbours, as the tokenizer does while scanning); every answer must be the tokenizer's."""
+    source = "".join(piece + gap for piece, gap in zip(pieces, gaps, strict=False))
+    tokens = tokenize(source)
+    prepared = prepare(source)
+    assert [prepared.key(i) for i in range(len(prepared))] == [
+        token.exact if token.sensitive else token.key for token in tokens
+    ]
+    assert prepared.normalized_digest() == normalized_digest(source)
