@@ -483,11 +483,17 @@ class PreparedSource:
     def _refusal(self, first: int, scanned: Scan) -> _Refusal | None:
         """None when the run at ``first`` matches the quote under every rule."""
         last = first + len(scanned.tokens) - 1
-        differing = tuple(
-            first + j
-            for j, token in enumerate(scanned.tokens)
-            if (token.sensitive or self._sensitive(first + j))
-            and token.exact != self._exact_form(first + j)
+        meta, lengths, starts, source = self._meta, self._lengths, self._starts, self.source
+        differing = tuple(  # the case is settled only where the forms differ: rarely
+            index
+            for index, token in enumerate(scanned.tokens, first)
+            if (token.sensitive or meta[index] & _CASE_BITS)
+            and not (  # written alike in the source: the forms are equal
+                lengths[index] == len(token.exact) < _LONG
+                and source.startswith(token.exact, starts[index])
+            )
+            and token.exact != self._exact_form(index)
+            and (token.sensitive or self._sensitive(index))
         )
         if differing:
             return _Refusal("the letter case differs where case counts", first, last, differing)

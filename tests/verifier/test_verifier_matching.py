@@ -138,6 +138,8 @@ def test_noise_case_of_ordinary_words() -> None:
         ("an iphone", "an iPhone"),
         ("a+ rating", "A+ rating"),
         ("c# code", "C# code"),
+        ("0.6 mW", "0.6 M\u200bW"),  # an invisible character inside the source's unit
+        ("5 mb", "5 M\u00adB"),
     ],
 )
 def test_case_is_compared_for_units_and_symbols(quote: str, source: str) -> None:
@@ -146,6 +148,11 @@ def test_case_is_compared_for_units_and_symbols(quote: str, source: str) -> None
     assert result.reason == "the letter case differs where case counts"
     assert result.closest is not None
     assert result.closest.text == source
+
+
+def test_units_written_alike_but_for_invisible_characters_match() -> None:
+    assert check_quote("0.6 MW", "0.6 M\u200bW").found
+    assert check_quote("5 MB", "5 M\u00adB").found
 
 
 def test_noise_compatibility_forms() -> None:
