@@ -29,12 +29,11 @@ from typing import Final, NamedTuple
 
 import regex
 
-from verifier.tokenizer import INVISIBLE, NUMBER, SYMBOL, WORD, Scan, Token
+from verifier.tokenizer import INVISIBLE, NUMBER, REFERENCE_REACH, SYMBOL, WORD, Scan, Token
 
 MAX_HITS: Final = 64
 ANCHOR_TRIES: Final = 8
 MARGIN: Final = 16
-_REFERENCE_REACH: Final = 32  # more than the longest reference mark
 # Two searches, each in the engine that is faster at it (``re`` for a class, ``regex`` here).
 _INVISIBLE_CHARACTER: Final = re.compile(rf"[{INVISIBLE}]")
 _LINE_BREAK_HYPHEN: Final = regex.compile(r"[\-\u2010][^\S\n]*\r?\n")
@@ -180,7 +179,7 @@ def _start_outside_marks(source: str, start: int) -> int:
     reference mark with a space), so the window never reads part of a mark as tokens ("needed",
     "]"): they would count toward the tokens it must hold before a hit."""
     while start > 0:
-        opening = source.rfind("[", max(start - _REFERENCE_REACH, 0), start)
+        opening = source.rfind("[", max(start - REFERENCE_REACH, 0), start)
         if opening < 0 or source.find("]", opening, start) >= 0:
             return start
         start = _whitespace_before(source, opening)
@@ -190,7 +189,7 @@ def _start_outside_marks(source: str, start: int) -> int:
 def _end_outside_marks(source: str, end: int) -> int:
     """``end``, moved past a bracket it would cut (see ``_start_outside_marks``)."""
     while end < len(source):
-        closing = source.find("]", end, end + _REFERENCE_REACH)
+        closing = source.find("]", end, end + REFERENCE_REACH)
         if closing < 0 or source.rfind("[", end, closing) >= 0:
             return end
         end = _whitespace_after(source, closing)

@@ -544,11 +544,11 @@ _TWIN_LONGEST_PIECE: Final = 64
 makes the twin hold its whole token list at once."""
 # Where the twin may cut a text into pieces read one by one: after a space, tab or line break that
 # follows a character other than whitespace or a hyphen (which can join a word across a line
-# break), and not within ``_REFERENCE_REACH`` of a "[" (a reference mark holds spaces, and looks
+# break), and not within ``REFERENCE_REACH`` of a "[" (a reference mark holds spaces, and looks
 # past the spaces after it).  No token spans such a cut and nothing the scanner looks at before
 # or after a token crosses it, so each piece scans as it would in the whole text.
 _TWIN_CUT: Final = re.compile(r"[^\s\-\u2010][ \t\r\n]")
-_REFERENCE_REACH: Final = 32
+REFERENCE_REACH: Final = 32
 """More characters than the longest reference mark ("[clarification needed]")."""
 
 
@@ -578,7 +578,7 @@ def _twin_pieces(text: str, piece: int) -> Iterator[tuple[int, int]]:
 def _twin_cut(text: str, at: int) -> int:
     """The first place to cut ``text`` from ``at`` on (see ``_TWIN_CUT``), or its end."""
     while at < len(text) and (cut := _TWIN_CUT.search(text, at)) is not None:
-        if text.find("[", max(cut.start() - _REFERENCE_REACH, 0), cut.end()) < 0:
+        if text.find("[", max(cut.start() - REFERENCE_REACH, 0), cut.end()) < 0:
             return cut.end()
         at = cut.end()
     return len(text)
