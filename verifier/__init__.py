@@ -16,11 +16,11 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the names as the type checker sees them; at run time, __getattr__
+    from verifier.closest import Closest as Closest
     from verifier.matcher import COULD_NOT_CHECK as COULD_NOT_CHECK
     from verifier.matcher import NOT_FOUND as NOT_FOUND
     from verifier.matcher import QUOTE_FOUND as QUOTE_FOUND
     from verifier.matcher import VERIFIER_ID as VERIFIER_ID
-    from verifier.matcher import Closest as Closest
     from verifier.matcher import PreparedSource as PreparedSource
     from verifier.matcher import QuoteCheck as QuoteCheck
     from verifier.matcher import check_quote as check_quote
@@ -44,12 +44,12 @@ if TYPE_CHECKING:  # the names as the type checker sees them; at run time, __get
     from verifier.tokenizer import tokenize as tokenize
 
 _HOMES = {
+    "verifier.closest": ("Closest",),
     "verifier.matcher": (
         "COULD_NOT_CHECK",
         "NOT_FOUND",
         "QUOTE_FOUND",
         "VERIFIER_ID",
-        "Closest",
         "PreparedSource",
         "QuoteCheck",
         "check_quote",

@@ -21,9 +21,22 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Final, TypeVar
 
 Key = TypeVar("Key", bound=Hashable)
+
+
+@dataclass(frozen=True, slots=True)
+class Closest:
+    """The most similar source passage: for the reader to compare, never a pass."""
+
+    score: float
+    text: str
+    start: int
+    end: int
+    differences: tuple[tuple[int, int], ...]
+
 
 SIMILAR_ENOUGH_TO_SHOW: Final = 0.34
 """Below this score the closest passage is unrelated text: readers are told nothing resembles
@@ -57,7 +70,7 @@ def best_window(
             if start < 0 or start > last_start or start in scored:
                 continue
             scored.add(start)
-            score = _aligned_equal(quote_keys, source_keys, start)
+            score = aligned_equal(quote_keys, source_keys, start)
             if score > best_score or (score == best_score and start < best_start):
                 best_start, best_score = start, score
             if len(scored) >= MAX_WINDOWS:
@@ -75,6 +88,7 @@ def differing_positions(
     return [start + j for j, (a, b) in enumerate(zip(quote_keys, window, strict=False)) if a != b]
 
 
-def _aligned_equal(quote_keys: Sequence[Key], source_keys: Sequence[Key], start: int) -> int:
+def aligned_equal(quote_keys: Sequence[Key], source_keys: Sequence[Key], start: int) -> int:
+    """How many positions of the window at ``start`` equal the quote's: its score."""
     window = source_keys[start : start + len(quote_keys)]
     return sum(map(operator.eq, quote_keys, window))

@@ -37,7 +37,8 @@ from typing import Any, Final
 import regex
 
 from verifier import closest as closest_passage
-from verifier.oneoff import found_spans
+from verifier.closest import Closest
+from verifier.oneoff import read_windows
 from verifier.status import Status
 from verifier.tokenizer import (
     CASE_SHIFT,
@@ -100,17 +101,6 @@ _LEADING_ELLIPSIS: Final = regex.compile(rf"^\s*{_EDGE_ELLIPSIS}\s*")
 _TRAILING_ELLIPSIS: Final = regex.compile(rf"\s*{_EDGE_ELLIPSIS}\s*$")
 _ANY_ELLIPSIS: Final = regex.compile(r"\u2026|\u22ef|\.\s?\.\s?\.")
 _WORDISH: Final = frozenset({WORD, NUMBER, CHAR, SCRIPT})
-
-
-@dataclass(frozen=True, slots=True)
-class Closest:
-    """The most similar source passage: for the reader to compare, never a pass."""
-
-    score: float
-    text: str
-    start: int
-    end: int
-    differences: tuple[tuple[int, int], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,12 +211,22 @@ def check_quote(quote: str, source: str) -> QuoteCheck:
     scanned = _only_form(quote)
     if scanned is None:
         return prepare(source).check(quote)
-    spans = found_spans(quote, scanned, source)
-    if spans is None:
+    answer = read_windows(quote, scanned, source)
+    if answer is None:
         return prepare(source)._check_scans(quote, [(0, scanned)], closest=True)
-    start, end = spans[0]
+    if not answer.spans:
+        return QuoteCheck(NOT_FOUND, False, None, None, None, 0, (), answer.closest, None)
+    start, end = answer.spans[0]
     return QuoteCheck(
-        QUOTE_FOUND, True, start, end, source[start:end], len(spans), spans, None, None
+        QUOTE_FOUND,
+        True,
+        start,
+        end,
+        source[start:end],
+        len(answer.spans),
+        answer.spans,
+        None,
+        None,
     )
 
 
@@ -611,7 +611,19 @@ class PreparedSource:
         window = closest_passage.best_window(quote_ids, self._ids, positions)
         if window is None:
             return None
-        first, equal = window
+        return self._closest_window(quote_ids, *window)
+
+    def aligned_scores(self, scanned: Scan, firsts: Iterable[int]) -> list[int]:
+        """The closest passage's score (equal positions) of the quote laid at each token index
+        of ``firsts``: the one-off check scores windows of a source with it."""
+        quote_ids = self._key_ids(scanned)
+        return [closest_passage.aligned_equal(quote_ids, self._ids, first) for first in firsts]
+
+    def closest_at(self, scanned: Scan, first: int, equal: int) -> Closest:
+        """The closest passage of the quote laid at token ``first``, with ``equal`` positions."""
+        return self._closest_window(self._key_ids(scanned), first, equal)
+
+    def _closest_window(self, quote_ids: list[int], first: int, equal: int) -> Closest:
         last = min(first + len(quote_ids), len(self._ids)) - 1
         start, end = self.token_span(first, last)
         differing = closest_passage.differing_positions(quote_ids, self._ids, first)

@@ -25,11 +25,15 @@ from __future__ import annotations
 import re
 import string
 import unicodedata
-from typing import Final, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 import regex
 
+from verifier.closest import Closest
 from verifier.tokenizer import INVISIBLE, NUMBER, REFERENCE_REACH, SYMBOL, WORD, Scan, Token
+
+if TYPE_CHECKING:
+    from verifier.matcher import PreparedSource
 
 MAX_HITS: Final = 64
 ANCHOR_TRIES: Final = 8
@@ -39,26 +43,38 @@ _INVISIBLE_CHARACTER: Final = re.compile(rf"[{INVISIBLE}]")
 _LINE_BREAK_HYPHEN: Final = regex.compile(r"[\-\u2010][^\S\n]*\r?\n")
 
 
-def found_spans(quote: str, scanned: Scan, source: str) -> tuple[tuple[int, int], ...] | None:
-    """Every span where ``quote`` (tokenized: ``scanned``, its only form) is found in
-    ``source``, or None when the shortcut cannot answer (see the module docstring); an empty
-    tuple is never returned."""
+class WindowAnswer(NamedTuple):
+    """What windows of the source tell about a quote: the spans where it is found, or, when it
+    is not there (a token of it is found nowhere), its closest passage."""
+
+    spans: tuple[tuple[int, int], ...]
+    closest: Closest | None
+
+
+def read_windows(quote: str, scanned: Scan, source: str) -> WindowAnswer | None:
+    """What reading only windows of ``source`` tells about ``quote`` (tokenized: ``scanned``,
+    its only form), equal to what the full check would say; None when the whole source must be
+    read (see the module docstring)."""
     candidates = _anchor_candidates(scanned.tokens)
     if not candidates:
         return None
-    rarest = _rarest(scanned.tokens, candidates, source)
-    if rarest is None or not _safe_source(source):
-        return None  # a token found nowhere sends the quote to the full check, safe or not
-    anchor, hits = rarest
+    hits = _search(scanned.tokens, candidates, source)
+    searchable = [candidate for candidate in candidates if hits[candidate] is not None]
+    if not searchable or not _safe_source(source):
+        return None
+    absent = [candidate for candidate in searchable if not hits[candidate]]
+    if absent:
+        closest = _closest_of_absent(quote, scanned, source, hits, absent)
+        return None if closest is None else WindowAnswer((), closest)
+    anchor = min(searchable, key=lambda candidate: len(hits[candidate] or ()))
     spans: set[tuple[int, int]] = set()
-    start_in_quote = scanned.tokens[anchor].start
-    reach = _Reach(anchor, len(scanned.tokens) - 1 - anchor)
-    for window in _windows(hits, source, start_in_quote, len(quote) - start_in_quote):
-        found = _check_window(scanned, source, window, reach)
+    for window in _windows_around(anchor, hits[anchor] or [], quote, scanned, source):
+        read = _read(source, window, _reach(scanned, anchor))
+        found = None if read is None else _spans_in(read, scanned)
         if found is None:
             return None
         spans.update(found)
-    return tuple(sorted(spans)) or None
+    return WindowAnswer(tuple(sorted(spans)), None) if spans else None
 
 
 class _Reach(NamedTuple):
@@ -76,6 +92,18 @@ class _Window(NamedTuple):
     start: int
     end: int
     hits: list[int]
+
+
+def _reach(scanned: Scan, anchor: int) -> _Reach:
+    return _Reach(anchor, len(scanned.tokens) - 1 - anchor)
+
+
+def _windows_around(
+    anchor: int, hits: list[int], quote: str, scanned: Scan, source: str
+) -> list[_Window]:
+    """The windows around the hits of token ``anchor`` of the quote."""
+    start_in_quote = scanned.tokens[anchor].start
+    return _windows(hits, source, start_in_quote, len(quote) - start_in_quote)
 
 
 def _anchor_candidates(tokens: list[Token]) -> list[int]:
@@ -102,24 +130,12 @@ def _spelled_one_way(token: Token) -> bool:
     return token.kind == SYMBOL and "-" not in text
 
 
-def _rarest(
-    tokens: list[Token], candidates: list[int], source: str
-) -> tuple[int, list[int]] | None:
-    """The candidate with the fewest hits in ``source`` and its hits, or None when one has none
-    (the quote is not there: the whole source is needed for its closest passage) or when all
-    have too many.  Every candidate is searched: a changed quote is most often told by a token
-    found nowhere, and a search costs far less than tokenizing a window."""
-    best: tuple[int, list[int]] | None = None
+def _search(tokens: list[Token], candidates: list[int], source: str) -> dict[int, list[int] | None]:
+    """Each candidate's hits in ``source`` (None: too many), in the candidates' order.  Every
+    candidate is searched: a changed quote is most often told by a token found nowhere, and a
+    search costs far less than tokenizing a window."""
     lowered = _ascii_lowered(source)
-    for candidate in candidates:
-        hits = _hits(tokens[candidate].exact.lower(), lowered)
-        if hits is None:
-            continue
-        if not hits:
-            return None
-        if best is None or len(hits) < len(best[1]):
-            best = (candidate, hits)
-    return best
+    return {candidate: _hits(tokens[candidate].exact.lower(), lowered) for candidate in candidates}
 
 
 def _safe_source(source: str) -> bool:
@@ -210,10 +226,21 @@ def _whitespace_after(source: str, at: int) -> int:
     return min(found) if found else len(source)
 
 
-def _check_window(
-    scanned: Scan, source: str, window: _Window, reach: _Reach
-) -> list[tuple[int, int]] | None:
-    """The spans found in the window (shifted), or None if it is too small to tell.
+class _Read(NamedTuple):
+    """A window tokenized, and where it stands: ``shift`` turns its offsets into the source's;
+    ``first_allowed`` and ``last_allowed`` bound the tokens a passage may use (one of context
+    on each side, unless the window begins or ends the source); ``anchors`` are the tokens that
+    begin at a hit."""
+
+    prepared: PreparedSource
+    shift: int
+    first_allowed: int
+    last_allowed: int
+    anchors: list[int]
+
+
+def _read(source: str, window: _Window, reach: _Reach) -> _Read | None:
+    """The window tokenized, or None if it is too small to tell.
 
     A window that does not begin the source is read after a sentinel word, so that it is read
     as the middle of a text, as it stands in the source.  An occurrence of the quote covers
@@ -230,6 +257,7 @@ def _check_window(
     shift = start - len(sentinel)
     first_allowed = 0 if start == 0 else 2
     last_allowed = len(prepared) - 1 if end == len(source) else len(prepared) - 2
+    anchors = []
     for hit in window.hits:
         at = prepared.tokens_overlapping(hit - shift, hit - shift + 1)
         if not at or prepared.token_span(at[0], at[0])[0] != hit - shift:
@@ -238,11 +266,63 @@ def _check_window(
         too_late = at[0] + reach.after > last_allowed and end < len(source)
         if too_early or too_late:
             return None
-    found = prepared.spans_of(scanned)
+        anchors.append(at[0])
+    return _Read(prepared, shift, first_allowed, last_allowed, anchors)
+
+
+def _spans_in(read: _Read, scanned: Scan) -> list[tuple[int, int]] | None:
+    """The spans where the quote is found in a window read (shifted), or None if one needs
+    more context than the window has."""
     spans = []
-    for span_start, span_end in found:
-        tokens = prepared.tokens_overlapping(span_start, span_end)
-        if tokens[0] < first_allowed or tokens[-1] > last_allowed:
+    for span_start, span_end in read.prepared.spans_of(scanned):
+        tokens = read.prepared.tokens_overlapping(span_start, span_end)
+        if tokens[0] < read.first_allowed or tokens[-1] > read.last_allowed:
             return None
-        spans.append((shift + span_start, shift + span_end))
+        spans.append((read.shift + span_start, read.shift + span_end))
     return spans
+
+
+def _closest_of_absent(
+    quote: str, scanned: Scan, source: str, hits: dict[int, list[int] | None], absent: list[int]
+) -> Closest | None:
+    """The closest passage of a quote with one token found nowhere in the source (``absent``),
+    read from windows around the hits of its rarest other token; None when only the whole
+    source can tell.
+
+    It equals the full check's (``closest.best_window``) whenever it is a passage where all
+    the quote's tokens but one are equal: every such passage holds the rarest other token at its
+    place, so it lies in a window, and the full search, which stops once no unvisited passage
+    could do better, visits them all and keeps the earliest, as this does.  A passage differing
+    in more tokens could lie anywhere: then None.
+    """
+    length = len(scanned.tokens)
+    present = [candidate for candidate, found in hits.items() if found]
+    if len(absent) > 1 or length < 2 or not present:
+        return None
+    anchor = min(present, key=lambda candidate: len(hits[candidate] or ()))
+    reach = _reach(scanned, anchor)
+    best: tuple[int, int, _Read, int] | None = None  # equal positions, start, window, token
+    for window in _windows_around(anchor, hits[anchor] or [], quote, scanned, source):
+        read = None if window.end - window.start == len(source) else _read(source, window, reach)
+        if read is None:
+            return None
+        firsts = [
+            first
+            for first in (anchor_token - reach.before for anchor_token in read.anchors)
+            if first >= read.first_allowed and first + length - 1 <= read.last_allowed
+        ]  # the full search, too, skips a passage that would run past an end of the source
+        for first, equal in zip(firsts, read.prepared.aligned_scores(scanned, firsts), strict=True):
+            at = read.shift + read.prepared.token_span(first, first)[0]
+            if best is None or equal > best[0] or (equal == best[0] and at < best[1]):
+                best = (equal, at, read, first)
+    if best is None or best[0] != length - 1:
+        return None
+    equal, _, read, first = best
+    found = read.prepared.closest_at(scanned, first, equal)
+    return Closest(
+        score=found.score,
+        text=found.text,
+        start=read.shift + found.start,
+        end=read.shift + found.end,
+        differences=tuple((read.shift + a, read.shift + b) for a, b in found.differences),
+    )

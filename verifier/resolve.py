@@ -21,7 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from verifier.matcher import Closest, PreparedSource, QuoteCheck, prepare
+from verifier.closest import Closest
+from verifier.matcher import PreparedSource, QuoteCheck, prepare
 from verifier.selectors import TextPositionSelector, TextQuoteSelector
 from verifier.status import Status
 from verifier.tokenizer import Token, tokenize

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import verifier.matcher
 from verifier import check_quote, prepare
-from verifier.oneoff import MAX_HITS, found_spans
+from verifier.oneoff import MAX_HITS, read_windows
 from verifier.tokenizer import scan_text
 
 PROFILE = settings(max_examples=300, derandomize=True, deadline=None)
@@ -103,12 +103,53 @@ def test_a_rarer_token_is_searched_when_the_longest_is_too_common() -> None:
     assert max(lengths) < len(source) / 10  # windows only, never the whole source
 
 
-def test_a_token_found_nowhere_skips_the_windows() -> None:
-    source = f"{FILLER} The rare 42 word stands once. {FILLER}"
+def test_a_changed_quote_reads_only_windows_for_its_closest_passage() -> None:
+    padding = f"{FILLER} " * 40
+    source = f"{padding}The rare 42 word stands once. {padding}"
+    quote = "The rare 43 word stands"
     with prepared_lengths() as lengths:
-        quote = "The rare 43 word stands"
-        assert found_spans(quote, scan_text(quote), source) is None
-    assert lengths == []  # nothing was tokenized: the quote cannot be there
+        result = check_quote(quote, source)
+    assert result == prepare(source).check(quote)
+    assert result.closest is not None
+    assert result.closest.text == "The rare 42 word stands"
+    assert lengths
+    assert max(lengths) < len(source) / 10  # windows only, never the whole source
+
+
+def test_a_quote_with_two_tokens_found_nowhere_reads_the_whole_source() -> None:
+    source = f"{FILLER} The rare 42 word stands once. {FILLER}"
+    quote = "The rare 43 wordy stands"
+    assert read_windows(quote, scan_text(quote), source) is None
+    assert check_quote(quote, source) == prepare(source).check(quote)
+
+
+CHANGED_WORDS = ["ab", "cd", "ef", "7", "gh", "ij", "kl", "42", "mn", "op"]
+
+
+@st.composite
+def changed_quotes(draw: st.DrawFn) -> tuple[str, str]:
+    """A source of few distinct words, so that passages differing in one word abound and tie,
+    and a quote copied from it with one word replaced by one found nowhere (sometimes two), and
+    sometimes another by a word found elsewhere."""
+    words = draw(st.lists(st.sampled_from(CHANGED_WORDS), min_size=60, max_size=200))
+    gaps = st.sampled_from([" "] * 16 + ["\n", ", ", " " * 50, "[1] ", " 👍 "])
+    source = words[0] + "".join(draw(gaps) + word for word in words[1:])
+    first = draw(st.integers(0, len(words) - 2))
+    quote_words = words[first : first + draw(st.integers(2, 7))]
+    if draw(st.booleans()):  # a second change, to a word found elsewhere
+        quote_words[draw(st.integers(0, len(quote_words) - 1))] = draw(
+            st.sampled_from(CHANGED_WORDS)
+        )
+    for absent in ["zz", "yy"][: draw(st.sampled_from([1, 1, 1, 2]))]:
+        quote_words[draw(st.integers(0, len(quote_words) - 1))] = absent
+    return " ".join(quote_words), source
+
+
+@PROFILE
+@given(case=changed_quotes())
+def test_a_changed_quotes_closest_passage_equals_the_prepared_checks(case: tuple[str, str]) -> None:
+    quote, source = case
+    assert check_quote(quote, source) == prepare(source).check(quote)
 
 
 @pytest.mark.parametrize(
@@ -177,3 +218,15 @@ def test_only_sharp_s_folds_to_ascii_among_normalized_characters() -> None:
         and char.casefold().isascii()
     ]
     assert folding_to_ascii == ["\u00df", "\u1e9e"]
+
+
+@pytest.mark.parametrize(
+    ("quote", "source"),
+    [
+        ("ab cd zz", f"{FILLER} " * 5 + "ab cd"),  # the passage would run past the end
+        ("zz cd ef", "cd ef " + f"{FILLER} " * 5),  # or before the start
+        ("ab cd zz", "ab cd " + f"{FILLER} " * 5 + "ab cd"),
+    ],
+)
+def test_a_closest_passage_never_runs_past_an_end_of_the_source(quote: str, source: str) -> None:
+    assert check_quote(quote, source) == prepare(source).check(quote)
