@@ -205,8 +205,9 @@ def _comparison_key(key: str, exact: str, flags: int) -> str:
 def check_quote(quote: str, source: str) -> QuoteCheck:
     """Check that ``quote`` occurs in ``source`` (see the module docstring for the steps).
 
-    Equal to ``prepare(source).check(quote)``; a quote that is found is usually found by
-    tokenizing only windows of the source around its rarest word (``verifier.oneoff``).
+    Equal to ``prepare(source).check(quote)``; a quote that is found, or that has a word found
+    nowhere in the source, is usually checked by tokenizing only windows of the source around
+    its rarest word (``verifier.oneoff``).
     """
     scanned = _only_form(quote)
     if scanned is None:

@@ -7,13 +7,16 @@ anchor) are tokenized and checked with the full rules.  The windows are cut at w
 token spans whitespace) and an occurrence counts only with at least one whole token of context
 on each side, so the edge rules see what they would see in the whole source.
 
+A quote with a token whose text is nowhere in the source (as most changed quotes have) is not
+there; its closest passage is read from windows around its rarest other token when a passage
+differs from the quote in that one token only (see ``_closest_of_absent``).
+
 The shortcut is taken only when its answer is certain to equal ``prepare(source).check``:
 the source is NFKC-normalized and free of invisible characters and hyphenated line breaks (so
 a token's text is literally in the source), the quote has no ellipsis or bracket (one form to
-try: ``matcher.check_quote`` decides), and the anchor has few hits.  Otherwise, and whenever no
-occurrence is found (the closest passage needs the whole source), ``None`` sends the caller to
-the full check.  A quote with a token whose text is nowhere in the source (as most changed
-quotes have) goes there at once, without a window being read.
+try: ``matcher.check_quote`` decides), and the anchor has few hits.  Otherwise, and whenever
+windows cannot tell (no occurrence found: the closest passage may lie anywhere), ``None`` sends
+the caller to the full check.
 
 An occurrence's tokens can stand any distance apart in the source (whitespace, reference marks
 and emoji between them are copy noise), so a window is trusted only when it holds as many
