@@ -70,9 +70,10 @@ def read_windows(quote: str, scanned: Scan, source: str) -> WindowAnswer | None:
         closest = _closest_of_absent(quote, scanned, source, hits, absent)
         return None if closest is None else WindowAnswer((), closest)
     anchor = min(searchable, key=lambda candidate: len(hits[candidate] or ()))
+    reach = _reach(scanned, anchor)
     spans: set[tuple[int, int]] = set()
     for window in _windows_around(anchor, hits[anchor] or [], quote, scanned, source):
-        read = _read(source, window, _reach(scanned, anchor))
+        read = _read(source, window, reach)
         found = None if read is None else _spans_in(read, scanned)
         if found is None:
             return None
@@ -179,8 +180,8 @@ def _ascii_lowered(source: str) -> str:
 
 def _windows(hits: list[int], source: str, before: int, after: int) -> list[_Window]:
     """Whitespace-bounded windows around the hits, merged where they overlap: twice the quote's
-    length on either side of the anchor, and a margin (``_check_window`` sends the check to the
-    whole source when an occurrence could reach past a window's edge)."""
+    length on either side of the anchor, and a margin (``_read`` sends the check to the whole
+    source when an occurrence could reach past a window's edge)."""
     windows: list[_Window] = []
     for hit in hits:
         start = _start_outside_marks(source, _whitespace_before(source, hit - 2 * before - MARGIN))
@@ -295,8 +296,9 @@ def _closest_of_absent(
     It equals the full check's (``closest.best_window``) whenever it is a passage where all
     the quote's tokens but one are equal: every such passage holds the rarest other token at its
     place, so it lies in a window, and the full search, which stops once no unvisited passage
-    could do better, visits them all and keeps the earliest, as this does.  A passage differing
-    in more tokens could lie anywhere: then None.
+    could do better, visits them all (its caps are far above the ``MAX_HITS`` a token searched
+    here may have) and keeps the earliest, as this does.  A passage differing in more tokens
+    could lie anywhere: then None.
     """
     length = len(scanned.tokens)
     present = [candidate for candidate, found in hits.items() if found]
