@@ -58,6 +58,7 @@ from verifier.tokenizer import (
     SideItem,
     Token,
     case_counts,
+    comparison_key_batches,
     fold_word,
     iter_columns,
     scan_text,
@@ -177,29 +178,12 @@ def normalized_digest(text: str) -> str:
     never held as a token list.
     """
     hasher = hashlib.sha256()
-    side: list[SideItem] = []
-    placed = 0  # side items hashed so far
-    count = 0  # tokens hashed so far
     separator = ""
-    for columns in iter_columns(text, side):
-        keys = list(map(_comparison_key, columns.keys, columns.exacts, columns.flags))
-        end = count + len(keys)
-        inside = placed  # side items come in scan order: those before ``end`` come first
-        while inside < len(side) and side[inside].before < end:
-            inside += 1
-        for item in reversed(side[placed:inside]):  # few: put in place, last first
-            keys.insert(item.before - count, "\x00" + item.key)
-        placed, count = inside, end
-        hasher.update((separator + "\n".join(keys)).encode("utf-8"))
-        separator = "\n"
-    tail = ["\x00" + item.key for item in side[placed:]]
-    if tail:
-        hasher.update((separator + "\n".join(tail)).encode("utf-8"))
+    for keys in comparison_key_batches(text):
+        if keys:
+            hasher.update((separator + "\n".join(keys)).encode("utf-8"))
+            separator = "\n"
     return "sha256:" + hasher.hexdigest()
-
-
-def _comparison_key(key: str, exact: str, flags: int) -> str:
-    return exact if flags & SENSITIVE else key
 
 
 def check_quote(quote: str, source: str) -> QuoteCheck:
@@ -316,16 +300,10 @@ class PreparedSource:
         return self._starts[index] + length
 
     def normalized_digest(self) -> str:
-        """Same as ``normalized_digest(self.source)``, from the stored tokens."""
+        """``normalized_digest(self.source)``, worked out once."""
         if self._digest is None:
-            self._digest = _digest(self._comparison_keys())
+            self._digest = normalized_digest(self.source)
         return self._digest
-
-    def key(self, index: int) -> str:
-        """The comparison key of token ``index`` (case folded unless case counts there)."""
-        if self._sensitive(index):
-            return self._exact_form(index)
-        return self._keys[self._ids[index]]
 
     def compared_forms(self, index: int, token: Token) -> tuple[str, str]:
         """The forms of source token ``index`` and of ``token`` that matching compares: with
@@ -636,14 +614,6 @@ class PreparedSource:
             differences=tuple(self.token_span(i, i) for i in differing),
         )
 
-    def _comparison_keys(self) -> list[str]:
-        keys: list[str] = []
-        for index in range(len(self._ids) + 1):
-            keys.extend("\x00" + item for item in self._side.get(index, ()))
-            if index < len(self._ids):
-                keys.append(self.key(index))
-        return keys
-
 
 def _only_form(quote: str) -> Scan | None:
     """The tokens of a quote that has one form to try (no ellipsis, no "[": see ``check``), or
@@ -688,7 +658,3 @@ def _is_subsequence(wanted: Sequence[str], available: Sequence[str]) -> bool:
 
 def _unchecked(reason: str) -> QuoteCheck:
     return QuoteCheck(COULD_NOT_CHECK, False, None, None, None, 0, (), None, reason)
-
-
-def _digest(keys: Sequence[str]) -> str:
-    return "sha256:" + hashlib.sha256("\n".join(keys).encode("utf-8")).hexdigest()

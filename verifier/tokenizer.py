@@ -376,22 +376,32 @@ def tokenize(text: str, *, references: bool = True) -> list[Token]:
 
 def token_keys(text: str) -> list[str]:
     """The comparison keys of ``text``, case kept where it is compared, side items marked."""
-    scanned = scan_text(text)
-    return comparison_keys(scanned.tokens, scanned.side)
+    return list(itertools.chain.from_iterable(comparison_key_batches(text)))
 
 
-def comparison_keys(tokens: list[Token], side: list[SideItem]) -> list[str]:
-    """One key per token (the exact one where case counts) with side items in their place."""
-    keys: list[str] = []
-    side_at = iter(side)
-    pending = next(side_at, None)
-    for index, token in enumerate([*tokens, None]):
-        while pending is not None and pending.before == index:
-            keys.append("\x00" + pending.key)
-            pending = next(side_at, None)
-        if token is not None:
-            keys.append(token.exact if token.sensitive else token.key)
-    return keys
+def comparison_key_batches(text: str) -> Iterator[list[str]]:
+    """The comparison keys of ``text``, a batch at a time, so that a large text is never held as
+    a token list: one key per token (the exact one where case counts), and each side item's key,
+    marked with a NUL, in its place.  The last batch holds the side items after the last token
+    (it may be empty)."""
+    side: list[SideItem] = []
+    placed = 0  # side items given out so far
+    count = 0  # tokens given out so far
+    for columns in iter_columns(text, side):
+        keys = list(map(_comparison_key, columns.keys, columns.exacts, columns.flags))
+        end = count + len(keys)
+        inside = placed  # side items come in scan order: those before ``end`` come first
+        while inside < len(side) and side[inside].before < end:
+            inside += 1
+        for item in reversed(side[placed:inside]):  # few: put in place, last first
+            keys.insert(item.before - count, "\x00" + item.key)
+        placed, count = inside, end
+        yield keys
+    yield ["\x00" + item.key for item in side[placed:]]
+
+
+def _comparison_key(key: str, exact: str, flags: int) -> str:
+    return exact if flags & SENSITIVE else key
 
 
 def scan_text(text: str, *, references: bool = True) -> Scan:

@@ -10,12 +10,13 @@ transformations are always found at the same span.
 
 from __future__ import annotations
 
+import hashlib
 import unicodedata
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from verifier import QUOTE_FOUND, check_quote, normalized_digest, prepare, tokenize
+from verifier import QUOTE_FOUND, check_quote, normalized_digest, prepare, token_keys, tokenize
 from verifier.tokenizer import scan_text
 
 PROFILE = settings(max_examples=200, derandomize=True, deadline=None)
@@ -364,11 +365,39 @@ def test_a_prepared_source_settles_case_as_the_tokenizer_does(
     pieces: list[str], gaps: list[str]
 ) -> None:
     """A prepared source decides whether a token's case counts only when asked (from its
-    neighbours, as the tokenizer does while scanning); every answer must be the tokenizer's."""
+    neighbours, as the tokenizer does while scanning); every answer must be the tokenizer's.
+    The digest, hashed batch by batch, is that of all the keys at once."""
     source = "".join(piece + gap for piece, gap in zip(pieces, gaps, strict=False))
     tokens = tokenize(source)
     prepared = prepare(source)
-    assert [prepared.key(i) for i in range(len(prepared))] == [
-        token.exact if token.sensitive else token.key for token in tokens
+    compared = [  # with a quote token whose own case does not count: the source's form
+        prepared.compared_forms(index, token._replace(sensitive=False))[0]
+        for index, token in enumerate(tokens)
     ]
-    assert prepared.normalized_digest() == normalized_digest(source)
+    assert compared == [token.exact if token.sensitive else token.key for token in tokens]
+    keys = [token.exact if token.sensitive else token.key for token in tokens]
+    assert [key for key in token_keys(source) if not key.startswith("\x00")] == keys
+    whole = "sha256:" + hashlib.sha256("\n".join(token_keys(source)).encode()).hexdigest()
+    assert normalized_digest(source) == prepared.normalized_digest() == whole
+
+
+def test_keys_of_a_long_text_come_out_in_order_across_batches() -> None:
+    """Keys are given out a batch at a time, side items put in place within each batch: across
+    thousands of tokens, with marks and emoji at batch edges and at the end, they equal the keys
+    laid out from the whole token list."""
+    text = " ".join(f"Word{i % 50} 5 km[{i % 9 + 1}] 👍 IN CAPS" for i in range(700)) + " end 👍"
+    scanned = scan_text(text)
+    keys: list[str] = []
+    side = iter(scanned.side)
+    pending = next(side, None)
+    for index in range(len(scanned.tokens) + 1):
+        while pending is not None and pending.before == index:
+            keys.append("\x00" + pending.key)
+            pending = next(side, None)
+        if index < len(scanned.tokens):
+            token = scanned.tokens[index]
+            keys.append(token.exact if token.sensitive else token.key)
+    assert len(scanned.tokens) > 4_000
+    assert token_keys(text) == keys
+    whole = "sha256:" + hashlib.sha256("\n".join(keys).encode()).hexdigest()
+    assert normalized_digest(text) == whole
