@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import Insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from records.models import Capture, Citation, Extraction, Snapshot, Verification, utcnow
@@ -282,7 +282,7 @@ def record_citations(
     if not items:
         return []
     rows = [citation_row(values, asserted) for values, asserted in items]
-    session.execute(dialect_insert(session)(Citation).on_conflict_do_nothing(), rows)
+    session.execute(_batched(dialect_insert(session)(Citation).on_conflict_do_nothing()), rows)
     ids = sorted({row["id"] for row in rows})
     recorded: dict[str, Citation] = {}
     for start in range(0, len(ids), 500):  # far below the databases' bound parameter limits
@@ -300,6 +300,14 @@ def record_citations(
             )
         citations.append(citation)
     return citations
+
+
+def _batched(statement: Insert) -> Insert:
+    """``statement`` with every column of every row sent, NULLs included: the ORM otherwise
+    leaves a None out, and rows that leave out different columns (a found quote has no closest
+    passage, a failed one no span) cannot share one multi-row INSERT, so a mixed batch went
+    row by row.  Only for tables whose defaulted columns are never given None."""
+    return statement.execution_options(render_nulls=True)
 
 
 def citation_row(values: dict[str, Any], asserted: dict[str, Any]) -> dict[str, Any]:
@@ -367,7 +375,7 @@ def record_verifications(session: Session, rows: list[dict[str, Any]]) -> dict[s
         values = [{**row, "checked_at": now} for row in chunk]
         # executemany of one cached statement: SQLAlchemy sends it as multi-row INSERTs
         # ("insertmanyvalues") without compiling a new statement for every batch size.
-        session.execute(insert(Verification).on_conflict_do_nothing(), values)
+        session.execute(_batched(insert(Verification).on_conflict_do_nothing()), values)
         keys = [row["idempotency_key"] for row in chunk]
         found = session.execute(
             select(Verification.idempotency_key, Verification.id).where(

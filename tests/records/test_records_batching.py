@@ -69,3 +69,23 @@ def test_a_citation_twice_in_one_batch_is_recorded_once_and_checked_twice(
         assert citation.snapshot_id == snapshot_id
         assert citation.extraction_id is not None
         assert session.scalar(select(func.count()).select_from(Verification)) == 2
+
+
+def test_statements_do_not_grow_with_mixed_rows(workspace: Workspace, example_page: Path) -> None:
+    """Checks that fail carry a closest passage and a reason, and citations may leave out what
+    others give (a page): rows that leave different columns empty must share statements too."""
+    snapshot_id = capture_source(workspace, str(example_page)).snapshot_id
+
+    def verify(count: int, tag: str) -> list[str]:
+        citations = [
+            {"citationId": f"{tag}-{n}-{changed}", "snapshotId": snapshot_id, "quote": quote}
+            | ({"page": "3"} if changed else {})
+            for n in range(count)
+            for changed, quote in enumerate((WORDS[0], WORDS[0].replace("10", str(11 + n))))
+        ]
+        with counted_statements(workspace) as statements:
+            verify_citations(workspace, parse_document(citations))
+        return statements
+
+    few, many = verify(2, "few"), verify(200, "many")
+    assert len(many) <= len(few) + 4, many
