@@ -41,7 +41,7 @@ from verifier.closest import Closest
 from verifier.oneoff import read_windows
 from verifier.status import Status
 from verifier.tokenizer import (
-    CASE_SHIFT,
+    CASE_MAY_COUNT,
     CHAR,
     CLOSE,
     GLUED,
@@ -50,7 +50,6 @@ from verifier.tokenizer import (
     OPEN,
     QUOTE,
     SCRIPT,
-    SENSITIVE,
     SYMBOL,
     WORD,
     Neighbour,
@@ -155,8 +154,6 @@ class KeyIndex(Mapping[int, Sequence[int]]):
 
 
 _LONG: Final = 255
-_CASE_BITS: Final = SENSITIVE | 3 << CASE_SHIFT
-"""The flags that say a token's case may be compared: mixed case, or a ``_CASE_*`` rule."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -317,7 +314,7 @@ class PreparedSource:
         the case unsettled (``iter_columns(settle=False)``): it is settled here, for the few
         tokens a quote is compared with, rather than for every token of the source."""
         flags = self._meta[index]
-        if not flags & _CASE_BITS:
+        if not flags & CASE_MAY_COUNT:
             return False
         before = self._neighbour(index - 1) if index > 0 else None
         after = self._neighbour(index + 1) if index + 1 < len(self._meta) else None
@@ -466,7 +463,7 @@ class PreparedSource:
         differing = tuple(  # the case is settled only where the forms differ: rarely
             index
             for index, token in enumerate(scanned.tokens, first)
-            if (token.sensitive or meta[index] & _CASE_BITS)
+            if (token.sensitive or meta[index] & CASE_MAY_COUNT)
             and not (  # written alike in the source: the forms are equal
                 lengths[index] == len(token.exact) < _LONG
                 and source.startswith(token.exact, starts[index])

@@ -428,6 +428,8 @@ _CASE_NEIGHBOURS: Final = 1
 _CASE_CAPITALS: Final = 2
 CASE_SHIFT: Final = 6
 """Where a token's flags keep its ``_CASE_*`` rule (two bits above ``SENSITIVE``)."""
+CASE_MAY_COUNT: Final = SENSITIVE | 3 << CASE_SHIFT
+"""The flags that say a token's case may be compared: mixed case, or a ``_CASE_*`` rule."""
 _NUMBERISH_BEFORE: Final = bytes(
     1 if flags & KIND_MASK in (NUMBER, SCRIPT, SYMBOL) else 0 for flags in range(256)
 )
