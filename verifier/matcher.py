@@ -344,11 +344,10 @@ class PreparedSource:
 
         ``closest=False`` skips the search for the closest passage of a quote not found.
         """
-        scans = (
-            (number, scanned)
-            for form in _quote_forms(quote)
-            for number, scanned in enumerate(_scans(form))
-        )
+        forms = _quote_forms(quote)
+        if len(forms) == 1:  # the common case, without a generator
+            return self._check_scans(quote, enumerate(_scans(quote)), closest)
+        scans = ((number, scanned) for form in forms for number, scanned in enumerate(_scans(form)))
         return self._check_scans(quote, scans, closest)
 
     def _check_scans(
@@ -587,7 +586,8 @@ class PreparedSource:
         window = closest_passage.best_window(quote_ids, self._ids, positions)
         if window is None:
             return None
-        return self._closest_window(quote_ids, *window)
+        first, equal = window
+        return self._closest_window(quote_ids, first, equal)
 
     def aligned_scores(self, scanned: Scan, firsts: Iterable[int]) -> list[int]:
         """The closest passage's score (equal positions) of the quote laid at each token index
