@@ -370,19 +370,27 @@ def record_verifications(session: Session, rows: list[dict[str, Any]]) -> dict[s
     now = utcnow()
     insert = dialect_insert(session)
     ids: dict[str, int] = {}
+    statement = _batched(
+        insert(Verification)
+        .on_conflict_do_nothing()
+        .returning(Verification.idempotency_key, Verification.id)
+    )
     for start in range(0, len(rows), ROWS_PER_INSERT):
         chunk = rows[start : start + ROWS_PER_INSERT]
         values = [{**row, "checked_at": now} for row in chunk]
         # executemany of one cached statement: SQLAlchemy sends it as multi-row INSERTs
-        # ("insertmanyvalues") without compiling a new statement for every batch size.
-        session.execute(_batched(insert(Verification).on_conflict_do_nothing()), values)
-        keys = [row["idempotency_key"] for row in chunk]
-        found = session.execute(
-            select(Verification.idempotency_key, Verification.id).where(
-                Verification.idempotency_key.in_(keys)
+        # ("insertmanyvalues") without compiling a new statement for every batch size, and
+        # each gives back the ids it inserted.
+        inserted = session.execute(statement, values)
+        ids.update({str(key): int(row_id) for key, row_id in inserted})
+        earlier = [row["idempotency_key"] for row in chunk if row["idempotency_key"] not in ids]
+        if earlier:  # inserted by an earlier try of the same batch: read back
+            found = session.execute(
+                select(Verification.idempotency_key, Verification.id).where(
+                    Verification.idempotency_key.in_(earlier)
+                )
             )
-        )
-        ids.update({str(key): int(row_id) for key, row_id in found})
+            ids.update({str(key): int(row_id) for key, row_id in found})
     return ids
 
 
