@@ -277,16 +277,17 @@ def record_citations(
 ) -> list[Citation]:
     """Insert each citation unless present (an id reused for a different citation is refused):
     one INSERT … ON CONFLICT DO NOTHING of every row (one statement compiled once, not one per
-    citation) and one SELECT of them all; each is then checked as alone (the first row of an id
-    reused within ``items`` is the one recorded)."""
+    citation), which gives back the rows it inserted, and one SELECT of those it did not (ids
+    recorded before); each is then checked as alone (the first row of an id reused within
+    ``items`` is the one recorded)."""
     if not items:
         return []
     rows = [citation_row(values, asserted) for values, asserted in items]
-    session.execute(_batched(dialect_insert(session)(Citation).on_conflict_do_nothing()), rows)
-    ids = sorted({row["id"] for row in rows})
-    recorded: dict[str, Citation] = {}
-    for start in range(0, len(ids), 500):  # far below the databases' bound parameter limits
-        query = select(Citation).where(Citation.id.in_(ids[start : start + 500]))
+    insert = dialect_insert(session)(Citation).on_conflict_do_nothing().returning(Citation)
+    recorded = {citation.id: citation for citation in session.scalars(_batched(insert), rows)}
+    earlier = sorted({row["id"] for row in rows} - recorded.keys())
+    for start in range(0, len(earlier), 500):  # far below the databases' bound parameter limits
+        query = select(Citation).where(Citation.id.in_(earlier[start : start + 500]))
         found = session.scalars(query.execution_options(populate_existing=True))
         recorded |= {citation.id: citation for citation in found}
     citations = []
