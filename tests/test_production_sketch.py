@@ -33,7 +33,7 @@ from tests.s3_support import s3_endpoint  # noqa: F401  (fixture)
 ROOT = Path(__file__).resolve().parent.parent
 SKETCH = ROOT / "examples" / "production"
 SNAP = Path(sys.executable).parent / "snap"
-REDIS_URL = "redis://127.0.0.1:6379/9"
+REDIS_URL = os.environ.get("SNAP_TEST_REDIS_URL", "redis://127.0.0.1:6379/9")
 QUOTE = "the origin serves only 1 request in 10"
 
 pytestmark = [pytest.mark.postgres, pytest.mark.s3, pytest.mark.slow]

@@ -25,7 +25,7 @@ from records.db import Database
 from tests.db_support import empty_tables, throwaway_postgres
 from tests.workers.pages import PageServer
 
-REDIS_URL = "redis://127.0.0.1:6379/9"
+REDIS_URL = os.environ.get("SNAP_TEST_REDIS_URL", "redis://127.0.0.1:6379/9")
 
 
 @dataclass
