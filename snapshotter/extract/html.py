@@ -4,7 +4,8 @@ The page is parsed with lxml (through trafilatura's loader, which reads the docu
 charset declaration), then:
 
 1. text a reader never sees is removed and ``<sup>``/``<sub>`` are written as text
-   (``html_visible``: hidden elements, Unicode super/subscripts, ``[1]`` footnote marks);
+   (``html_visible``: hidden elements, what the page's ``<style>`` rules hide where
+   ``html_styles`` can evaluate them, Unicode super/subscripts, ``[1]`` footnote marks);
 2. navigation, asides, forms and search boxes are removed (they are not the content), except
    a form that holds most of the page's text (ASP.NET pages wrap the whole page in one);
 3. the content is the page's ``<main>`` (or ``role="main"``, or its largest ``<article>``)
@@ -35,6 +36,7 @@ from lxml.html import HtmlElement
 
 from snap.errors import ExtractionError
 from snapshotter.extract.html_render import render
+from snapshotter.extract.html_styles import STYLE_RULE
 from snapshotter.extract.html_visible import (
     SCRIPT_RULE,
     remove_hidden,
@@ -47,7 +49,7 @@ from snapshotter.extract.sniff import bom_encoding, declared_charset
 if TYPE_CHECKING:
     from configparser import ConfigParser
 
-RENDERER_VERSION = 1
+RENDERER_VERSION = 2
 MIN_LANDMARK_SHARE = 0.3
 MAX_FALLBACK_GROWTH = 2.0
 BOILERPLATE_TAGS = ("nav", "aside", "form")
@@ -94,7 +96,7 @@ def html_extractor_id() -> str:
         for name, value in HTML_SETTINGS.items()
     )
     return (
-        f"snap-html@{RENDERER_VERSION}+hidden=drop,sup={SCRIPT_RULE},cells=tab,"
+        f"snap-html@{RENDERER_VERSION}+hidden=drop,css={STYLE_RULE},sup={SCRIPT_RULE},cells=tab,"
         f"root=main{int(MIN_LANDMARK_SHARE * 100)};"
         f"fallback=container{MAX_FALLBACK_GROWTH:g},trafilatura@{trafilatura.__version__}+{settings}"
     )

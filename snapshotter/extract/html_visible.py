@@ -9,9 +9,13 @@ Hidden (removed with everything inside, the text after the element is kept): the
 attribute, an inline style with ``display: none`` or ``visibility: hidden|collapse``,
 ``aria-hidden="true"``, ``<template>``, ``<script>``, ``<style>``, a closed ``<dialog>``,
 ``<noscript>`` on a page that has scripts, and the screen-reader-only classes ``sr-only``,
-``visually-hidden`` and ``screen-reader-text``.  Stylesheet rules are not evaluated: a class
-that a stylesheet hides stays in.  A closed ``<details>`` stays in: its text is one click away
-and browsers' find-in-page opens it.
+``visually-hidden`` and ``screen-reader-text``; what the page's own ``<style>`` rules hide
+where they can be evaluated cheaply (``html_styles``); and two patterns of documentation
+generators whose linked stylesheets (never fetched) hide them: the ``headerlink`` permalink
+of Sphinx, MkDocs and docutils (``<a class="headerlink" href="#...">¶</a>``, shown only while
+the pointer is over its heading) and mdBook's hidden code lines (``<span class="boring">``
+inside ``<code>``).  A class that only a linked stylesheet hides stays in.  A closed
+``<details>`` stays in: its text is one click away and browsers' find-in-page opens it.
 
 ``<sup>``/``<sub>`` (the rule is named in the extractor id as ``sup=uni1``):
 
@@ -38,7 +42,12 @@ import re
 from lxml import etree
 from lxml.html import HtmlElement
 
+from snapshotter.extract.html_styles import StyleRules
+
 SCRIPT_RULE = "uni1"
+# Hidden by the stylesheets of the generators that write them (see the module doc).
+PERMALINK_CLASS = "headerlink"
+HIDDEN_CODE_LINE_CLASS = "boring"
 
 _SUPERSCRIPTS = str.maketrans(
     {
@@ -79,19 +88,26 @@ def collapse(text: str) -> str:
     return _HTML_SPACE.sub(" ", text)
 
 
-def _hidden_by_style(style: str) -> bool:
-    for declaration in style.split(";"):
-        name, _, value = declaration.partition(":")
-        name, value = name.strip().lower(), value.strip().lower()
-        if name == "display" and value.split()[:1] == ["none"]:
-            return True
-        if name == "visibility" and value.split()[:1] in (["hidden"], ["collapse"]):
-            return True
+def _classes(element: HtmlElement) -> list[str]:
+    return (element.get("class") or "").split()
+
+
+def _hidden_by_generator(element: HtmlElement) -> bool:
+    """A Sphinx-style permalink, or an mdBook hidden code line (see the module doc)."""
+    classes = _classes(element)
+    if PERMALINK_CLASS in classes and element.tag == "a":
+        return (element.get("href") or "").startswith("#")
+    if HIDDEN_CODE_LINE_CLASS in classes:
+        return next(element.iterancestors("code"), None) is not None
     return False
 
 
-def is_hidden(element: HtmlElement, scripted: bool) -> bool:
-    """Whether a reader of the rendered page never sees ``element`` (see the module doc)."""
+def is_hidden(element: HtmlElement, scripted: bool, styles: StyleRules | None = None) -> bool:
+    """Whether a reader of the rendered page never sees ``element`` (see the module doc).
+
+    ``styles`` are the page's ``<style>`` rules; without them only the element's own
+    ``style`` attribute is read.
+    """
     tag = element.tag
     if tag in ALWAYS_HIDDEN or (tag == "noscript" and scripted):
         return True
@@ -101,9 +117,11 @@ def is_hidden(element: HtmlElement, scripted: bool) -> bool:
         return True
     if (element.get("aria-hidden") or "").strip().lower() == "true":
         return True
-    if _hidden_by_style(element.get("style") or ""):
+    if (styles or StyleRules(None)).hides(element):
         return True
-    return not HIDDEN_CLASSES.isdisjoint((element.get("class") or "").split())
+    if _hidden_by_generator(element):
+        return True
+    return not HIDDEN_CLASSES.isdisjoint(_classes(element))
 
 
 def remove_keeping_tail(element: HtmlElement, replacement: str = "") -> None:
@@ -127,10 +145,11 @@ def _is_scripted(root: HtmlElement) -> bool:
 def remove_hidden(root: HtmlElement) -> None:
     """Remove every element a reader never sees, and comments (which no reader sees either)."""
     scripted = _is_scripted(root)
+    styles = StyleRules(root)
     doomed = [
         element
         for element in root.iter()
-        if not isinstance(element.tag, str) or is_hidden(element, scripted)
+        if not isinstance(element.tag, str) or is_hidden(element, scripted, styles)
     ]
     for element in doomed:
         remove_keeping_tail(element)
