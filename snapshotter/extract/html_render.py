@@ -105,7 +105,10 @@ def _element(element: etree._Element, lines: _Lines, preformatted: bool) -> None
         before = len(lines.parts)
         _children(element, lines, preformatted=True)
         if len(lines.parts) > before and lines.parts[before].startswith("\n"):
-            lines.parts[before] = lines.parts[before][1:]  # HTML drops a newline after <pre>
+            # HTML drops a newline right after <pre>; a part left empty is dropped too.
+            lines.parts[before] = lines.parts[before][1:]
+            if not lines.parts[before]:
+                del lines.parts[before]
         lines.line_break()
     elif tag == "tr":
         _row(element, lines)
