@@ -6,8 +6,11 @@ charset declaration), then:
 1. text a reader never sees is removed and ``<sup>``/``<sub>`` are written as text
    (``html_visible``: hidden elements, what the page's ``<style>`` rules hide where
    ``html_styles`` can evaluate them, Unicode super/subscripts, ``[1]`` footnote marks);
-2. navigation, asides, forms and search boxes are removed (they are not the content), except
-   a form that holds most of the page's text (ASP.NET pages wrap the whole page in one);
+2. navigation, forms, search boxes and asides are removed (they are not the content), except
+   a form that holds most of the page's text (ASP.NET pages wrap the whole page in one), and
+   an aside that is a footnote or note (``role="doc-footnote"``, a ``footnote`` class...) or
+   that stands inside the main content (``<main>``, ``role="main"``, ``<article>``) and is not
+   mostly links (a "Related" box is navigation): a reader reads those with the text;
 3. the content is the page's ``<main>`` (or ``role="main"``, or its largest ``<article>``)
    when that holds at least ``MIN_LANDMARK_SHARE`` of the page's text; it is laid out by
    ``html_render`` (code listings line by line, captions, table cells separated by tabs);
@@ -15,10 +18,14 @@ charset declaration), then:
    the already cleaned tree with every output-changing setting pinned.  trafilatura drops
    headings, captions and notes it judges to be furniture, so its result is used to find
    the content instead: the smallest element of the cleaned page holding its first and last
-   line is laid out by the renderer, unless that element has more than
-   ``MAX_FALLBACK_GROWTH`` times trafilatura's text (then it is not the article, and
-   trafilatura's own result is laid out by the same renderer).  Either way the same rules
-   (hidden text, sup/sub, tables) hold on both paths.
+   line (the first and last of up to ``MAX_ANCHOR_TRIES`` lines found in the page as
+   written) is laid out by the renderer, after the headings right before it, unless that
+   element has more than ``MAX_FALLBACK_GROWTH`` times trafilatura's text (then it is not the
+   article, and trafilatura's own result is laid out by the same renderer, with the page's
+   headings it left out put back in place).  trafilatura is given each inline ``<code>`` as
+   one run of text, since it takes nested ``<code>`` apart (``html_fallback``).  Either way
+   the same rules (hidden text, sup/sub, tables) hold on both paths, and no heading between
+   the first and last line of the text is dropped.
 
 Every choice that changes the text is named in the extractor id, so a text hash can always
 be reproduced by the same extractor id.
@@ -35,6 +42,11 @@ from lxml import etree
 from lxml.html import HtmlElement
 
 from snap.errors import ExtractionError
+from snapshotter.extract.html_fallback import (
+    flatten_inline_code,
+    leading_headings,
+    restore_headings,
+)
 from snapshotter.extract.html_render import render
 from snapshotter.extract.html_styles import STYLE_RULE
 from snapshotter.extract.html_visible import (
@@ -52,8 +64,14 @@ if TYPE_CHECKING:
 RENDERER_VERSION = 2
 MIN_LANDMARK_SHARE = 0.3
 MAX_FALLBACK_GROWTH = 2.0
+MAX_ANCHOR_TRIES = 5
 BOILERPLATE_TAGS = ("nav", "aside", "form")
 BOILERPLATE_ROLES = ("navigation", "search", "complementary", "banner", "contentinfo")
+# Asides are boilerplate only outside the main content, and never when they are notes.
+CONTENT_ASIDES = ("aside",)
+CONTENT_ASIDE_ROLES = ("complementary",)
+MAX_ASIDE_LINK_SHARE = 0.5
+NOTE_ROLES = ("note", "doc-footnote", "doc-endnote", "doc-endnotes", "doc-footnotes")
 
 # Output-changing trafilatura options of the fallback, in the order they appear in the id.
 HTML_SETTINGS: dict[str, bool | str] = {
@@ -97,8 +115,9 @@ def html_extractor_id() -> str:
     )
     return (
         f"snap-html@{RENDERER_VERSION}+hidden=drop,css={STYLE_RULE},sup={SCRIPT_RULE},cells=tab,"
-        f"root=main{int(MIN_LANDMARK_SHARE * 100)};"
-        f"fallback=container{MAX_FALLBACK_GROWTH:g},trafilatura@{trafilatura.__version__}+{settings}"
+        f"aside=main{int(MAX_ASIDE_LINK_SHARE * 100)},root=main{int(MIN_LANDMARK_SHARE * 100)};"
+        f"fallback=container{MAX_FALLBACK_GROWTH:g}+headings+code1,"
+        f"trafilatura@{trafilatura.__version__}+{settings}"
     )
 
 
@@ -123,18 +142,55 @@ def _html_input(data: bytes, declared: str | None) -> bytes | str:
     return data
 
 
+def _role(element: HtmlElement) -> str:
+    return (element.get("role") or "").strip().lower()
+
+
 def _is_boilerplate(element: HtmlElement) -> bool:
     if element.tag in BOILERPLATE_TAGS:
         return True
-    return (element.get("role") or "").strip().lower() in BOILERPLATE_ROLES
+    return _role(element) in BOILERPLATE_ROLES
+
+
+def _is_note(element: HtmlElement) -> bool:
+    """A footnote, endnote or note: part of the text it annotates, wherever it stands."""
+    if _role(element) in NOTE_ROLES:
+        return True
+    return any("footnote" in name or "endnote" in name for name in _classes(element))
+
+
+def _classes(element: HtmlElement) -> list[str]:
+    return (element.get("class") or "").lower().split()
+
+
+def _mostly_links(element: HtmlElement) -> bool:
+    """A box of links ("Related", "Read more"): navigation, even inside the article."""
+    linked = sum(_text_length(link) for link in element.iter("a"))
+    return linked > MAX_ASIDE_LINK_SHARE * _text_length(element)
+
+
+def _in_main_content(element: HtmlElement) -> bool:
+    return any(
+        ancestor.tag in ("main", "article") or _role(ancestor) == "main"
+        for ancestor in element.iterancestors()
+    )
 
 
 def _remove_boilerplate(root: HtmlElement) -> None:
+    """Remove navigation, search, banners and asides; keep an aside that is a note, or that
+    stands inside the main content (a sidebar of the article, an admonition)."""
     total = _text_length(root)
     for element in [element for element in root.iter() if _is_boilerplate(element)]:
         if element.tag == "form" and 2 * _text_length(element) > total:
             continue  # a page wrapped in one form (ASP.NET WebForms): the form is the page
-        remove_keeping_tail(element)
+        if not _is_content_aside(element):
+            remove_keeping_tail(element)
+
+
+def _is_content_aside(element: HtmlElement) -> bool:
+    if element.tag not in CONTENT_ASIDES and _role(element) not in CONTENT_ASIDE_ROLES:
+        return False
+    return _is_note(element) or (_in_main_content(element) and not _mostly_links(element))
 
 
 def _text_length(element: HtmlElement) -> int:
@@ -158,8 +214,10 @@ def _landmark(root: HtmlElement) -> HtmlElement | None:
 def _trafilatura_text(root: HtmlElement) -> str:
     import trafilatura
 
+    tree = copy.deepcopy(root)  # trafilatura changes the tree it is given
+    flatten_inline_code(tree)
     xml = trafilatura.extract(
-        copy.deepcopy(root),  # trafilatura changes the tree it is given
+        tree,
         output_format=str(HTML_SETTINGS["fmt"]),
         include_tables=bool(HTML_SETTINGS["tables"]),
         include_comments=bool(HTML_SETTINGS["comments"]),
@@ -221,19 +279,31 @@ def _common_ancestor(first: HtmlElement, last: HtmlElement) -> HtmlElement:
     return element
 
 
+def _first_held(root: HtmlElement, lines: list[str]) -> HtmlElement | None:
+    """The deepest element holding the first of ``lines`` that the page holds as written
+    (trafilatura may have rearranged a line), trying at most ``MAX_ANCHOR_TRIES`` lines."""
+    for line in lines[:MAX_ANCHOR_TRIES]:
+        element = _deepest_holding(root, line)
+        if element is not None:
+            return element
+    return None
+
+
 def _fallback_text(root: HtmlElement) -> str:
-    """The container trafilatura's text came from, laid out; else trafilatura's own text."""
+    """The container trafilatura's text came from, laid out with the headings right before
+    it; else trafilatura's own text with the page's headings put back."""
     found = _trafilatura_text(root)
     lines = [_solid(line) for line in found.splitlines() if line.strip()]
     if not lines:
         return ""
-    first, last = _deepest_holding(root, lines[0]), _deepest_holding(root, lines[-1])
+    first, last = _first_held(root, lines), _first_held(root, lines[::-1])
     if first is None or last is None:
-        return found
+        return restore_headings(root, found)
     container = _common_ancestor(first, last)
     if len(_solid(container.text_content())) > MAX_FALLBACK_GROWTH * len(_solid(found)):
-        return found
-    return render(container)
+        return restore_headings(root, found)
+    headings = [render(heading) for heading in leading_headings(container)]
+    return "\n".join([*headings, render(container)])
 
 
 def html_text(data: bytes, declared: str | None) -> str:

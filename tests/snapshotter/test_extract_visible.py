@@ -277,7 +277,9 @@ def test_layout_loses_and_adds_no_visible_character(body: str) -> None:
     assert "".join(render(root.find(".//main")).split()) == expected
 
 
-@pytest.mark.parametrize("body", ["<pre>\n</pre>", "<pre>\n</pre><p>a</p>", "<p>a</p><pre>\n</pre>"])
+@pytest.mark.parametrize(
+    "body", ["<pre>\n</pre>", "<pre>\n</pre><p>a</p>", "<p>a</p><pre>\n</pre>"]
+)
 def test_a_listing_of_one_line_break_is_laid_out(body: str) -> None:
     """The line break right after ``<pre>`` is not text; dropping it left an empty part that
     made the layout fail (found by the property test above)."""
