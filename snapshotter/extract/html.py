@@ -114,7 +114,7 @@ def html_extractor_id() -> str:
         for name, value in HTML_SETTINGS.items()
     )
     return (
-        f"snap-html@{RENDERER_VERSION}+hidden=drop,css={STYLE_RULE},sup={SCRIPT_RULE},cells=tab,"
+        f"snap-html@{RENDERER_VERSION}+hidden=drop,css={STYLE_RULE},sup={SCRIPT_RULE},cells=tab+lines,"
         f"aside=main{int(MAX_ASIDE_LINK_SHARE * 100)},root=main{int(MIN_LANDMARK_SHARE * 100)};"
         f"fallback=container{MAX_FALLBACK_GROWTH:g}+headings+code1,"
         f"trafilatura@{trafilatura.__version__}+{settings}"

@@ -3,10 +3,11 @@
 Block elements (paragraphs, headings, list items, captions, definition terms and
 descriptions...) start on a line of their own; normal text has its white space collapsed as
 a browser does; ``<pre>`` keeps its text as written, line by line; ``<br>`` is a line break.
-A table row is one line with its cells separated by a tab, so no symbol that is not on the
-page (such as ``|``) ever separates cells.  List bullets and numbers (drawn by the browser,
-not part of the text), images, ruby annotations and form controls are not text and are left
-out.  The tree is expected to have gone through ``html_visible`` first.
+A table row's cells are separated by a tab, so no symbol that is not on the page (such as
+``|``) ever separates cells, and a cell's own lines stay lines, as a browser lays them out.
+List bullets and numbers (drawn by the browser, not part of the text), images, ruby
+annotations and form controls are not text and are left out.  The tree is expected to have
+gone through ``html_visible`` first.
 """
 
 from __future__ import annotations
@@ -121,7 +122,9 @@ def _element(element: etree._Element, lines: _Lines, preformatted: bool) -> None
 
 
 def _row(row: etree._Element, lines: _Lines) -> None:
-    """One table row on one line, cells separated by a tab (never a symbol).
+    """One table row, cells separated by a tab (never a symbol); a cell's own lines
+    (paragraphs, ``<br>``, listings) stay lines, as a browser shows them, so the last line
+    of one example never runs into the first of the next.
 
     Text or elements that stray into a row outside any cell (broken markup that browsers
     show anyway) are kept, each as a cell of its own, rather than lost.
@@ -132,16 +135,21 @@ def _row(row: etree._Element, lines: _Lines) -> None:
             inner = _Lines()
             if str(child.tag).lower() in CELL_TAGS:
                 _children(child, inner, preformatted=False)
-                cells.append(_flat(inner.text()))  # an empty cell is still a cell
+                cells.append(_cell(inner.text()))  # an empty cell is still a cell
             else:
                 _element(child, inner, preformatted=False)
-                cells.extend(stray for stray in (_flat(inner.text()),) if stray)
+                cells.extend(stray for stray in (_cell(inner.text()),) if stray)
         cells.extend(stray for stray in (_flat(child.tail),) if stray)
     lines.line_break()
     lines.raw(CELL_SEPARATOR.join(cells))
     lines.line_break()
 
 
+def _cell(text: str) -> str:
+    """A cell's laid-out text: its lines kept, blank lines and edge spaces dropped."""
+    return "\n".join(line.strip(" ") for line in text.split("\n") if line.strip())
+
+
 def _flat(text: str | None) -> str:
-    """A cell's text on one line."""
+    """Stray text of a row on one line."""
     return " ".join((text or "").split())

@@ -93,7 +93,9 @@ def test_extractor_id_names_version_and_settings(tmp_path: Path) -> None:
     path.write_text(PAGE, encoding="utf-8")
     result = extract(path, "text/html")
     assert result.extractor == html_extractor_id()
-    assert result.extractor.startswith("snap-html@2+hidden=drop,css=style1,sup=uni1,cells=tab,")
+    assert result.extractor.startswith(
+        "snap-html@2+hidden=drop,css=style1,sup=uni1,cells=tab+lines,"
+    )
     assert f",trafilatura@{trafilatura.__version__}+fmt=xml,tables=1," in result.extractor
     assert "comments=0" in result.extractor
     assert "dedup=0" in result.extractor

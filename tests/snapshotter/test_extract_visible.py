@@ -87,7 +87,7 @@ def test_table_cells_are_separated_by_tabs_and_rows_by_line_breaks() -> None:
         "<tr><td><code>|=</code></td><td><p>var |= expr</p><p>(assigns)</p></td></tr>"
         "<tr><td>&amp;&amp;</td><td></td><td>last</td></tr></table>"
     )
-    assert "Operators\nOperator\tExample\n||\texpr || expr\n|=\tvar |= expr (assigns)\n" in text
+    assert "Operators\nOperator\tExample\n||\texpr || expr\n|=\tvar |= expr\n(assigns)\n" in text
     assert "&&\t\tlast" in text
     assert text.count("|") == 6  # only the bars that are on the page
 
@@ -285,3 +285,17 @@ def test_a_listing_of_one_line_break_is_laid_out(body: str) -> None:
     made the layout fail (found by the property test above)."""
     root = document_fromstring(f"<html><body><main>{body}x</main></body></html>")
     assert render(root.find(".//main")).replace("\n", "") in ("x", "ax")
+
+
+def test_a_cells_lines_stay_lines_inside_the_cell() -> None:
+    """A cell of several examples keeps one example per line, as the browser shows it, and
+    the next cell starts after a tab: no example's result runs into the next example."""
+    text = _text(
+        "<table><tr><th>Function</th><th>Examples</th></tr>"
+        "<tr><td><code>ceil</code>(x)</td><td><code>ceil(4.2)</code> → <code>5</code><br>"
+        "<code>ceil(-4.8)</code> → <code>-4</code></td><td>last</td></tr>"
+        "<tr><td><p>trunc(x)</p><p>Towards zero.</p></td><td><pre>trunc(4.8)\n4</pre></td></tr>"
+        "</table>"
+    )
+    assert "ceil(x)\tceil(4.2) → 5\nceil(-4.8) → -4\tlast\n" in text
+    assert "trunc(x)\nTowards zero.\ttrunc(4.8)\n4\n" in text
