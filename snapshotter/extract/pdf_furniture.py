@@ -13,7 +13,13 @@ peeled off one at a time, at most ``EDGE_LINES``, while the line is furniture:
   one page is not a page number);
 - a repeated line: the same line, digits masked (``Annual report 2024 · 12`` matches
   ``Annual report 2024 · 13``), within the top (or bottom) ``EDGE_LINES`` lines of at least
-  ``MIN_REPEATS`` pages and of ``MIN_SHARE`` of the pages.
+  ``MIN_REPEATS`` pages and of ``MIN_SHARE`` of the pages;
+- a numbered running header: a line that starts or ends with the page number (``Chapter 5:
+  Making The Best Use of C 36``, ``36 The Tutorial``), in step with the page index the way
+  such lines are on at least ``MIN_REPEATS`` pages, and either the page's outermost line or
+  one whose text without the number is at the same edge of another page: a chapter's title
+  repeats only over the chapter's pages, far fewer than ``MIN_SHARE`` of a book's, and a
+  short chapter shows it once.
 
 Peeling stops at the first line that is neither, so a line of body text is never taken out
 from under the page's edge, and before the page's last non-blank line, so a page whose every
@@ -31,7 +37,7 @@ from dataclasses import dataclass
 EDGE_LINES = 3
 MIN_REPEATS = 3
 MIN_SHARE = 0.4
-FURNITURE_RULE = f"edge{EDGE_LINES},rep{MIN_REPEATS},share{int(MIN_SHARE * 100)}"
+FURNITURE_RULE = f"edge{EDGE_LINES},rep{MIN_REPEATS},share{int(MIN_SHARE * 100)},numbered1"
 
 _DIGITS = re.compile(r"\d+")
 _SPACE = re.compile(r"\s+")
@@ -40,6 +46,9 @@ _NUMBER = re.compile(
     r"(?:\s*(?:of|/)\s*\d{1,5})?$",
     re.IGNORECASE,
 )
+# A page number at the start or the end of a line that has other text too.
+_LEADING_NUMBER = re.compile(r"^(?P<value>\d{1,5})\s+(?P<rest>\S.*)$")
+_TRAILING_NUMBER = re.compile(r"^(?P<rest>.*\S)\s+(?P<value>\d{1,5})$")
 _ROMAN = re.compile(r"^m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
 _ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
 
@@ -80,6 +89,16 @@ def _key(line: str) -> str:
     return _DIGITS.sub("#", _squeeze(line))
 
 
+def edge_number(line: str) -> tuple[int, str] | None:
+    """The number a line starts or ends with, and the key of the rest of the line."""
+    squeezed = _squeeze(line)
+    for pattern in (_TRAILING_NUMBER, _LEADING_NUMBER):
+        match = pattern.match(squeezed)
+        if match is not None and match["rest"].strip("-–—·|•. "):
+            return int(match["value"]), _key(match["rest"])
+    return None
+
+
 def _edge(lines: list[str], top: bool) -> list[int]:
     """Indexes of the first (or last) ``EDGE_LINES`` non-blank lines, edge first."""
     order = range(len(lines)) if top else range(len(lines) - 1, -1, -1)
@@ -106,9 +125,41 @@ class _Rules:
             values = {number_value(lines[i]) for top in (True, False) for i in _edge(lines, top)}
             steps.update({value - page_index for value in values if value is not None})
         self.steps = {step for step, count in steps.items() if count >= 2}
+        self._numbered_headers(pages)
 
-    def is_furniture(self, line: str, page_index: int, top: bool) -> bool:
+    def _numbered_headers(self, pages: list[list[str]]) -> None:
+        """The steps of lines carrying the page number, and their texts seen twice per edge."""
+        steps: Counter[int] = Counter()
+        rests: dict[bool, Counter[str]] = {True: Counter(), False: Counter()}
+        for page_index, lines in enumerate(pages):
+            page_steps: set[int] = set()
+            for top in (True, False):
+                found = [edge_number(lines[index]) for index in _edge(lines, top)]
+                numbered = [item for item in found if item is not None]
+                page_steps.update(value - page_index for value, _ in numbered)
+                rests[top].update({rest for _, rest in numbered})
+            steps.update(page_steps)
+        self.header_steps = {step for step, count in steps.items() if count >= MIN_REPEATS}
+        self.header_rests = {
+            top: {rest for rest, count in counted.items() if count >= 2}
+            for top, counted in rests.items()
+        }
+
+    def _is_numbered_header(self, line: str, page_index: int, top: bool, outermost: bool) -> bool:
+        numbered = edge_number(line)
+        if numbered is None:
+            return False
+        value, rest = numbered
+        if value - page_index not in self.header_steps:
+            return False
+        return outermost or rest in self.header_rests[top]
+
+    def is_furniture(self, line: str, page_index: int, top: bool, outermost: bool) -> bool:
+        """Whether ``line`` at the top (or bottom) edge of the page is furniture;
+        ``outermost`` when no other line stands between it and the edge."""
         if _key(line) in self.repeated[top]:
+            return True
+        if self._is_numbered_header(line, page_index, top, outermost):
             return True
         value = number_value(line)
         if value is None:
@@ -128,7 +179,7 @@ def _peel(lines: list[str], rules: _Rules, page_index: int) -> SplitPage:
             line = lines[first] if top else lines[last - 1]
             if line.strip():
                 # A page is never emptied: its last line is body, whatever repeats elsewhere.
-                if left == 1 or not rules.is_furniture(line, page_index, top):
+                if left == 1 or not rules.is_furniture(line, page_index, top, taken == 0):
                     break
                 found.append(line)
                 taken += 1

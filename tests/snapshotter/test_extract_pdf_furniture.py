@@ -240,3 +240,53 @@ def test_a_page_is_never_emptied(tmp_path: Path) -> None:
     for page in result.pages:
         assert result.text[page.start : page.end] == "Cold caches cause slow requests."
         assert page.furniture == ("This page describes the cache.",)
+
+
+BOOK_TITLE = "A Small Tutorial on Lists"
+
+
+def _book() -> list[list[str]]:
+    """Eight pages from page 35 on, Texinfo's way: even pages carry the page number and the
+    book's title, odd pages the chapter's title and the page number; chapters are short, so
+    no chapter title is on MIN_SHARE of the pages.  Sentences run over every page break."""
+    chapters = {
+        0: "Chapter 5: Making Good Use of Lists",
+        1: "Chapter 5: Making Good Use of Lists",
+        2: "Chapter 5: Making Good Use of Lists",
+        3: "Chapter 6: Walking a List",
+        4: "Chapter 6: Walking a List",
+        5: "Chapter 7: Sorting in Place",
+        6: "Chapter 7: Sorting in Place",
+        7: "Chapter 7: Sorting in Place",
+    }
+    words = [
+        "apple", "birch", "cedar", "delta", "ember", "fjord", "grove", "heron", "inlet", "juniper",
+    ]  # fmt: skip
+    pages = []
+    for index in range(8):
+        number = 35 + index
+        header = f"{number} {BOOK_TITLE}" if number % 2 == 0 else f"{chapters[index]} {number}"
+        first, second = words[index], words[index + 1]
+        pages.append([header, f"with the {first} list in hand.", f"Now take the {second} list"])
+    return pages
+
+
+def test_numbered_running_headers_of_short_chapters_leave_the_text_flow(tmp_path: Path) -> None:
+    result = _extract(tmp_path, _book())
+    assert result.text is not None
+    assert "Chapter" not in result.text
+    assert BOOK_TITLE not in result.text
+    assert "Now take the fjord list\nwith the fjord list in hand." in result.text
+    assert result.pages[6].furniture == ("Chapter 7: Sorting in Place 41",)
+    assert result.pages[5].furniture == (f"40 {BOOK_TITLE}",)
+    assert result.pages[4].furniture == ("Chapter 6: Walking a List 39",)  # shown once only
+
+
+def test_a_numbered_line_that_is_not_in_step_stays_in_the_text(tmp_path: Path) -> None:
+    pages = _book()
+    pages[2][0] = "Chapter 5: Making Good Use of Lists 12"  # a number out of step: body text
+    result = _extract(tmp_path, pages)
+    assert result.text is not None
+    assert "Chapter 5: Making Good Use of Lists 12" in result.text
+    assert result.pages[2].furniture == ()
+    assert result.pages[3].furniture == ("38 A Small Tutorial on Lists",)
