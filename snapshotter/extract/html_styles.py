@@ -93,22 +93,36 @@ class _Selector:
     specificity: tuple[int, int, int]
 
     def matches(self, element: HtmlElement) -> bool:
-        return _match_from(self, len(self.compounds) - 1, element)
+        if not self.compounds[-1].matches(element):
+            return False  # the common case, decided without walking the ancestors
+        chain = [element, *element.iterancestors()]
+        return _Matcher(self, chain).match(len(self.compounds) - 1, 0)
 
 
-def _match_from(selector: _Selector, index: int, element: HtmlElement) -> bool:
-    if not selector.compounds[index].matches(element):
-        return False
-    if index == 0:
-        return True
-    parent = element.getparent()
-    if selector.combinators[index - 1] == ">":
-        return parent is not None and _match_from(selector, index - 1, parent)
-    while parent is not None:
-        if _match_from(selector, index - 1, parent):
+class _Matcher:
+    """Right-to-left matching over an element's ancestor chain, each (compound, ancestor)
+    pair tried once: descendant combinators cannot make it exponential on deep pages."""
+
+    def __init__(self, selector: _Selector, chain: list[HtmlElement]) -> None:
+        self.selector = selector
+        self.chain = chain  # the element, then its ancestors; held so proxies stay the same
+        self.failed: set[tuple[int, int]] = set()
+
+    def match(self, index: int, position: int) -> bool:
+        """Whether compound ``index`` and those left of it match at ``chain[position]``."""
+        if (index, position) in self.failed:
+            return False
+        if self.selector.compounds[index].matches(self.chain[position]) and (
+            index == 0 or self._left_matches(index, position)
+        ):
             return True
-        parent = parent.getparent()
-    return False
+        self.failed.add((index, position))
+        return False
+
+    def _left_matches(self, index: int, position: int) -> bool:
+        if self.selector.combinators[index - 1] == ">":
+            return position + 1 < len(self.chain) and self.match(index - 1, position + 1)
+        return any(self.match(index - 1, up) for up in range(position + 1, len(self.chain)))
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -134,3 +136,19 @@ def test_any_stylesheet_text_is_read_without_raising(css: str) -> None:
     for element in root.iter():
         if isinstance(element.tag, str):
             StyleRules(root).hides(element)
+
+
+def test_descendant_selectors_on_a_deep_page_are_matched_in_time() -> None:
+    """A hostile page: many descendant combinators over deep nesting would take exponential
+    time with naive backtracking; each (compound, ancestor) pair is tried once."""
+    css = "span " + " ".join(["div"] * 12) + " p { display: none }"  # no span: never matches
+    page = f"<style>{css}</style>" + "<div>" * 200 + f"<p>{PLANTED}</p>" + "</div>" * 200
+    root = document_fromstring(page)
+    started = time.monotonic()
+    styles = StyleRules(root)
+    assert not any(styles.hides(element) for element in root.iter("div", "p"))
+    assert time.monotonic() - started < 5
+    hidden = document_fromstring(page.replace("span ", ""))
+    paragraph = hidden.find(".//p")
+    assert paragraph is not None
+    assert StyleRules(hidden).hides(paragraph)
