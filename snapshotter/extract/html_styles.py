@@ -19,7 +19,10 @@ part of them, which is the part that hides things in practice:
 
 Every other hiding rule of the page's stylesheets is unknown here, so text hidden only by it
 stays in the stored text (``html_visible`` adds patterns of well-known generators for that).
-Malformed CSS is read as far as it parses, never raised on.
+An element hidden by ``visibility`` is left out with everything inside it, even a descendant
+that sets ``visibility: visible`` again, which a browser shows: that is rare, and text left
+out can make a quote "not found", never make one pass.  Malformed CSS is read as far as it
+parses, never raised on.
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ and every sentence with nested ``<code>`` in order."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from lxml.html import document_fromstring
 
 from snapshotter.extract import html as html_module
@@ -126,3 +128,32 @@ def test_an_aside_of_links_inside_the_content_is_navigation() -> None:
         '<a href="/a">Weir repairs finished early</a></aside>'
     )
     assert "Weir repairs" not in html_text(_article(inner), "text/html; charset=utf-8")
+
+
+BLOCKS = st.lists(
+    st.tuples(
+        st.sampled_from(["h2", "h3", "p"]),
+        st.sampled_from(["alpha", "beta", "gamma", "delta one", "x"]),
+    ),
+    min_size=1,
+    max_size=12,
+)
+
+
+@given(blocks=BLOCKS, keep=st.lists(st.booleans(), min_size=12, max_size=12))
+def test_restoring_headings_loses_no_line_and_adds_only_headings(
+    blocks: list[tuple[str, str]], keep: list[bool]
+) -> None:
+    """Whatever trafilatura kept of a page, every line it gave is still there, in order, and
+    every line added is one of the page's headings."""
+    body = "".join(f"<{tag}>{text} {index}</{tag}>" for index, (tag, text) in enumerate(blocks))
+    root = document_fromstring(f"<html><body>{body}</body></html>")
+    given_lines = [
+        f"{text} {index}" for index, (tag, text) in enumerate(blocks) if tag == "p" and keep[index]
+    ]
+    text = "\n".join(given_lines)
+    restored = restore_headings(root, text).split("\n")
+    remaining = iter(restored)
+    assert all(line in remaining for line in given_lines)  # a subsequence, in order
+    headings = {f"{text} {index}" for index, (tag, text) in enumerate(blocks) if tag != "p"}
+    assert set(restored) - set(text.split("\n")) <= headings
