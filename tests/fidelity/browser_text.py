@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 CHROMIUM = Path("/usr/bin/chromium")
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "[::1]"})
+LOADED_MACHINE_TIMEOUT_MS = 120_000  # a shared 2-core machine can start Chromium slowly
 
 
 def closed_loopback_port() -> int:
@@ -73,7 +74,7 @@ class BrowserText:
         page = self.browser.new_page()
         try:
             page.route("**/*", self._route)
-            page.goto(url, wait_until="load")
+            page.goto(url, wait_until="load", timeout=LOADED_MACHINE_TIMEOUT_MS)
             body = str(page.evaluate("() => document.body.innerText"))
             left_out = ""
             if furniture:
@@ -95,7 +96,9 @@ def chromium() -> Iterator[BrowserText]:
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=chromium_args(closed_loopback_port())
+            executable_path=str(CHROMIUM),
+            args=chromium_args(closed_loopback_port()),
+            timeout=LOADED_MACHINE_TIMEOUT_MS,
         )
         try:
             yield BrowserText(browser)
