@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -27,20 +27,22 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from records.inputs.documents import DocumentMap
+from records.inputs.model import VerifyInput
 from records.inputs.reader import DEFAULT_MAX_INPUT_BYTES
 from records.workspace import Workspace
 from snap import __version__
 from snap.config import Settings
-from snap.errors import InputError, SnapError, VerifierError
+from snap.errors import InputError, InputTooLarge, SnapError, VerifierError
 from snap.service import auth
 from snap.service.dispatch import ReverifyFilters, dispatch_reverify
-from snap.service.limits import Limits
+from snap.service.limits import DeadlinePassed, Limits, Refusal, Scope, deadline_of
 from snap.service.metrics import CONTENT_TYPE, Metrics
 from snap.service.problems import (
     BAD_REQUEST,
     INTERNAL,
     MEDIA_TYPE,
     PROBLEM_SCHEMA,
+    TIMEOUT,
     UNAUTHORIZED,
     ProblemKind,
     http_problem,
@@ -50,6 +52,11 @@ from snap.service.problems import (
 
 log = logging.getLogger("snap.service")
 DEFAULT_REQUEST_TIMEOUT = 60.0
+# Citations one request may carry: checking 10,000 takes seconds, well inside the request
+# timeout; 1.2 million (a 56 MiB body) took 2.4 GB and minutes.
+DEFAULT_MAX_CITATIONS = 10_000
+OPEN_PATHS = frozenset({"/healthz", "/openapi.json"})  # answered without a token
+CHALLENGE = {"WWW-Authenticate": 'Bearer realm="snap"'}
 WORKER_THREADS = 15
 PRIVATE_FIELDS = ("allow_private", "allowprivate", "allow-private")
 PRIVATE_LINE = (
@@ -68,6 +75,7 @@ class ServiceConfig:
     tokens: tuple[bytes, ...] = ()
     max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT
+    max_citations: int = DEFAULT_MAX_CITATIONS
 
 
 class ProblemError(Exception):
@@ -143,19 +151,39 @@ async def raw_body(request: Request) -> bytes:
     return await request.body()
 
 
+def unauthorized_line(presented: str | None) -> str:
+    if presented is None:
+        return "no bearer token given (Authorization: Bearer <token>)"
+    return "the bearer token is not one of SNAP_API_TOKENS"
+
+
 def require_token(
     request: Request,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)],
 ) -> None:
+    """The route's own check, which also puts the bearer scheme in the OpenAPI document; the
+    Limits middleware has already refused a request without a token (``admission``)."""
     config: ServiceConfig = request.app.state.config
     presented = credentials.credentials if credentials is not None else None
     if not auth.token_matches(presented, config.tokens):
-        detail = (
-            "no bearer token given (Authorization: Bearer <token>)"
-            if presented is None
-            else "the bearer token is not one of SNAP_API_TOKENS"
-        )
-        raise ProblemError(UNAUTHORIZED, detail, {"WWW-Authenticate": 'Bearer realm="snap"'})
+        raise ProblemError(UNAUTHORIZED, unauthorized_line(presented), CHALLENGE)
+
+
+def admission(tokens: tuple[bytes, ...]) -> Callable[[Scope], Refusal | None]:
+    """The token check on the request head, made before any body byte is read: every path but
+    ``OPEN_PATHS`` needs a token when tokens are configured."""
+
+    def admit(scope: Scope) -> Refusal | None:
+        if not tokens or scope.get("path") in OPEN_PATHS:
+            return None
+        given = [value for name, value in scope.get("headers", ()) if name == b"authorization"]
+        presented = auth.bearer_of(given[0].decode("latin-1")) if len(given) == 1 else None
+        if auth.token_matches(presented, tokens):
+            return None
+        document = problem(UNAUTHORIZED, unauthorized_line(presented))
+        return Refusal(document, CHALLENGE)
+
+    return admit
 
 
 WorkspaceDep = Annotated[Workspace, Depends(workspace_of)]
@@ -202,13 +230,14 @@ def create_app(config: ServiceConfig, *, workspace: Workspace | None = None) -> 
     app.state.metrics = metrics
     app.state.config = config
     guarded = [Depends(require_token), Depends(refuse_private_parameters)]
-    add_routes(app, guarded)
+    add_routes(app, guarded, config)
     add_error_handlers(app)
     app.add_middleware(
         Limits,
         max_body=config.max_input_bytes,
         timeout=config.request_timeout,
         metrics=metrics,
+        admit=admission(config.tokens),
     )
     original_openapi = app.openapi
 
@@ -221,17 +250,20 @@ def create_app(config: ServiceConfig, *, workspace: Workspace | None = None) -> 
     return app
 
 
-def add_routes(app: FastAPI, guarded: list[Any]) -> None:
+def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
     verify_body = {
         "requestBody": {
             "required": True,
             "description": (
                 "Any input `snap verify` reads, as the bytes of the file: a citation record or "
                 "a list, an answer with claims, W3C annotations, a provider's response "
-                "(Anthropic, OpenAI, Gemini, Perplexity) or its saved event stream."
+                "(Anthropic, OpenAI, Gemini, Perplexity) or its saved event stream. At most "
+                f"{config.max_citations} citations (`snap serve --max-citations`) and "
+                f"{config.max_input_bytes} bytes (`SNAP_MAX_INPUT_BYTES`); more is refused 413."
             ),
             "content": {"application/json": {"schema": {}}},
-        }
+        },
+        "x-max-citations": config.max_citations,
     }
 
     @app.post(
@@ -242,6 +274,7 @@ def add_routes(app: FastAPI, guarded: list[Any]) -> None:
         summary="Check citations against their stored snapshots",
     )
     def verify(
+        request: Request,
         workspace: WorkspaceDep,
         metrics: MetricsDep,
         body: Annotated[bytes, Depends(raw_body)],
@@ -259,11 +292,11 @@ def add_routes(app: FastAPI, guarded: list[Any]) -> None:
             ),
         ] = None,
     ) -> dict[str, Any]:
-        from records.inputs import verify_input_from_bytes
         from records.verify import verify_citations
 
-        given = verify_input_from_bytes(body, "request body", document_map(documents))
-        report = verify_citations(workspace, given, fetch_missing=fetch)
+        given = verify_input_within(body, document_map(documents), config.max_citations)
+        checkpoint = deadline_of(request.scope).checkpoint
+        report = verify_citations(workspace, given, fetch_missing=fetch, checkpoint=checkpoint)
         document = report.to_json()
         metrics.count_statuses(document["summary"]["byStatus"])
         return document
@@ -356,13 +389,14 @@ def add_routes(app: FastAPI, guarded: list[Any]) -> None:
         summary="Re-check recorded citations against the latest snapshot of each source",
     )
     def reverify(
-        workspace: WorkspaceDep, metrics: MetricsDep, given: ReverifyRequest
+        request: Request, workspace: WorkspaceDep, metrics: MetricsDep, given: ReverifyRequest
     ) -> JSONResponse:
         since = given.since
         if since is not None and since.tzinfo is None:
             since = since.replace(tzinfo=UTC)
         filters = ReverifyFilters(given.url, since, given.refetch, given.run)
-        dispatched = dispatch_reverify(workspace, filters)
+        checkpoint = deadline_of(request.scope).checkpoint
+        dispatched = dispatch_reverify(workspace, filters, checkpoint)
         metrics.count_statuses(dispatched.by_status)
         for _ in range(dispatched.refetch_failures):
             metrics.capture_failed("refetch")
@@ -429,12 +463,53 @@ def add_error_handlers(app: FastAPI) -> None:
         document = problem(INTERNAL, f"internal error: {type(error).__name__} (see the log)")
         return ProblemResponse(document, status_code=500)
 
+    def too_late(_request: Request, _error: Exception) -> Response:
+        # Only reached when the work stopped before Limits answered (it answers 504 itself).
+        document = problem(TIMEOUT, "the request took longer than the time limit")
+        return ProblemResponse(document, status_code=TIMEOUT.status)
+
+    app.add_exception_handler(DeadlinePassed, too_late)
     app.add_exception_handler(SnapError, snap_error)
     app.add_exception_handler(VerifierError, snap_error)
     app.add_exception_handler(ProblemError, problem_error)
     app.add_exception_handler(RequestValidationError, invalid)
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(Exception, internal)
+
+
+def verify_input_within(body: bytes, documents: DocumentMap, most: int) -> VerifyInput:
+    """The body through the one input reader, as ``snap verify`` reads a file, refusing more
+    than ``most`` citations: a list (or an answer's claims) is counted before any citation is
+    built, so an oversized request costs one JSON parse; other shapes are counted after."""
+    from dataclasses import replace
+
+    from records.inputs.detect import parse_named
+    from records.inputs.reader import parse_input_bytes
+
+    name = "request body"
+    document = parse_input_bytes(body, name)
+    refuse_over(listed_citations(document), most)
+    given = replace(parse_named(document, documents, name), origin=name)
+    refuse_over(len(given.requests), most)
+    return given
+
+
+def listed_citations(document: Any) -> int:
+    """How many items the list of snap's own formats holds (0 when not one of those)."""
+    if isinstance(document, dict):
+        listed = next(
+            (document[k] for k in ("claims", "citations", "annotations") if k in document), None
+        )
+        document = listed
+    return len(document) if isinstance(document, list) else 0
+
+
+def refuse_over(count: int, most: int) -> None:
+    if count > most:
+        raise InputTooLarge(
+            f"request body: {count} citations, more than the {most} one request may carry"
+            " (snap serve --max-citations); send them in several requests"
+        )
 
 
 def document_map(documents: str | None) -> DocumentMap:
