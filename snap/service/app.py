@@ -49,6 +49,7 @@ from snap.service.problems import (
     problem,
     problem_of,
 )
+from snap.service.public import Redactor
 
 log = logging.getLogger("snap.service")
 DEFAULT_REQUEST_TIMEOUT = 60.0
@@ -186,8 +187,14 @@ def admission(tokens: tuple[bytes, ...]) -> Callable[[Scope], Refusal | None]:
     return admit
 
 
+def redactor_of(request: Request) -> Redactor:
+    redactor: Redactor = request.app.state.redactor
+    return redactor
+
+
 WorkspaceDep = Annotated[Workspace, Depends(workspace_of)]
 MetricsDep = Annotated[Metrics, Depends(metrics_of)]
+PublicDep = Annotated[Redactor, Depends(redactor_of)]  # what a served document may say
 
 
 def create_app(config: ServiceConfig, *, workspace: Workspace | None = None) -> FastAPI:
@@ -229,6 +236,7 @@ def create_app(config: ServiceConfig, *, workspace: Workspace | None = None) -> 
     )
     app.state.metrics = metrics
     app.state.config = config
+    app.state.redactor = Redactor(config.settings)
     guarded = [Depends(require_token), Depends(refuse_private_parameters)]
     add_routes(app, guarded, config)
     add_error_handlers(app)
@@ -277,6 +285,7 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
         request: Request,
         workspace: WorkspaceDep,
         metrics: MetricsDep,
+        public: PublicDep,
         body: Annotated[bytes, Depends(raw_body)],
         fetch: Annotated[
             bool, Query(description="Capture a cited http(s) URL that has no snapshot yet.")
@@ -299,7 +308,7 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
         report = verify_citations(workspace, given, fetch_missing=fetch, checkpoint=checkpoint)
         document = report.to_json()
         metrics.count_statuses(document["summary"]["byStatus"])
-        return document
+        return dict(public.document(document))
 
     @app.post(
         "/v1/captures",
@@ -309,7 +318,7 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
         summary="Capture a URL and store it write-once",
     )
     def capture(
-        workspace: WorkspaceDep, metrics: MetricsDep, given: CaptureRequest
+        workspace: WorkspaceDep, metrics: MetricsDep, public: PublicDep, given: CaptureRequest
     ) -> JSONResponse:
         from records.capture import capture_source, is_web_url
 
@@ -321,7 +330,9 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
             metrics.capture_failed(type(error).__name__)
             raise
         location = f"/v1/snapshots/{record.snapshot_id}"
-        return SnapJSONResponse(record.to_json(), status_code=201, headers={"Location": location})
+        return SnapJSONResponse(
+            public.document(record.to_json()), status_code=201, headers={"Location": location}
+        )
 
     @app.get(
         "/v1/snapshots/{snapshot_id}",
@@ -329,10 +340,11 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
         responses=responses(200, "As `snap audit --snapshot ID --json`", 404),
         summary="Everything recorded about a snapshot, its blobs re-hashed now",
     )
-    def snapshot(workspace: WorkspaceDep, snapshot_id: str) -> dict[str, Any]:
+    def snapshot(workspace: WorkspaceDep, public: PublicDep, snapshot_id: str) -> dict[str, Any]:
         from records.audit import audit
 
-        return audit(workspace, citation_id=None, url=None, snapshot_id=snapshot_id)
+        report = audit(workspace, citation_id=None, url=None, snapshot_id=snapshot_id)
+        return dict(public.document(report))
 
     @app.get(
         "/v1/snapshots/{snapshot_id}/text",
@@ -358,10 +370,11 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
         responses=responses(200, "As `snap audit CITATION_ID --json`", 404),
         summary="The audit record of a citation",
     )
-    def citation(workspace: WorkspaceDep, citation_id: str) -> dict[str, Any]:
+    def citation(workspace: WorkspaceDep, public: PublicDep, citation_id: str) -> dict[str, Any]:
         from records.audit import audit
 
-        return audit(workspace, citation_id=citation_id, url=None, snapshot_id=None)
+        report = audit(workspace, citation_id=citation_id, url=None, snapshot_id=None)
+        return dict(public.document(report))
 
     @app.get(
         "/v1/audit",
@@ -370,11 +383,14 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
         summary="Everything recorded about a URL",
     )
     def audit_url(
-        workspace: WorkspaceDep, url: Annotated[str, Query(min_length=1, max_length=8192)]
+        workspace: WorkspaceDep,
+        public: PublicDep,
+        url: Annotated[str, Query(min_length=1, max_length=8192)],
     ) -> dict[str, Any]:
         from records.audit import audit
 
-        return audit(workspace, citation_id=None, url=url, snapshot_id=None)
+        report = audit(workspace, citation_id=None, url=url, snapshot_id=None)
+        return dict(public.document(report))
 
     @app.post(
         "/v1/reverify",
@@ -389,7 +405,11 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
         summary="Re-check recorded citations against the latest snapshot of each source",
     )
     def reverify(
-        request: Request, workspace: WorkspaceDep, metrics: MetricsDep, given: ReverifyRequest
+        request: Request,
+        workspace: WorkspaceDep,
+        metrics: MetricsDep,
+        public: PublicDep,
+        given: ReverifyRequest,
     ) -> JSONResponse:
         since = given.since
         if since is not None and since.tzinfo is None:
@@ -400,7 +420,8 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
         metrics.count_statuses(dispatched.by_status)
         for _ in range(dispatched.refetch_failures):
             metrics.capture_failed("refetch")
-        return SnapJSONResponse(dispatched.body, status_code=dispatched.status_code)
+        body = public.document(dispatched.body)
+        return SnapJSONResponse(body, status_code=dispatched.status_code)
 
     @app.get(
         "/v1/jobs/{batch}",
@@ -409,11 +430,13 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
         summary="Progress of a batch, from the database",
     )
     def job(
-        workspace: WorkspaceDep, batch: Annotated[str, Path(min_length=1, max_length=200)]
+        workspace: WorkspaceDep,
+        public: PublicDep,
+        batch: Annotated[str, Path(min_length=1, max_length=200)],
     ) -> dict[str, Any]:
         from records.jobs import batch_progress
 
-        return batch_progress(workspace.db, batch)
+        return dict(public.document(batch_progress(workspace.db, batch)))
 
     @app.get(
         "/healthz",
@@ -438,9 +461,10 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
 
 
 def add_error_handlers(app: FastAPI) -> None:
-    def snap_error(_request: Request, error: Exception) -> Response:
+    def snap_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, (SnapError, VerifierError))
         document = problem_of(error)
+        document["detail"] = redactor_of(request).message(document["detail"])
         return ProblemResponse(document, status_code=document["status"])
 
     def problem_error(_request: Request, error: Exception) -> Response:
