@@ -7,6 +7,7 @@ headers that drip are cut off, and a port in use is one line.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import subprocess
@@ -97,10 +98,8 @@ def test_unauthenticated_uploads_do_not_grow_the_server(tmp_path: Path) -> None:
         def upload() -> None:
             head = f"POST /v1/verify HTTP/1.1\r\nHost: x\r\nContent-Length: {size}\r\n\r\n"
             with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
-                try:
+                with contextlib.suppress(OSError):  # closed by the server after its answer
                     sock.sendall(head.encode() + b"[" * size)
-                except OSError:
-                    pass  # the server closed the connection after its answer
                 try:
                     answers.append(sock.recv(65536))
                 except OSError:
@@ -208,5 +207,6 @@ def test_a_port_in_use_is_one_line_and_exit_3(tmp_path: Path) -> None:
             check=False,
         )
     assert done.returncode == 3
-    assert done.stderr == f"snap: error: cannot listen on 127.0.0.1:{port}: address already in use\n"
+    line = f"snap: error: cannot listen on 127.0.0.1:{port}: address already in use\n"
+    assert done.stderr == line
     assert done.stdout == ""
