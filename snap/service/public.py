@@ -36,8 +36,6 @@ class Redactor:
         self.add(str(settings.store_url), "the store")
         self.add(settings.database_url, "the database")
         self.add(str(settings.home), "SNAP_HOME")
-        if settings.home.is_absolute():
-            self.add(settings.home.as_uri(), "SNAP_HOME")
 
     def add(self, location: str, shown: str) -> None:
         with_paths(self.replacements, location, shown)
@@ -77,12 +75,14 @@ class Redactor:
 
 
 def with_paths(replacements: dict[str, str], location: str, shown: str) -> None:
-    """``location`` and, for a ``file://`` URI, its path, shown as ``shown``."""
+    """``location`` shown as ``shown``, as a path and as a ``file://`` URI alike."""
     if not location:
         return
     replacements.setdefault(location, shown)
     if location.startswith("file://"):
         replacements.setdefault(unquote(urlsplit(location).path), shown)
+    elif location.startswith("/"):
+        replacements.setdefault(PurePosixPath(location).as_uri(), shown)
 
 
 def store_kind(location: str) -> str:
