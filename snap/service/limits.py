@@ -183,7 +183,7 @@ class Limits:
     def timeout_line(self) -> str:
         return (
             f"the request took longer than {self.timeout:g} s (snap serve --request-timeout);"
-            " the work stops at its next citation"
+            " its work was stopped (a reverify keeps the snapshot groups it finished)"
         )
 
     async def read_body(self, scope: Scope, receive: Receive) -> bytes | None:
