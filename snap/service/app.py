@@ -27,12 +27,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from records.inputs.documents import DocumentMap
-from records.inputs.model import VerifyInput
 from records.inputs.reader import DEFAULT_MAX_INPUT_BYTES
 from records.workspace import Workspace
 from snap import __version__
 from snap.config import Settings
-from snap.errors import InputError, InputTooLarge, SnapError, VerifierError
+from snap.errors import InputError, SnapError, VerifierError
 from snap.service import auth
 from snap.service.dispatch import ReverifyFilters, dispatch_reverify
 from snap.service.limits import DeadlinePassed, Limits, Refusal, Scope, deadline_of
@@ -302,6 +301,7 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
         ] = None,
     ) -> dict[str, Any]:
         from records.verify import verify_citations
+        from snap.service.cap import verify_input_within
 
         given = verify_input_within(body, document_map(documents), config.max_citations)
         checkpoint = deadline_of(request.scope).checkpoint
@@ -499,41 +499,6 @@ def add_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, invalid)
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(Exception, internal)
-
-
-def verify_input_within(body: bytes, documents: DocumentMap, most: int) -> VerifyInput:
-    """The body through the one input reader, as ``snap verify`` reads a file, refusing more
-    than ``most`` citations: a list (or an answer's claims) is counted before any citation is
-    built, so an oversized request costs one JSON parse; other shapes are counted after."""
-    from dataclasses import replace
-
-    from records.inputs.detect import parse_named
-    from records.inputs.reader import parse_input_bytes
-
-    name = "request body"
-    document = parse_input_bytes(body, name)
-    refuse_over(listed_citations(document), most)
-    given = replace(parse_named(document, documents, name), origin=name)
-    refuse_over(len(given.requests), most)
-    return given
-
-
-def listed_citations(document: Any) -> int:
-    """How many items the list of snap's own formats holds (0 when not one of those)."""
-    if isinstance(document, dict):
-        listed = next(
-            (document[k] for k in ("claims", "citations", "annotations") if k in document), None
-        )
-        document = listed
-    return len(document) if isinstance(document, list) else 0
-
-
-def refuse_over(count: int, most: int) -> None:
-    if count > most:
-        raise InputTooLarge(
-            f"request body: {count} citations, more than the {most} one request may carry"
-            " (snap serve --max-citations); send them in several requests"
-        )
 
 
 def document_map(documents: str | None) -> DocumentMap:

@@ -9,11 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import records.reverify
 import records.verify
 from snap.config import Settings
 from snap.service.app import DEFAULT_MAX_CITATIONS, ServiceConfig, openapi_document
+from snap.service.cap import items_up_to
 from tests.http_fixtures import LoopbackServer
 from tests.service.conftest import client_for, embedded_settings
 from tests.service.test_service_guards import assert_problem
@@ -21,7 +24,7 @@ from tests.service.test_service_guards import assert_problem
 # The module, not the function of the same name that records.inputs exports.
 DETECT = importlib.import_module("records.inputs.detect")
 TOO_MANY = (
-    "request body: 4 citations, more than the 3 one request may carry"
+    "request body: more than 3 citations, the most one request may carry"
     " (snap serve --max-citations); send them in several requests"
 )
 
@@ -139,3 +142,22 @@ def test_a_reverify_past_its_deadline_stops_after_the_group_it_is_in(
         assert_problem(quick.post("/v1/reverify", json={}), 504)
         time.sleep(2.5)  # all three would be done by now
         assert 1 <= len(groups) <= 2
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner),
+    max_leaves=8,
+)
+
+
+@given(items=st.lists(json_values, max_size=12), enough=st.integers(0, 15), indent=st.booleans())
+def test_a_list_is_counted_up_to_enough(items: list[Any], enough: int, indent: bool) -> None:
+    text = json.dumps(items, indent=2 if indent else None)
+    assert items_up_to(text, enough) == min(len(items), enough)
+
+
+def test_what_is_not_a_list_counts_nothing() -> None:
+    assert items_up_to('{"claims": [1, 2]}', 10) == 0
+    assert items_up_to("  [1, 2, oops", 10) == 2  # the reader refuses it afterwards
+    assert items_up_to("[", 10) == 0
