@@ -8,8 +8,9 @@ the server's disk. Served documents keep their shape, with:
 - ``store``: the kind of store only (``file``, ``s3``);
 - a blob state's ``key``: left out (the digest names the blob);
 - a local file capture's provenance ``path``: the file's name only;
-- in every message (``detail``, ``reason``, ``error``): SNAP_HOME, the store locations, the
-  database URL and blob keys replaced by what they stand for.
+- in every message (``detail``, ``reason``, ``error``): SNAP_HOME, the store locations and the
+  database URL replaced by ``<SNAP_HOME>``, ``<store>``, ``<database>``, and a blob key by
+  "the raw blob sha256:…".
 
 Evidence itself (quotes, texts, URLs, headers) is never rewritten.
 """
@@ -33,9 +34,10 @@ class Redactor:
 
     def __init__(self, settings: Settings) -> None:
         self.replacements: dict[str, str] = {}
-        self.add(str(settings.store_url), "the store")
-        self.add(settings.database_url, "the database")
-        self.add(str(settings.home), "SNAP_HOME")
+        self.add(str(settings.store_url), "<store>")
+        self.add(settings.database_url, "<database>")
+        self.add(password_hidden(settings.database_url), "<database>")
+        self.add(str(settings.home), "<SNAP_HOME>")
 
     def add(self, location: str, shown: str) -> None:
         with_paths(self.replacements, location, shown)
@@ -44,10 +46,10 @@ class Redactor:
         """``text`` with every location and blob key of the server replaced."""
         replacements = dict(self.replacements)
         for location in extra:
-            with_paths(replacements, location, "the store")
+            with_paths(replacements, location, "<store>")
         for location in sorted(replacements, key=len, reverse=True):
             text = text.replace(location, replacements[location])
-        return BLOB_KEY.sub(lambda m: f"{m.group(1)} blob sha256:{m.group(2)}", text)
+        return BLOB_KEY.sub(lambda m: f"the {m.group(1)} blob sha256:{m.group(2)}", text)
 
     def document(self, document: Any) -> Any:
         """A copy of ``document`` fit to serve."""
@@ -72,6 +74,17 @@ class Redactor:
             else:
                 shown[key] = self._public(item, stores)
         return shown
+
+
+def password_hidden(url: str) -> str:
+    """The database URL as snap's messages show it (SQLAlchemy's form, password as ***)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return url
 
 
 def with_paths(replacements: dict[str, str], location: str, shown: str) -> None:

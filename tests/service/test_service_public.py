@@ -97,7 +97,7 @@ def test_a_missing_blob_is_reported_without_its_path(
     assert_nothing_of_the_server(audited.text, home)
     states = {b["kind"]: b for b in audited.json()["snapshot"]["blobs"]}
     assert states["text"]["state"] == "missing"
-    assert "the store" in states["text"]["detail"]
+    assert "<store>" in states["text"]["detail"]
     gone = served.get(f"/v1/snapshots/{recorded['snapshotId']}/text")
     document = assert_problem(gone, 410)
     assert_nothing_of_the_server(gone.text, home)
@@ -114,9 +114,13 @@ def test_messages_lose_locations_and_keys_but_keep_the_digest(tmp_path: Path) ->
         shown
         == f"integrity failure at the raw blob sha256:{digest}: expected sha256:{digest}, got x"
     )
-    assert redactor.message(f"no raw blob in {home.as_uri()}/store") == "no raw blob in the store"
+    assert redactor.message(f"no raw blob in {home.as_uri()}/store") == "no raw blob in <store>"
     s3 = Redactor(Settings.from_env({"SNAP_HOME": str(home), "SNAP_STORE": "s3://bucket/pre"}))
-    assert s3.message("cannot read s3://bucket/pre: denied") == "cannot read the store: denied"
+    assert s3.message("cannot read s3://bucket/pre: denied") == "cannot read <store>: denied"
+    url = "postgresql+psycopg://snap:secret@db.internal:5432/evidence"
+    postgres = Redactor(Settings.from_env({"SNAP_HOME": str(home), "SNAP_DATABASE_URL": url}))
+    shown = "the database at postgresql+psycopg://snap:***@db.internal:5432/evidence refused"
+    assert postgres.message(shown) == "the database at <database> refused"
 
 
 def test_a_local_file_capture_shows_its_name_only(tmp_path: Path) -> None:
