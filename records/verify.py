@@ -10,6 +10,7 @@ The order of checks for one citation, and why:
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -142,28 +143,43 @@ class _Checked:
         return self.planned.evidence
 
 
+def no_checkpoint() -> None:
+    """The default checkpoint: a run is never stopped from outside."""
+
+
 def verify_citations(
-    workspace: Workspace, given: VerifyInput, *, fetch_missing: bool = False
+    workspace: Workspace,
+    given: VerifyInput,
+    *,
+    fetch_missing: bool = False,
+    checkpoint: Callable[[], None] = no_checkpoint,
 ) -> VerifyReport:
     """Check every citation in ``given``; every check is recorded, whatever its status.
 
     Three steps, so no transaction is ever held across blob I/O or matching: read what the
     database knows (one short read), check against the stored blobs (no transaction), record
-    citations and verifications (one short write, one multi-row insert)."""
-    fetch_errors = capture_missing_sources(workspace, given) if fetch_missing else {}
+    citations and verifications (one short write, one multi-row insert).
+
+    ``checkpoint`` is called before each capture, each citation's planning and each check; it
+    stops the run by raising (the HTTP service's deadline). Nothing is recorded then: the
+    checks are written in the last step only, so a stopped run leaves no partial record."""
+    fetch_errors = capture_missing_sources(workspace, given, checkpoint) if fetch_missing else {}
     try:
         with workspace.db.reading() as session:
             lookups = _Lookups(session, [citation_id_of(r) for r in given.requests])
-            planned = [
-                plan_request(lookups, request, item, fetch_errors)
-                for item, request in enumerate(given.requests)
-            ]
+            planned = []
+            for item, request in enumerate(given.requests):
+                checkpoint()
+                planned.append(plan_request(lookups, request, item, fetch_errors))
             documents = plan_documents(lookups, given) if given.is_answer else []
         workspace.stores.check_all(
             [p.evidence for p in [*planned, *documents] if p.evidence is not None]
         )
         texts = SnapshotTexts(workspace.stores, shared=workspace.prepared)
-        checked = [check_planned(texts, p) for p in planned]
+        checked = []
+        for planned_request in planned:
+            checkpoint()
+            checked.append(check_planned(texts, planned_request))
         if given.is_answer:
             everything = checked + read_documents(texts, documents)
             checked = [mark_found_elsewhere(item, everything) for item in checked]
@@ -182,7 +198,9 @@ def verify_citations(
     )
 
 
-def capture_missing_sources(workspace: Workspace, given: VerifyInput) -> dict[str, str]:
+def capture_missing_sources(
+    workspace: Workspace, given: VerifyInput, checkpoint: Callable[[], None] = no_checkpoint
+) -> dict[str, str]:
     """``--fetch``: capture each cited web URL that has no snapshot yet.
 
     Only http and https: citations come from model output, and a model naming a local path
@@ -199,6 +217,7 @@ def capture_missing_sources(workspace: Workspace, given: VerifyInput) -> dict[st
         }
     errors = {}
     for url in sorted(u for u in missing if u):
+        checkpoint()
         if not is_web_url(url):
             errors[url] = "--fetch captures only http and https URLs"
             continue

@@ -824,6 +824,20 @@ def wait_for(ws: Any, progress: dict[str, Any]) -> dict[str, Any]:
     show_default=True,
     help="Seconds a request may take before it is answered 504.",
 )
+@click.option(
+    "--header-timeout",
+    type=click.FloatRange(min=0, min_open=True, max=3600),
+    default=10.0,
+    show_default=True,
+    help="Seconds a request's line and headers may take before the connection is dropped.",
+)
+@click.option(
+    "--max-citations",
+    type=click.IntRange(min=1),
+    default=10_000,
+    show_default=True,
+    help="Citations one POST /v1/verify may carry (more is answered 413).",
+)
 @click.option("--access-log", is_flag=True, help="Log every request (uvicorn's access log).")
 @click.option("--print-openapi", is_flag=True, help="Print the OpenAPI document and exit.")
 @click.pass_context
@@ -833,6 +847,8 @@ def serve(
     port: int,
     allow_private: bool | None,
     request_timeout: float,
+    header_timeout: float,
+    max_citations: int,
     access_log: bool,
     print_openapi: bool,
 ) -> None:
@@ -846,9 +862,8 @@ def serve(
     if print_openapi:
         emit_json(openapi_document())
         return
-    import uvicorn
-
     from records.inputs.reader import max_input_bytes
+    from snap.service import serving
     from snap.service.app import ServiceConfig, create_app
     from snap.service.auth import check_bind, parse_tokens
 
@@ -857,17 +872,17 @@ def serve(
     settings: Settings = ctx.obj
     if allow_private is not None:
         settings = settings.with_overrides(allow_private=allow_private)
-    config = ServiceConfig(settings, tokens, max_input_bytes(), request_timeout)
+    config = ServiceConfig(settings, tokens, max_input_bytes(), request_timeout, max_citations)
     from records.workspace import Workspace
 
     opened = Workspace.open(settings)  # a bad store or database is one line, before binding
-    uvicorn.run(
+    serving.run(
         create_app(config, workspace=opened),
         host=host.strip("[]"),
         port=port,
         access_log=access_log,
-        log_level="info",
-        timeout_graceful_shutdown=int(request_timeout) + 1,
+        header_timeout=header_timeout,
+        graceful_shutdown=int(request_timeout) + 1,
     )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -34,22 +34,29 @@ from snap.config import Settings
 from snap.errors import InputError, SnapError, VerifierError
 from snap.service import auth
 from snap.service.dispatch import ReverifyFilters, dispatch_reverify
-from snap.service.limits import Limits
+from snap.service.limits import DeadlinePassed, Limits, Refusal, Scope, deadline_of
 from snap.service.metrics import CONTENT_TYPE, Metrics
 from snap.service.problems import (
     BAD_REQUEST,
     INTERNAL,
     MEDIA_TYPE,
     PROBLEM_SCHEMA,
+    TIMEOUT,
     UNAUTHORIZED,
     ProblemKind,
     http_problem,
     problem,
     problem_of,
 )
+from snap.service.public import Redactor
 
 log = logging.getLogger("snap.service")
 DEFAULT_REQUEST_TIMEOUT = 60.0
+# Citations one request may carry: checking 10,000 takes seconds, well inside the request
+# timeout; 1.2 million (a 56 MiB body) took 2.4 GB and minutes.
+DEFAULT_MAX_CITATIONS = 10_000
+OPEN_PATHS = frozenset({"/healthz", "/openapi.json"})  # answered without a token
+CHALLENGE = {"WWW-Authenticate": 'Bearer realm="snap"'}
 WORKER_THREADS = 15
 PRIVATE_FIELDS = ("allow_private", "allowprivate", "allow-private")
 PRIVATE_LINE = (
@@ -68,6 +75,7 @@ class ServiceConfig:
     tokens: tuple[bytes, ...] = ()
     max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT
+    max_citations: int = DEFAULT_MAX_CITATIONS
 
 
 class ProblemError(Exception):
@@ -143,23 +151,49 @@ async def raw_body(request: Request) -> bytes:
     return await request.body()
 
 
+def unauthorized_line(presented: str | None) -> str:
+    if presented is None:
+        return "no bearer token given (Authorization: Bearer <token>)"
+    return "the bearer token is not one of SNAP_API_TOKENS"
+
+
 def require_token(
     request: Request,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)],
 ) -> None:
+    """The route's own check, which also puts the bearer scheme in the OpenAPI document; the
+    Limits middleware has already refused a request without a token (``admission``)."""
     config: ServiceConfig = request.app.state.config
     presented = credentials.credentials if credentials is not None else None
     if not auth.token_matches(presented, config.tokens):
-        detail = (
-            "no bearer token given (Authorization: Bearer <token>)"
-            if presented is None
-            else "the bearer token is not one of SNAP_API_TOKENS"
-        )
-        raise ProblemError(UNAUTHORIZED, detail, {"WWW-Authenticate": 'Bearer realm="snap"'})
+        raise ProblemError(UNAUTHORIZED, unauthorized_line(presented), CHALLENGE)
+
+
+def admission(tokens: tuple[bytes, ...]) -> Callable[[Scope], Refusal | None]:
+    """The token check on the request head, made before any body byte is read: every path but
+    ``OPEN_PATHS`` needs a token when tokens are configured."""
+
+    def admit(scope: Scope) -> Refusal | None:
+        if not tokens or scope.get("path") in OPEN_PATHS:
+            return None
+        given = [value for name, value in scope.get("headers", ()) if name == b"authorization"]
+        presented = auth.bearer_of(given[0].decode("latin-1")) if len(given) == 1 else None
+        if auth.token_matches(presented, tokens):
+            return None
+        document = problem(UNAUTHORIZED, unauthorized_line(presented))
+        return Refusal(document, CHALLENGE)
+
+    return admit
+
+
+def redactor_of(request: Request) -> Redactor:
+    redactor: Redactor = request.app.state.redactor
+    return redactor
 
 
 WorkspaceDep = Annotated[Workspace, Depends(workspace_of)]
 MetricsDep = Annotated[Metrics, Depends(metrics_of)]
+PublicDep = Annotated[Redactor, Depends(redactor_of)]  # what a served document may say
 
 
 def create_app(config: ServiceConfig, *, workspace: Workspace | None = None) -> FastAPI:
@@ -201,14 +235,16 @@ def create_app(config: ServiceConfig, *, workspace: Workspace | None = None) -> 
     )
     app.state.metrics = metrics
     app.state.config = config
+    app.state.redactor = Redactor(config.settings)
     guarded = [Depends(require_token), Depends(refuse_private_parameters)]
-    add_routes(app, guarded)
+    add_routes(app, guarded, config)
     add_error_handlers(app)
     app.add_middleware(
         Limits,
         max_body=config.max_input_bytes,
         timeout=config.request_timeout,
         metrics=metrics,
+        admit=admission(config.tokens),
     )
     original_openapi = app.openapi
 
@@ -221,17 +257,20 @@ def create_app(config: ServiceConfig, *, workspace: Workspace | None = None) -> 
     return app
 
 
-def add_routes(app: FastAPI, guarded: list[Any]) -> None:
+def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
     verify_body = {
         "requestBody": {
             "required": True,
             "description": (
                 "Any input `snap verify` reads, as the bytes of the file: a citation record or "
                 "a list, an answer with claims, W3C annotations, a provider's response "
-                "(Anthropic, OpenAI, Gemini, Perplexity) or its saved event stream."
+                "(Anthropic, OpenAI, Gemini, Perplexity) or its saved event stream. At most "
+                f"{config.max_citations} citations (`snap serve --max-citations`) and "
+                f"{config.max_input_bytes} bytes (`SNAP_MAX_INPUT_BYTES`); more is refused 413."
             ),
             "content": {"application/json": {"schema": {}}},
-        }
+        },
+        "x-max-citations": config.max_citations,
     }
 
     @app.post(
@@ -242,8 +281,10 @@ def add_routes(app: FastAPI, guarded: list[Any]) -> None:
         summary="Check citations against their stored snapshots",
     )
     def verify(
+        request: Request,
         workspace: WorkspaceDep,
         metrics: MetricsDep,
+        public: PublicDep,
         body: Annotated[bytes, Depends(raw_body)],
         fetch: Annotated[
             bool, Query(description="Capture a cited http(s) URL that has no snapshot yet.")
@@ -259,14 +300,15 @@ def add_routes(app: FastAPI, guarded: list[Any]) -> None:
             ),
         ] = None,
     ) -> dict[str, Any]:
-        from records.inputs import verify_input_from_bytes
         from records.verify import verify_citations
+        from snap.service.cap import verify_input_within
 
-        given = verify_input_from_bytes(body, "request body", document_map(documents))
-        report = verify_citations(workspace, given, fetch_missing=fetch)
+        given = verify_input_within(body, document_map(documents), config.max_citations)
+        checkpoint = deadline_of(request.scope).checkpoint
+        report = verify_citations(workspace, given, fetch_missing=fetch, checkpoint=checkpoint)
         document = report.to_json()
         metrics.count_statuses(document["summary"]["byStatus"])
-        return document
+        return dict(public.document(document))
 
     @app.post(
         "/v1/captures",
@@ -276,7 +318,7 @@ def add_routes(app: FastAPI, guarded: list[Any]) -> None:
         summary="Capture a URL and store it write-once",
     )
     def capture(
-        workspace: WorkspaceDep, metrics: MetricsDep, given: CaptureRequest
+        workspace: WorkspaceDep, metrics: MetricsDep, public: PublicDep, given: CaptureRequest
     ) -> JSONResponse:
         from records.capture import capture_source, is_web_url
 
@@ -288,7 +330,9 @@ def add_routes(app: FastAPI, guarded: list[Any]) -> None:
             metrics.capture_failed(type(error).__name__)
             raise
         location = f"/v1/snapshots/{record.snapshot_id}"
-        return SnapJSONResponse(record.to_json(), status_code=201, headers={"Location": location})
+        return SnapJSONResponse(
+            public.document(record.to_json()), status_code=201, headers={"Location": location}
+        )
 
     @app.get(
         "/v1/snapshots/{snapshot_id}",
@@ -296,10 +340,11 @@ def add_routes(app: FastAPI, guarded: list[Any]) -> None:
         responses=responses(200, "As `snap audit --snapshot ID --json`", 404),
         summary="Everything recorded about a snapshot, its blobs re-hashed now",
     )
-    def snapshot(workspace: WorkspaceDep, snapshot_id: str) -> dict[str, Any]:
+    def snapshot(workspace: WorkspaceDep, public: PublicDep, snapshot_id: str) -> dict[str, Any]:
         from records.audit import audit
 
-        return audit(workspace, citation_id=None, url=None, snapshot_id=snapshot_id)
+        report = audit(workspace, citation_id=None, url=None, snapshot_id=snapshot_id)
+        return dict(public.document(report))
 
     @app.get(
         "/v1/snapshots/{snapshot_id}/text",
@@ -325,10 +370,11 @@ def add_routes(app: FastAPI, guarded: list[Any]) -> None:
         responses=responses(200, "As `snap audit CITATION_ID --json`", 404),
         summary="The audit record of a citation",
     )
-    def citation(workspace: WorkspaceDep, citation_id: str) -> dict[str, Any]:
+    def citation(workspace: WorkspaceDep, public: PublicDep, citation_id: str) -> dict[str, Any]:
         from records.audit import audit
 
-        return audit(workspace, citation_id=citation_id, url=None, snapshot_id=None)
+        report = audit(workspace, citation_id=citation_id, url=None, snapshot_id=None)
+        return dict(public.document(report))
 
     @app.get(
         "/v1/audit",
@@ -337,11 +383,14 @@ def add_routes(app: FastAPI, guarded: list[Any]) -> None:
         summary="Everything recorded about a URL",
     )
     def audit_url(
-        workspace: WorkspaceDep, url: Annotated[str, Query(min_length=1, max_length=8192)]
+        workspace: WorkspaceDep,
+        public: PublicDep,
+        url: Annotated[str, Query(min_length=1, max_length=8192)],
     ) -> dict[str, Any]:
         from records.audit import audit
 
-        return audit(workspace, citation_id=None, url=url, snapshot_id=None)
+        report = audit(workspace, citation_id=None, url=url, snapshot_id=None)
+        return dict(public.document(report))
 
     @app.post(
         "/v1/reverify",
@@ -356,17 +405,23 @@ def add_routes(app: FastAPI, guarded: list[Any]) -> None:
         summary="Re-check recorded citations against the latest snapshot of each source",
     )
     def reverify(
-        workspace: WorkspaceDep, metrics: MetricsDep, given: ReverifyRequest
+        request: Request,
+        workspace: WorkspaceDep,
+        metrics: MetricsDep,
+        public: PublicDep,
+        given: ReverifyRequest,
     ) -> JSONResponse:
         since = given.since
         if since is not None and since.tzinfo is None:
             since = since.replace(tzinfo=UTC)
         filters = ReverifyFilters(given.url, since, given.refetch, given.run)
-        dispatched = dispatch_reverify(workspace, filters)
+        checkpoint = deadline_of(request.scope).checkpoint
+        dispatched = dispatch_reverify(workspace, filters, checkpoint)
         metrics.count_statuses(dispatched.by_status)
         for _ in range(dispatched.refetch_failures):
             metrics.capture_failed("refetch")
-        return SnapJSONResponse(dispatched.body, status_code=dispatched.status_code)
+        body = public.document(dispatched.body)
+        return SnapJSONResponse(body, status_code=dispatched.status_code)
 
     @app.get(
         "/v1/jobs/{batch}",
@@ -375,11 +430,13 @@ def add_routes(app: FastAPI, guarded: list[Any]) -> None:
         summary="Progress of a batch, from the database",
     )
     def job(
-        workspace: WorkspaceDep, batch: Annotated[str, Path(min_length=1, max_length=200)]
+        workspace: WorkspaceDep,
+        public: PublicDep,
+        batch: Annotated[str, Path(min_length=1, max_length=200)],
     ) -> dict[str, Any]:
         from records.jobs import batch_progress
 
-        return batch_progress(workspace.db, batch)
+        return dict(public.document(batch_progress(workspace.db, batch)))
 
     @app.get(
         "/healthz",
@@ -404,9 +461,10 @@ def add_routes(app: FastAPI, guarded: list[Any]) -> None:
 
 
 def add_error_handlers(app: FastAPI) -> None:
-    def snap_error(_request: Request, error: Exception) -> Response:
+    def snap_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, (SnapError, VerifierError))
         document = problem_of(error)
+        document["detail"] = redactor_of(request).message(document["detail"])
         return ProblemResponse(document, status_code=document["status"])
 
     def problem_error(_request: Request, error: Exception) -> Response:
@@ -429,6 +487,12 @@ def add_error_handlers(app: FastAPI) -> None:
         document = problem(INTERNAL, f"internal error: {type(error).__name__} (see the log)")
         return ProblemResponse(document, status_code=500)
 
+    def too_late(_request: Request, _error: Exception) -> Response:
+        # Only reached when the work stopped before Limits answered (it answers 504 itself).
+        document = problem(TIMEOUT, "the request took longer than the time limit")
+        return ProblemResponse(document, status_code=TIMEOUT.status)
+
+    app.add_exception_handler(DeadlinePassed, too_late)
     app.add_exception_handler(SnapError, snap_error)
     app.add_exception_handler(VerifierError, snap_error)
     app.add_exception_handler(ProblemError, problem_error)

@@ -11,6 +11,7 @@ in-process, synchronously, with exactly the filters of ``snap reverify``; the an
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -35,7 +36,17 @@ class Dispatched:
     refetch_failures: int
 
 
-def dispatch_reverify(workspace: Workspace, filters: ReverifyFilters) -> Dispatched:
+def no_checkpoint() -> None:
+    """Never stop a run from outside."""
+
+
+def dispatch_reverify(
+    workspace: Workspace,
+    filters: ReverifyFilters,
+    checkpoint: Callable[[], None] = no_checkpoint,
+) -> Dispatched:
+    """``checkpoint`` is called after each snapshot group of an in-process run (each group is
+    recorded as it finishes) and stops the run by raising: the request's deadline."""
     if workspace.settings.broker_url is not None and not (filters.refetch or filters.run_id):
         return enqueue_reverify(workspace, filters)
     from records.reverify import refetch_sources, reverify, select_citations
@@ -44,7 +55,13 @@ def dispatch_reverify(workspace: Workspace, filters: ReverifyFilters) -> Dispatc
     if not citations and (filters.url or filters.since):
         raise RecordNotFound("no recorded citation matches url/since")
     errors = refetch_sources(workspace, citations) if filters.refetch else {}
-    report = reverify(workspace, citations, refetch_errors=errors, run_id=filters.run_id)
+    report = reverify(
+        workspace,
+        citations,
+        refetch_errors=errors,
+        run_id=filters.run_id,
+        progress=lambda _done: checkpoint(),
+    )
     summary = report.summary()
     return Dispatched(200, report.to_json(), summary["byStatus"], len(errors))
 

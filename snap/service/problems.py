@@ -79,6 +79,9 @@ UNAUTHORIZED = ProblemKind(401, "unauthorized", "A valid bearer token is needed"
 TIMEOUT = ProblemKind(504, "timeout", "The request took longer than the time limit")
 INTERNAL = ProblemKind(500, "internal-error", "Internal error")
 BAD_REQUEST = ProblemKind(400, "unusable-input", "The input cannot be used")
+# Answered by snap's uvicorn protocol (snap.service.serving), before the app sees a request.
+MALFORMED = ProblemKind(400, "malformed-request", "The request is not valid HTTP")
+SLOW = ProblemKind(408, "header-timeout", "The request's headers came too slowly")
 
 
 def kind_of(error: BaseException) -> ProblemKind:
