@@ -316,6 +316,13 @@ def store_init(result: dict[str, Any]) -> str:
     )
 
 
+def relocated(result: dict[str, Any]) -> str:
+    return (
+        f"relocated {plural(result['snapshots'], 'snapshot')} from {', '.join(result['from'])}"
+        f" to {result['to']} ({plural(result['blobsChecked'], 'blob')} found there)"
+    )
+
+
 def shown(document: dict[str, Any], *, offsets: bool) -> str:
     """``snap show``: the text as stored; with offsets, a header saying which code points."""
     if document["what"] == "headers":
