@@ -1,0 +1,74 @@
+"""OpenAI ``url_citation`` as the API really gives it (issue 20): the annotated span is the
+inline link ``([domain](url?utm_source=openai))`` after the sentence it supports, and the URL
+carries ``utm_source=openai``, which the captured page's URL does not."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from records.inputs import UNQUOTED, parse_document
+from records.offset_units import slice_in
+from tests.http_fixtures import LoopbackServer
+from tests.inputs.conftest import FIXTURES, NOWHERE
+from tests.records.conftest import Backend
+
+SENTENCES = (
+    "Tiered caching cut origin load tenfold",
+    " The median hit ratio reached 87.5 percent in 2024.",
+)
+
+
+def linked_answer(base: str) -> tuple[dict[str, Any], str]:
+    """A Responses API answer: one link before a sentence's full stop, one after it."""
+    first = f" ([example.org]({base}/report.txt?utm_source=openai))"
+    second = f" ([example.org]({base}/guide.txt?utm_source=openai))"
+    text = SENTENCES[0] + first + "." + SENTENCES[1] + second
+    spans = [
+        (len(SENTENCES[0]) + 1, len(SENTENCES[0]) + len(first), f"{base}/report.txt"),
+        (len(text) - len(second) + 1, len(text), f"{base}/guide.txt"),
+    ]
+    notes = [
+        {"type": "url_citation", "start_index": a, "end_index": b, "url": f"{u}?utm_source=openai"}
+        for a, b, u in spans
+    ]
+    part = {"type": "output_text", "text": text, "annotations": notes}
+    message = {"type": "message", "role": "assistant", "content": [part]}
+    return {"id": "resp_1", "object": "response", "output": [message]}, text
+
+
+def test_the_claim_is_the_sentence_around_the_link_not_the_link() -> None:
+    document, text = linked_answer(NOWHERE)
+    first, second = parse_document(document).requests
+    assert first.kind == second.kind == UNQUOTED
+    assert first.claim_text == "Tiered caching cut origin load tenfold"
+    assert second.claim_text == "The median hit ratio reached 87.5 percent in 2024."
+    for request in (first, second):
+        assert request.claim is not None
+        assert request.claim.span is not None
+        for unit, span in request.claim.span.items():
+            assert slice_in(text, unit, dict(span)) == request.claim.text
+    assert first.url == f"{NOWHERE}/report.txt?utm_source=openai"  # kept as given
+
+
+def test_a_page_captured_without_utm_source_is_the_cited_page(
+    backend: Backend, tmp_path: Path, http_server: LoopbackServer
+) -> None:
+    for name in ("report.txt", "guide.txt"):
+        body = (FIXTURES / name).read_bytes()
+        http_server.route(f"/{name}", body=body, content_type="text/plain; charset=utf-8")
+    base = http_server.url("").rstrip("/")
+    for name in ("report.txt", "guide.txt"):
+        assert backend.snap("fetch", f"{base}/{name}").returncode == 0
+    path = tmp_path / "answer.json"
+    path.write_text(json.dumps(linked_answer(base)[0]), encoding="utf-8")
+    done = backend.snap("verify", "--json", str(path))
+    assert done.returncode == 1, done.stderr  # no_quote never passes
+    results = json.loads(done.stdout)["results"]
+    assert [r["status"] for r in results] == ["no_quote", "no_quote"]
+    assert all(r["snapshotId"] for r in results)
+    assert results[0]["url"] == f"{base}/report.txt?utm_source=openai"
+    human = backend.snap("verify", str(path)).stdout
+    assert "claim: Tiered caching cut origin load tenfold" in human
+    assert "claim: ([" not in human
