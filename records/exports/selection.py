@@ -179,10 +179,9 @@ def _of_file(session: Session, requests: tuple[CitationRequest, ...], name: str)
         if session.get(Citation, citation_id) is not None:
             recorded.append(citation_id)
             continue
+        missing.append(request.label)  # never checked, whether or not its source is stored
         snapshot = _named_snapshot(session, request)
-        if snapshot is None:
-            missing.append(request.label)
-        else:
+        if snapshot is not None:
             extra.append(snapshot.id)
     selection = _of_citations(session, recorded, missing=tuple(missing))
     have = set(selection.snapshot_ids)
