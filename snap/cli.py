@@ -90,6 +90,7 @@ def json_option(function: F) -> F:
         "--json",
         "as_json",
         is_flag=True,
+        is_eager=True,  # before path arguments, whose errors it turns into JSON
         callback=remember_json,
         help='Print the result as JSON (an error too, as {"error": …}).',
     )(function)

@@ -1,9 +1,10 @@
 """Path arguments of the command line, checked when they are parsed.
 
 A folder, a FIFO, a socket, a device, a missing or unreadable file where snap reads a file, or a
-folder or FIFO where it writes one, is a usage mistake: one line naming the path and exit 2,
-before anything is read, recorded or written. (The readers below check again when they open
-the file: the path may change in between, and library callers do not come through here.)
+folder or FIFO where it writes one, is unusable input: an ``InputError`` (one line naming the
+path, as JSON too with ``--json``, exit 2) before anything is read, recorded or written. (The
+readers check again when they open the file: the path may change in between, and library
+callers do not come through here.)
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import click
+
+from snap.errors import InputError
 
 STDIN = "-"
 
@@ -41,7 +44,7 @@ class InputFile(click.Path):
             return Path(STDIN)
         problem = input_problem(Path(text))
         if problem is not None:
-            self.fail(f"{text}: {problem}", param, ctx)
+            raise InputError(f"{named(param)}{text}: {problem}")
         return Path(text)
 
 
@@ -57,8 +60,13 @@ class OutputFile(click.Path):
         text = os.fsdecode(value) if isinstance(value, (bytes, os.PathLike)) else str(value)
         problem = output_problem(Path(text))
         if problem is not None:
-            self.fail(f"{text}: {problem}", param, ctx)
+            raise InputError(f"{named(param)}{text}: {problem}")
         return Path(text)
+
+
+def named(param: click.Parameter | None) -> str:
+    """An option is named before its value (``--documents x.json: …``); an argument is not."""
+    return f"{param.opts[0]} " if isinstance(param, click.Option) else ""
 
 
 def input_problem(path: Path) -> str | None:
