@@ -104,7 +104,7 @@ class StoreResolver:
             raise StoreError(
                 f"snapshot {evidence.snapshot_id} is stored in {location}; the configured store"
                 f" is {self.configured.location}, and {location} cannot be reached"
-                f" ({opened.message})"
+                f" ({opened.message}); if its blobs were moved: snap store relocate {location}"
             )
         return opened
 

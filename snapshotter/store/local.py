@@ -88,7 +88,7 @@ class FolderStore:
                     read_chunks(stream), sink, key=blob_key(kind, digest), digest=digest
                 )
         except FileNotFoundError:
-            raise BlobNotFound(f"no {kind} blob {digest} in {self.location}") from None
+            raise BlobNotFound(f"no {kind} blob {digest} in {self.root.as_uri()}") from None
         except OSError as error:
             raise StoreError(f"cannot read {path}: {error.strerror or error}") from None
 
@@ -108,7 +108,7 @@ class FolderStore:
 
     def probe(self) -> None:
         if not self.root.is_dir():
-            raise StoreError(f"the folder store {self.location} does not exist")
+            raise StoreError(f"the folder store {self.root.as_uri()} does not exist")
 
     def iterate(self) -> Iterator[tuple[str, str]]:
         """Every stored (kind, digest), in key order; temporary and foreign files are skipped."""

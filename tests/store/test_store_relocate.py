@@ -14,6 +14,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from snap.cli import cli
+from snap.errors import ConfigError
+from snapshotter.store import FolderStore, canonical_location, open_store
 
 ENV: dict[str, str | None] = {"SNAP_STORE": None, "SNAP_DATABASE_URL": None}
 
@@ -82,7 +84,9 @@ def test_relocate_rewrites_an_absolute_location_recorded_before(
     set_locations(home, old_store)  # what snap recorded before this change
     moved = tmp_path / "moved"
     shutil.move(home, moved)
-    assert snap(moved, "audit", "--snapshot", snapshot_id).exit_code == 3
+    stale = snap(moved, "audit", "--snapshot", snapshot_id)
+    assert stale.exit_code == 3
+    assert f"snap store relocate {old_store}" in stale.stderr  # the way out, in the one line
     code, result = snap_json(moved, "store", "relocate", old_store)
     assert code == 0, result
     assert result == {"from": [old_store], "to": "home:store", "snapshots": 1, "blobsChecked": 2}
@@ -125,3 +129,20 @@ def test_relocate_of_a_location_never_recorded_is_exit_2(captured: tuple[Path, s
     assert result.exit_code == 2
     assert result.stderr.count("\n") == 1
     assert "no snapshot to move is recorded in /nowhere/store" in result.stderr
+
+
+def test_how_a_folder_store_is_recorded(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    assert FolderStore(home / "store", home=home).location == "home:store"
+    assert FolderStore(home / "a" / ".." / "b", home=home).location == "home:b"
+    outside = tmp_path / "elsewhere"
+    assert FolderStore(outside, home=home).location == outside.as_uri()
+    assert FolderStore(home / "store").location == (home / "store").as_uri()  # no home given
+    opened = open_store("home:store", home=tmp_path / "moved")
+    assert isinstance(opened, FolderStore)
+    assert opened.root == tmp_path / "moved" / "store"
+    assert canonical_location((home / "store").as_uri(), home=home) == "home:store"
+    assert canonical_location(str(home / "store"), home=home) == "home:store"
+    assert canonical_location("s3://bucket/prefix", home=home) == "s3://bucket/prefix"
+    with pytest.raises(ConfigError, match="relative to the snap home"):
+        open_store("home:store")
