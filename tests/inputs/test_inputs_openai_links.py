@@ -69,6 +69,15 @@ def test_a_page_captured_without_utm_source_is_the_cited_page(
     assert [r["status"] for r in results] == ["no_quote", "no_quote"]
     assert all(r["snapshotId"] for r in results)
     assert results[0]["url"] == f"{base}/report.txt?utm_source=openai"
+    pinned = tmp_path / "pinned.json"
+    citation = {
+        "url": f"{base}/report.txt?utm_source=openai",
+        "snapshotId": results[0]["snapshotId"],
+        "quote": "In 2024 the median cache hit ratio",
+    }
+    pinned.write_text(json.dumps(citation), encoding="utf-8")
+    checked = backend.snap("verify", "--json", str(pinned))
+    assert json.loads(checked.stdout)["results"][0]["status"] == "quote_found", checked.stdout
     human = backend.snap("verify", str(path)).stdout
     assert "claim: Tiered caching cut origin load tenfold" in human
     assert "claim: ([" not in human
