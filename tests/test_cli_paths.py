@@ -6,7 +6,7 @@ Path arguments are found by walking the click command tree, so a new command or 
 covered without being listed here; every ``click.Path`` must be snap's checked ``InputFile`` or
 ``OutputFile``. Commands run in-process (click's CliRunner), except the unreadable case when
 the tests run as root: root opens a mode-000 file, so that case runs the command in a child
-process as the unprivileged user ``nobody``.
+process without capabilities (``setpriv``), to which file permissions apply.
 """
 
 from __future__ import annotations
@@ -27,8 +27,10 @@ from click.testing import CliRunner
 from snap.cli import cli
 from snap.paths import InputFile, OutputFile
 
-# Arguments that are paths but typed as text, because they also take a URL.
-PATH_OR_URL = {("fetch", "target"): [], ("fetch --enqueue", "target"): ["--enqueue"]}
+# Arguments typed as text because they also take a URL, and the flags with which they are paths.
+TEXT_PATHS: dict[tuple[tuple[str, ...], str], list[tuple[str, ...]]] = {
+    (("fetch",), "target"): [(), ("--enqueue",)],
+}
 SETPRIV = shutil.which("setpriv")
 GOOD_INPUT = '{"url": "http://127.0.0.1:9/page", "quote": "a quoted sentence"}\n'
 
@@ -62,12 +64,8 @@ def path_arguments() -> list[PathArgument]:
         for param in command.params:
             if isinstance(param.type, click.Path):
                 found.append(PathArgument(names, param, isinstance(param.type, OutputFile)))
-            for extra in [
-                v
-                for (c, p), v in PATH_OR_URL.items()
-                if c.split()[0] == " ".join(names) and p == param.name
-            ]:
-                found.append(PathArgument(names, param, False, tuple(extra)))
+            for extra in TEXT_PATHS.get((names, str(param.name)), []):
+                found.append(PathArgument(names, param, False, extra))
     return found
 
 
@@ -92,7 +90,6 @@ def test_every_path_parameter_is_checked() -> None:
 def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A home with a migrated database, so commands that need one get to their arguments."""
     root = tmp_path_factory.mktemp("paths")
-    root.chmod(0o755)  # the unprivileged child below must reach the files it is given
     env = {"SNAP_HOME": str(root / "home")}
     result = CliRunner().invoke(cli, ["db", "upgrade"], env=env)
     assert result.exit_code == 0, result.output
