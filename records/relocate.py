@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select, update
+from sqlalchemy.orm import Session
 
 from records.evidence import Evidence, recorded_blobs, recorded_head
 from records.models import Capture, Extraction, Snapshot
@@ -63,26 +64,35 @@ def relocate(workspace: Workspace, old: str, new: str | None = None) -> Relocati
         )
         if not sources:
             raise InputError(_nothing_recorded(old, recorded))
-        moved = Snapshot.store_location.in_(sources)
-        snapshots = list(session.scalars(select(Snapshot).where(moved)))
-        extractions = list(session.scalars(select(Extraction).join(Snapshot).where(moved)))
-        stored = (
-            select(Capture.provenance)
-            .join(Snapshot, Capture.snapshot_id == Snapshot.id)
-            .where(Capture.outcome == "stored", moved)
-        )
-        heads = [recorded_head(provenance) for provenance in session.scalars(stored)]
-    ids = [snapshot.id for snapshot in snapshots]
-    blobs = _blobs_of(snapshots, extractions, heads)
+        ids, blobs = _snapshots_and_blobs(session, sources)
     _require_present(target, blobs)
     with workspace.db.session() as session:
         for start in range(0, len(ids), BATCH):
             session.execute(
                 update(Snapshot)
-                .where(Snapshot.id.in_(ids[start : start + BATCH]))
+                .where(
+                    Snapshot.id.in_(ids[start : start + BATCH]),
+                    Snapshot.store_location.in_(sources),  # unless rewritten meanwhile
+                )
                 .values(store_location=target.location)
             )
     return Relocation(sources, target.location, len(ids), len(blobs))
+
+
+def _snapshots_and_blobs(
+    session: Session, sources: tuple[str, ...]
+) -> tuple[list[str], list[tuple[str, str, str | None]]]:
+    """The ids of the snapshots recorded in ``sources``, and every blob they name."""
+    moved = Snapshot.store_location.in_(sources)
+    snapshots = list(session.scalars(select(Snapshot).where(moved)))
+    extractions = list(session.scalars(select(Extraction).join(Snapshot).where(moved)))
+    stored = (
+        select(Capture.provenance)
+        .join(Snapshot, Capture.snapshot_id == Snapshot.id)
+        .where(Capture.outcome == "stored", moved)
+    )
+    heads = [recorded_head(provenance) for provenance in session.scalars(stored)]
+    return [snapshot.id for snapshot in snapshots], _blobs_of(snapshots, extractions, heads)
 
 
 def _target_store(workspace: Workspace, new: str | None) -> BlobStore:
