@@ -8,8 +8,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from records.inputs import UNQUOTED, parse_document
 from records.offset_units import slice_in
+from records.urls import without_tracking
 from tests.http_fixtures import LoopbackServer
 from tests.inputs.conftest import FIXTURES, NOWHERE
 from tests.records.conftest import Backend
@@ -81,3 +85,22 @@ def test_a_page_captured_without_utm_source_is_the_cited_page(
     human = backend.snap("verify", str(path)).stdout
     assert "claim: Tiered caching cut origin load tenfold" in human
     assert "claim: ([" not in human
+
+
+NAMES = st.sampled_from(["utm_source", "UTM_medium", "utm_", "id", "q", "utmost", "source"])
+FIELDS = st.lists(st.tuples(NAMES, st.text("abc=%", max_size=4)), max_size=5)
+
+
+@given(FIELDS)
+def test_only_utm_parameters_are_dropped_and_the_rest_kept_in_order(
+    fields: list[tuple[str, str]],
+) -> None:
+    query = "&".join(f"{name}={value}" for name, value in fields)
+    url = f"https://example.org/a?{query}" if query else "https://example.org/a"
+    kept = [f"{n}={v}" for n, v in fields if not n.lower().startswith("utm_")]
+    untracked = without_tracking(url)
+    if len(kept) == len(fields):
+        assert untracked is None  # nothing to drop: the URL is looked up once, as given
+    else:
+        assert untracked == "https://example.org/a" + ("?" + "&".join(kept) if kept else "")
+        assert without_tracking(untracked) is None
