@@ -104,3 +104,44 @@ def test_only_utm_parameters_are_dropped_and_the_rest_kept_in_order(
     else:
         assert untracked == "https://example.org/a" + ("?" + "&".join(kept) if kept else "")
         assert without_tracking(untracked) is None
+
+
+WORDS = st.text("abc xyz,é🚀", min_size=1, max_size=30).filter(lambda t: t.strip() != "")
+
+
+@given(WORDS, WORDS, st.sampled_from([".", ""]), st.sampled_from(["", " More."]))
+def test_a_link_claim_is_a_slice_of_the_answer_without_the_link(
+    earlier: str, sentence: str, stop: str, after: str
+) -> None:
+    link = " ([a.org](https://a.org/p?utm_source=openai))"
+    text = f"{earlier}. {sentence}{stop}{link}{after}"
+    start = text.index(link) + 1
+    (request,) = parse_document(
+        {
+            "object": "response",
+            "output": [
+                {
+                    "type": "message",
+                    "content": [
+                        {
+                            "type": "output_text",
+                            "text": text,
+                            "annotations": [
+                                {
+                                    "type": "url_citation",
+                                    "start_index": start,
+                                    "end_index": start + len(link) - 1,
+                                    "url": "https://a.org/p?utm_source=openai",
+                                }
+                            ],
+                        }
+                    ],
+                }
+            ],
+        }
+    ).requests
+    assert request.claim is not None
+    assert request.claim.span is not None
+    assert request.claim.text == (sentence + stop).strip()
+    for unit, span in request.claim.span.items():
+        assert slice_in(text, unit, dict(span)) == request.claim.text
