@@ -8,6 +8,7 @@ blob I/O and matching that follow run with no transaction open.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from records.models import Extraction, Snapshot
@@ -20,7 +21,7 @@ from records.outcome import (
 )
 from snap.errors import BlobNotFound, IntegrityError, SnapError, StoreError
 from snapshotter.capture import HEADERS_BLOB
-from snapshotter.store import BlobStore, blob_key, open_store
+from snapshotter.store import BlobStore, blob_key, canonical_location, open_store
 from snapshotter.store.hashing import NullSink
 
 
@@ -67,15 +68,34 @@ class Evidence:
 class StoreResolver:
     """The store each snapshot was written to. A snapshot recorded in another store than the
     configured one is read from its own store when that can be reached; otherwise the check
-    stops with exit 3 and one line, because a configuration slip is not damaged evidence."""
+    stops with exit 3 and one line, because a configuration slip is not damaged evidence.
 
-    def __init__(self, configured: BlobStore, *, lock_mode: str, lock_days: int) -> None:
+    Recorded locations are compared as a store opened from them would record them now
+    (``canonical_location``), so a snapshot recorded by the absolute path of a folder inside
+    the home, before folder stores were recorded relative to it, is in the configured store."""
+
+    def __init__(
+        self,
+        configured: BlobStore,
+        *,
+        lock_mode: str,
+        lock_days: int,
+        home: Path | None = None,
+    ) -> None:
         self.configured = configured
         self._lock = (lock_mode, lock_days)
+        self._home = home
         self._opened: dict[str, BlobStore | StoreError] = {configured.location: configured}
 
+    def canonical(self, location: str) -> str:
+        return canonical_location(location, home=self._home)
+
+    def is_configured(self, location: str) -> bool:
+        """Whether a recorded location names the configured store."""
+        return self.canonical(location) == self.configured.location
+
     def store_for(self, evidence: Evidence) -> BlobStore:
-        location = evidence.store_location
+        location = self.canonical(evidence.store_location)
         opened = self._opened.get(location)
         if opened is None:
             opened = self._open(location)
@@ -84,7 +104,7 @@ class StoreResolver:
             raise StoreError(
                 f"snapshot {evidence.snapshot_id} is stored in {location}; the configured store"
                 f" is {self.configured.location}, and {location} cannot be reached"
-                f" ({opened.message})"
+                f" ({opened.message}); if its blobs were moved: snap store relocate {location}"
             )
         return opened
 
@@ -95,7 +115,9 @@ class StoreResolver:
 
     def _open(self, location: str) -> BlobStore | StoreError:
         try:
-            store = open_store(location, lock_mode=self._lock[0], lock_days=self._lock[1])
+            store = open_store(
+                location, lock_mode=self._lock[0], lock_days=self._lock[1], home=self._home
+            )
             store.probe()
         except StoreError as error:
             return error

@@ -108,8 +108,8 @@ def plan_fsck(workspace: Workspace) -> FsckPlan:
     for item, (kind, digest, version) in blobs:
         key = (item.store_location, kind, digest, version)
         recorded.setdefault(key, RecordedBlob(item.snapshot_id, item, kind, digest, version))
-    here = workspace.store.location
-    named = {(b.kind, b.digest) for b in recorded.values() if b.evidence.store_location == here}
+    here = workspace.stores.is_configured
+    named = {(b.kind, b.digest) for b in recorded.values() if here(b.evidence.store_location)}
     orphans = sorted(blob for blob in workspace.store.iterate() if blob not in named)
     ordered = sorted(recorded.values(), key=lambda b: (b.kind, b.digest, b.snapshot_id))
     return FsckPlan(ordered, orphans, len(snapshots))

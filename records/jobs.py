@@ -48,16 +48,10 @@ ERRORS_SHOWN = 10
 def read_url_list(path: Path) -> list[str]:
     """One http(s) URL a line; blank lines and ``#`` comments skipped, repeats dropped. A line
     that is not a web URL is refused with its line number before anything is queued."""
-    try:
-        if path.stat().st_size > MAX_URL_LIST_BYTES:
-            raise InputError(f"{path}: larger than {MAX_URL_LIST_BYTES} bytes")
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not UTF-8 text") from None
-    except OSError as error:
-        raise InputError(f"{path}: cannot read: {error.strerror}") from None
+    from records.inputs.reader import decode_text, read_input_bytes
+
+    # the one bounded reader: a folder, FIFO or device is one line, and never blocks
+    text = decode_text(read_input_bytes(path, MAX_URL_LIST_BYTES), str(path))
     urls: dict[str, None] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         url = line.strip()

@@ -16,7 +16,7 @@ from sqlalchemy import Insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from records.models import Capture, Citation, Extraction, Snapshot, Verification, utcnow
-from records.urls import canonical_url
+from records.urls import canonical_url, without_tracking
 from snap.errors import CaptureError, ExtractionConflict, InputError
 from snapshotter.capture import SnapshotRecord, page_json
 from verifier import token_keys
@@ -199,8 +199,16 @@ def get_snapshot(session: Session, snapshot_id: str) -> Snapshot | None:
 
 def latest_capture(session: Session, url: str) -> Capture | None:
     """The newest stored capture of ``url`` (asked for, or reached by redirect), compared in
-    canonical form: ``…#section`` names the captured page."""
-    key = canonical_url(url)
+    canonical form: ``…#section`` names the captured page. A URL with tracking parameters
+    (``utm_source=openai``) and no capture of its own names the page without them."""
+    found = _latest_capture_of_key(session, canonical_url(url))
+    untracked = without_tracking(url) if found is None else None
+    if untracked is not None:
+        found = _latest_capture_of_key(session, canonical_url(untracked))
+    return found
+
+
+def _latest_capture_of_key(session: Session, key: str) -> Capture | None:
     query = (
         select(Capture)
         .where(

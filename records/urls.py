@@ -4,6 +4,11 @@ Models cite ``…/page.html#section`` links, people type ``HTTP://Host:80/``: th
 page snap captured. The canonical form lower-cases the scheme and host, encodes the host with
 IDNA, drops the default port and the fragment, and normalises percent-encoding (upper-case hex,
 unreserved characters decoded). It is computed locally: no name is ever resolved.
+
+Tracking parameters (``TRACKING_PREFIXES``: ``utm_source=openai`` and the other Google
+Analytics campaign tags, which OpenAI appends to every cited URL) do not name another page: a
+URL that has no capture of its own is looked up again without them (``without_tracking``).
+The URL is kept and shown as given.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+TRACKING_PREFIXES = ("utm_",)
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
 
@@ -55,3 +61,20 @@ def _escapes(text: str) -> str:
         return char if char in _UNRESERVED else "%" + match.group(1).upper()
 
     return _ESCAPE.sub(fix, text)
+
+
+def without_tracking(url: str) -> str | None:
+    """``url`` without its tracking query parameters (names starting with a prefix of
+    ``TRACKING_PREFIXES``), or None when it has none. Every other parameter, and their order
+    and spelling, is kept."""
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return None
+    if not parts.query:
+        return None
+    fields = parts.query.split("&")
+    kept = [f for f in fields if not f.split("=", 1)[0].lower().startswith(TRACKING_PREFIXES)]
+    if len(kept) == len(fields):
+        return None
+    return urlunsplit(parts._replace(query="&".join(kept)))

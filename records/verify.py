@@ -44,7 +44,7 @@ from records.repository import (
     url_of_snapshot,
 )
 from records.texts import SnapshotTexts
-from records.urls import canonical_url
+from records.urls import canonical_url, without_tracking
 from records.workspace import Workspace
 from snap.errors import (
     BlobNotFound,
@@ -346,10 +346,12 @@ def check_planned(texts: SnapshotTexts, planned: _Planned) -> _Checked:
 
 
 def captured_from(session: Session, snapshot: Snapshot, url: str) -> bool:
-    """A citation naming both a URL and a snapshot is only as good as a capture linking them."""
-    key = canonical_url(url)
+    """A citation naming both a URL and a snapshot is only as good as a capture linking them
+    (the URL without tracking parameters links them too: ``records.urls``)."""
+    untracked = without_tracking(url)
+    keys = {canonical_url(url), *([canonical_url(untracked)] if untracked else [])}
     return any(
-        key in (c.url_key, c.final_url_key) for c in captures_of_snapshot(session, snapshot.id)
+        keys & {c.url_key, c.final_url_key} for c in captures_of_snapshot(session, snapshot.id)
     )
 
 

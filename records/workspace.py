@@ -29,7 +29,10 @@ class Workspace:
         """``existing``: for commands that only look at what is recorded; an embedded database
         that does not exist yet is then an error, not silently created empty."""
         store = open_store(
-            settings.store_url, lock_mode=settings.lock_mode, lock_days=settings.lock_days
+            settings.store_url,
+            lock_mode=settings.lock_mode,
+            lock_days=settings.lock_days,
+            home=settings.home,
         )
         database = Database(settings.database_url, must_exist=existing)
         return cls(settings=settings, db=database, store=store)
@@ -40,7 +43,10 @@ class Workspace:
         if self._stores is None:
             settings = self.settings
             self._stores = StoreResolver(
-                self.store, lock_mode=settings.lock_mode, lock_days=settings.lock_days
+                self.store,
+                lock_mode=settings.lock_mode,
+                lock_days=settings.lock_days,
+                home=settings.home,
             )
         return self._stores
 

@@ -20,6 +20,7 @@ import click
 from snap import __version__, render
 from snap.config import Settings
 from snap.errors import InputError, RecordNotFound, SnapError, VerifierError, exit_code_of
+from snap.paths import InputFile, OutputFile
 
 F = TypeVar("F", bound=Callable[..., Any])
 INTERNAL_ERROR_EXIT = 70
@@ -89,6 +90,7 @@ def json_option(function: F) -> F:
         "--json",
         "as_json",
         is_flag=True,
+        is_eager=True,  # before path arguments, whose errors it turns into JSON
         callback=remember_json,
         help='Print the result as JSON (an error too, as {"error": …}).',
     )(function)
@@ -209,8 +211,17 @@ def fetch(
         click.echo(render.snapshot_summary(record.to_json()))
 
 
+def documents_option(function: F) -> F:
+    return click.option(
+        "--documents",
+        "documents_path",
+        type=InputFile(),
+        help="JSON map from a model's document index, title or file id to a URL or snapshot id.",
+    )(function)
+
+
 @cli.command()
-@click.argument("file", type=click.Path(path_type=Path))
+@click.argument("file", type=InputFile(allow_stdin=True))
 @click.option(
     "--fetch",
     "fetch_missing",
@@ -226,15 +237,10 @@ def fetch(
 @click.option(
     "--emit",
     "emit_path",
-    type=click.Path(path_type=Path),
+    type=OutputFile(),
     help="Write verified citations here as citation records and W3C annotations.",
 )
-@click.option(
-    "--documents",
-    "documents_path",
-    type=click.Path(path_type=Path),
-    help="JSON map from a model's document index, title or file id to a URL or snapshot id.",
-)
+@documents_option
 @json_option
 @click.pass_context
 def verify(
@@ -453,7 +459,7 @@ def show(
 
 
 @cli.command()
-@click.argument("file", required=False, type=click.Path(path_type=Path))
+@click.argument("file", required=False, type=InputFile(allow_stdin=True))
 @click.option(
     "--format",
     "fmt",
@@ -461,13 +467,12 @@ def show(
     type=click.Choice(["warc", "wacz", "html"]),
     help="warc: WARC 1.1; wacz: WACZ 1.1.1 with pages and annotations; html: evidence page.",
 )
-@click.option(
-    "-o", "--output", required=True, type=click.Path(path_type=Path), help="The file to write."
-)
+@click.option("-o", "--output", required=True, type=OutputFile(), help="The file to write.")
 @click.option("--citation", "citation_id", help="Export this citation and what it was checked on.")
 @click.option("--snapshot", "snapshot_id", help="Export every capture of this snapshot.")
 @click.option("--url", help="Export every stored capture of this URL.")
 @click.option("--force", is_flag=True, help="Replace the output file if it exists.")
+@documents_option
 @json_option
 @click.pass_context
 def export(
@@ -479,19 +484,25 @@ def export(
     snapshot_id: str | None,
     url: str | None,
     force: bool,
+    documents_path: Path | None,
     as_json: bool,
 ) -> None:
     """Write stored evidence as a web archive (WARC, WACZ) or an evidence page.
 
     Select exactly one: --citation ID, --snapshot ID, --url URL, or FILE (an answer or citation
-    file in any format `snap verify` reads: everything it cites). Every blob is re-hashed as it
-    is read; a damaged one stops the export (exit 1) and nothing is written.
+    file in any format `snap verify` reads: everything it cites; --documents as for verify).
+    Every blob is re-hashed as it is read; a damaged one stops the export (exit 1) and nothing
+    is written.
     """
     from records.exports.export import check_output
     from records.exports.export import export as run_export
     from records.exports.selection import select
+    from records.inputs import load_document_map
 
+    if documents_path is not None and file is None:
+        raise click.UsageError("--documents goes with FILE (a model's answer)")
     check_output(output, force=force)
+    documents = load_document_map(documents_path)
     with workspace(ctx, existing=True) as ws:
         selection = select(
             ws,
@@ -499,6 +510,7 @@ def export(
             snapshot_id=snapshot_id,
             url=url and as_url(url),
             file=file,
+            documents=documents,
         )
         with progress_counter(len(selection.captures), "exporting") as bar:
             result = run_export(
@@ -599,13 +611,38 @@ def store_init(ctx: click.Context, as_json: bool) -> None:
 
     settings: Settings = ctx.obj
     result = init_store(
-        settings.store_url, lock_mode=settings.lock_mode, lock_days=settings.lock_days
+        settings.store_url,
+        lock_mode=settings.lock_mode,
+        lock_days=settings.lock_days,
+        home=settings.home,
     )
     if as_json:
         emit_json(result)
     else:
         click.echo(render.store_init(result))
     ctx.exit(0 if result["objectLock"] or "bucket" not in result else 1)
+
+
+@store.command("relocate")
+@click.argument("old", metavar="OLD")
+@click.argument("new", metavar="[NEW]", required=False)
+@json_option
+@click.pass_context
+def store_relocate(ctx: click.Context, old: str, new: str | None, as_json: bool) -> None:
+    """Record that the snapshots stored in OLD are now in NEW (default: the configured store).
+
+    For a home or store that was copied or moved: OLD is the location the snapshots were
+    recorded with (a folder, file:// URL or s3://bucket/prefix; see snap audit). Only the
+    records change, and only after every blob they name is found in NEW.
+    """
+    from records.relocate import relocate
+
+    with workspace(ctx, existing=True) as ws:
+        moved = relocate(ws, old, new)
+    if as_json:
+        emit_json(moved.to_json())
+    else:
+        click.echo(render.relocated(moved.to_json()))
 
 
 @cli.group()
@@ -640,7 +677,7 @@ def db_upgrade(ctx: click.Context, as_json: bool) -> None:
 
 
 @cli.command("import")
-@click.argument("path", type=click.Path(path_type=Path))
+@click.argument("path", type=InputFile())
 @json_option
 @click.pass_context
 def import_(ctx: click.Context, path: Path, as_json: bool) -> None:

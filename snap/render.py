@@ -35,12 +35,21 @@ def in_snapshot(snapshot_id: str | None) -> str:
     return "no snapshot was checked" if not snapshot_id else f"in {short_id(snapshot_id)}"
 
 
+# marks around a differing word: the first pair the passage does not contain, so that a
+# differing "[" is shown as ⟨[⟩, never as the unreadable "[[]"
+MARKS = (("[", "]"), ("⟨", "⟩"), ("«", "»"), ("⟪", "⟫"))
+
+
 def marked_passage(text: str, start: int, differences: list[list[int]]) -> str:
-    """The closest passage with each differing word in [brackets]."""
+    """The closest passage with each differing word in [brackets] (or, when the passage holds
+    a bracket, the first pair of ``MARKS`` it does not hold)."""
+    opening, closing = next(
+        (pair for pair in MARKS if pair[0] not in text and pair[1] not in text), MARKS[-1]
+    )
     pieces, cursor = [], 0
     for diff_start, diff_end in differences:
         a, b = diff_start - start, diff_end - start
-        pieces += [text[cursor:a], "[", text[a:b], "]"]
+        pieces += [text[cursor:a], opening, text[a:b], closing]
         cursor = b
     pieces.append(text[cursor:])
     return one_line("".join(pieces))
@@ -58,6 +67,8 @@ def result_lines(result: CitationResult) -> list[str]:
     lines = [f"{mark} {HEADLINES[status]}  {data['citationId']}  ({where})"]
     if data.get("claim"):
         lines.append(f"    claim: {one_line(data['claim'])}")
+    if data.get("claimProblem"):
+        lines.append(f"    claim offsets not used: {one_line(str(data['claimProblem']))}")
     if data["quote"] and status in ("quote_found", "position_mismatch", "context_mismatch"):
         quote = data["quote"]
         lines.append(
@@ -313,6 +324,13 @@ def store_init(result: dict[str, Any]) -> str:
     return (
         f"{FAIL} bucket {result['bucket']} exists WITHOUT Object Lock: stored evidence could "
         "be deleted; use a new bucket created by `snap store init`"
+    )
+
+
+def relocated(result: dict[str, Any]) -> str:
+    return (
+        f"relocated {plural(result['snapshots'], 'snapshot')} from {', '.join(result['from'])}"
+        f" to {result['to']} ({plural(result['blobsChecked'], 'blob')} found there)"
     )
 
 

@@ -17,7 +17,8 @@ from sqlalchemy.orm import Session
 from records.audit import find_citation
 from records.evidence import Evidence
 from records.ids import resolve_citation_id, resolve_snapshot_id
-from records.inputs import CitationRequest, load_verify_input
+from records.inputs import CitationRequest, DocumentMap, load_verify_input
+from records.inputs.documents import NO_DOCUMENTS
 from records.models import Capture, Citation, Snapshot
 from records.repository import (
     captures_of,
@@ -108,13 +109,14 @@ def select(
     snapshot_id: str | None = None,
     url: str | None = None,
     file: Path | None = None,
+    documents: DocumentMap = NO_DOCUMENTS,
 ) -> Selection:
     """Exactly one of the four must be given (InputError otherwise); RecordNotFound when what
     it names has no stored capture."""
     given = [v for v in (citation_id, snapshot_id, url, file) if v is not None]
     if len(given) != 1:
         raise InputError("give exactly one of --citation ID, --snapshot ID, --url URL or FILE")
-    requests = load_verify_input(file).requests if file is not None else ()
+    requests = load_verify_input(file, documents).requests if file is not None else ()
     with workspace.db.reading() as session:
         if citation_id is not None:
             selection = _of_citations(session, [resolve_citation_id(session, citation_id)])
@@ -177,10 +179,9 @@ def _of_file(session: Session, requests: tuple[CitationRequest, ...], name: str)
         if session.get(Citation, citation_id) is not None:
             recorded.append(citation_id)
             continue
+        missing.append(request.label)  # never checked, whether or not its source is stored
         snapshot = _named_snapshot(session, request)
-        if snapshot is None:
-            missing.append(request.label)
-        else:
+        if snapshot is not None:
             extra.append(snapshot.id)
     selection = _of_citations(session, recorded, missing=tuple(missing))
     have = set(selection.snapshot_ids)

@@ -11,6 +11,8 @@ from records.offset_units import span_units
 from snap.errors import OffsetError
 
 SENTENCE_END = re.compile(r"[.!?。！？]\s|\n")
+# an inline Markdown link, alone or in parentheses: "([example.org](https://example.org/…))"
+INLINE_LINK = re.compile(r"\s*\(?\s*\[[^\]\n]*\]\([^)\s]*\)\s*\)?\s*")
 
 
 def claim_at(answer: str, start: int, end: int) -> Claim | None:
@@ -35,12 +37,35 @@ def sentence_around(answer: str, index: int) -> tuple[int, int]:
 
 
 def sentence_claim(answer: str, index: int) -> Claim | None:
-    start, end = sentence_around(answer, index)
+    return stripped_claim(answer, *sentence_around(answer, index))
+
+
+def stripped_claim(answer: str, start: int, end: int) -> Claim | None:
+    """``answer[start:end]`` without the white space at either end, as a claim."""
     while start < end and answer[start].isspace():
         start += 1
     while end > start and answer[end - 1].isspace():
         end -= 1
     return claim_at(answer, start, end)
+
+
+def linked_claim(answer: str, start: int, end: int) -> Claim | None:
+    """The claim an annotated span stands for. When the span is an inline link (OpenAI's
+    ``url_citation`` annotates ``([domain](url))``, not the words it supports), the claim is
+    the sentence the link is attached to, up to the link; else the span itself.
+
+    "Blue skies. ([a.org](https://a.org/))" and "Blue skies ([a.org](https://a.org/))." both
+    give "Blue skies…"; a link opening a sentence gives the rest of that sentence."""
+    if not 0 <= start <= end <= len(answer) or not INLINE_LINK.fullmatch(answer, start, end):
+        return claim_at(answer, start, end)
+    before = len(answer[:start].rstrip())
+    first = 0
+    for match in SENTENCE_END.finditer(answer, 0, before - 1 if before else 0):
+        first = match.end()
+    if answer[first:before].strip():
+        return stripped_claim(answer, first, before)
+    after = SENTENCE_END.search(answer, end)
+    return stripped_claim(answer, end, after.start() + 1 if after else len(answer))
 
 
 def marker_claim(answer: str, number: int) -> Claim | None:

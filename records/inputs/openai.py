@@ -1,8 +1,10 @@
 """OpenAI Responses API and Chat Completions responses.
 
-``url_citation`` annotations carry no quote: the annotated span of the answer is the claim and
-the URL its source, so snap can prove the source was captured, never that it supports the
-claim (status ``no_quote``, with the passage of the source closest to the claim as a hint).
+``url_citation`` annotations carry no quote: the sentence the annotated span belongs to is the
+claim (the span itself is the inline link ``([domain](url))``) and the URL its source, so snap
+can prove the source was captured, never that it supports the claim (status ``no_quote``,
+with the passage of the source closest to the claim as a hint). OpenAI appends
+``utm_source=openai`` to the URL; captures are looked up without it (``records.urls``).
 ``file_citation`` names a file; the text of ``file_search_call.results`` for that file is a
 quote and is checked. Files map to sources through ``--documents`` (by file id or filename).
 """
@@ -12,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from records.inputs.build import cited, provider_input, web_source
-from records.inputs.claims import claim_at, sentence_claim
+from records.inputs.claims import linked_claim, sentence_claim
 from records.inputs.documents import DocumentMap, Source
 from records.inputs.fields import Field
 from records.inputs.model import UNQUOTED, CitationRequest, VerifyInput
@@ -91,7 +93,7 @@ def url_citation(
     end = note.child("end_index").integer()
     if start > end:
         raise note.fail(f"start_index ({start}) is after end_index ({end})")
-    claim = claim_at(text, start, end)
+    claim = linked_claim(text, start, end)
     details: dict[str, Any] = {"provider": NAME, "citationType": "url_citation"}
     if claim is None:
         details["claimProblem"] = f"the span {start}–{end} does not lie in the answer text"

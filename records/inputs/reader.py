@@ -51,15 +51,19 @@ def read_input_bytes(path: Path, limit: int | None = None) -> bytes:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as error:
         raise InputError(f"{path}: {open_problem(error)}") from None
-    with os.fdopen(fd, "rb") as stream:
+    try:  # checked before fdopen, which raises IsADirectoryError on a folder
         mode = os.fstat(fd).st_mode
         if stat.S_ISDIR(mode):
-            raise InputError(f"{path}: is a directory, not a JSON file")
+            raise InputError(f"{path}: is a folder; give a file")
         if not stat.S_ISREG(mode):
             raise InputError(
                 f"{path}: not a regular file (a FIFO, device or socket); "
                 "give a file, or pipe it to standard input as '-'"
             )
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb") as stream:
         return read_bounded(stream, limit, str(path))
 
 
@@ -67,7 +71,7 @@ def open_problem(error: OSError) -> str:
     if error.errno == errno.ENOENT:
         return "no such file"
     if error.errno == errno.EISDIR:
-        return "is a directory, not a JSON file"
+        return "is a folder; give a file"
     return f"cannot read: {error.strerror or error}"
 
 

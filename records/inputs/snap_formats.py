@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from records.inputs.fields import MAX_STRING_ID, Field
-from records.inputs.model import CitationRequest, Claim, Position, VerifyInput
+from records.inputs.model import UNQUOTED, CitationRequest, Claim, Position, VerifyInput
 from records.inputs.w3c import (
     is_annotation,
     parse_annotation,
@@ -22,6 +22,7 @@ from records.inputs.w3c import (
 )
 
 MAX_PAGE = 100
+UNCITED = "the claim cites no source (no 'url' or 'snapshotId')"
 CITATION_KEYS = ("quote", "selector", "target", "snapshotId", "url")
 
 
@@ -66,7 +67,7 @@ def parse_answer(root: Field) -> VerifyInput:
     answer_id = root.child("answerId").optional_str(longest=MAX_STRING_ID)
     requests = []
     for claim in claims.items():
-        request = parse_item(claim)
+        request = parse_claim(claim)
         claim_text = claim.child("text").optional_str()
         requests.append(
             replace(
@@ -78,6 +79,35 @@ def parse_answer(root: Field) -> VerifyInput:
         )
     refuse_reused_ids(requests)
     return VerifyInput(tuple(requests), is_answer=True, answer_id=answer_id)
+
+
+def parse_claim(claim: Field) -> CitationRequest:
+    """One claim of an answer. A claim that quotes nothing (it names only a URL or snapshot)
+    or cites no source is reported as such (``no_quote``, ``unknown_snapshot``) beside the
+    others, not a reason to refuse the whole answer; a malformed citation still is."""
+    fields = claim.obj()
+    if is_annotation(fields) or any(key in fields for key in ("quote", "selector")):
+        if any(key in fields for key in ("url", "snapshotId")) or is_annotation(fields):
+            return parse_item(claim)
+        quote, position = parse_selector(claim)
+        return CitationRequest(
+            label=claim.path,
+            quote=quote,
+            citation_id=claim.child("citationId").optional_str(longest=MAX_STRING_ID),
+            position=position,
+            details={"sourceProblem": UNCITED},
+        )
+    url = claim.child("url").optional_str()
+    snapshot_id = claim.child("snapshotId").optional_str()
+    return CitationRequest(
+        label=claim.path,
+        quote=None,
+        citation_id=claim.child("citationId").optional_str(longest=MAX_STRING_ID),
+        url=url,
+        snapshot_id=snapshot_id,
+        kind=UNQUOTED,
+        details={} if url or snapshot_id else {"sourceProblem": UNCITED},
+    )
 
 
 def refuse_reused_ids(requests: Sequence[CitationRequest]) -> None:

@@ -12,7 +12,7 @@ from urllib.parse import unquote, urlsplit
 
 from snap.errors import ConfigError
 from snapshotter.store.base import KINDS, BlobStore, StoredBlob, blob_key
-from snapshotter.store.local import FolderStore
+from snapshotter.store.local import HOME_SCHEME, FolderStore
 
 __all__ = [
     "KINDS",
@@ -20,17 +20,30 @@ __all__ = [
     "FolderStore",
     "StoredBlob",
     "blob_key",
+    "canonical_location",
     "init_store",
     "open_store",
 ]
 
 
-def open_store(url: str, *, lock_mode: str = "GOVERNANCE", lock_days: int = 365) -> BlobStore:
-    """``s3://bucket/prefix`` → S3Store; a folder path or ``file://`` URL → FolderStore.
+def open_store(
+    url: str,
+    *,
+    lock_mode: str = "GOVERNANCE",
+    lock_days: int = 365,
+    home: Path | None = None,
+) -> BlobStore:
+    """``s3://bucket/prefix`` → S3Store; a folder path, ``file://`` URL or ``home:path``
+    (a folder recorded relative to the snap home) → FolderStore.
 
     The lock settings only apply to S3; the folder store makes files read-only instead.
+    ``home`` decides how a folder store is recorded (see ``FolderStore``).
     """
     text = url.strip()
+    if text.startswith(HOME_SCHEME):
+        if home is None:
+            raise ConfigError(f"store {url!r} is relative to the snap home, and none is set")
+        return FolderStore(home / text.removeprefix(HOME_SCHEME), home=home)
     parts = urlsplit(text)
     if parts.scheme == "s3":
         if not parts.netloc:
@@ -41,16 +54,30 @@ def open_store(url: str, *, lock_mode: str = "GOVERNANCE", lock_days: int = 365)
     if parts.scheme == "file":
         if parts.netloc not in ("", "localhost"):
             raise ConfigError(f"store URL {url!r} names a remote host; use a local folder")
-        return FolderStore(Path(unquote(parts.path)))
+        return FolderStore(Path(unquote(parts.path)), home=home)
     if parts.scheme == "" and text:
-        return FolderStore(Path(text))
+        return FolderStore(Path(text), home=home)
     raise ConfigError(
         f"store {url!r} is neither a folder path, a file:// URL nor s3://bucket/prefix"
     )
 
 
+def canonical_location(location: str, *, home: Path | None) -> str:
+    """The location as a store opened from it would record it now: a folder given by path or
+    ``file://`` URL inside ``home`` becomes ``home:…``; anything else is returned as given.
+    Nothing is opened or reached."""
+    text = location.strip()
+    parts = urlsplit(text)
+    if text.startswith(HOME_SCHEME) or parts.scheme not in ("", "file") or not text:
+        return location
+    if parts.scheme == "file" and parts.netloc not in ("", "localhost"):
+        return location
+    folder = Path(unquote(parts.path)) if parts.scheme == "file" else Path(text)
+    return FolderStore(folder, home=home).location
+
+
 def init_store(
-    url: str, *, lock_mode: str = "GOVERNANCE", lock_days: int = 365
+    url: str, *, lock_mode: str = "GOVERNANCE", lock_days: int = 365, home: Path | None = None
 ) -> dict[str, object]:
     """``snap store init``: create the store, or report how an existing one is protected.
 
@@ -60,7 +87,7 @@ def init_store(
     """
     from snapshotter.store.s3 import S3Store
 
-    store = open_store(url, lock_mode=lock_mode, lock_days=lock_days)
+    store = open_store(url, lock_mode=lock_mode, lock_days=lock_days, home=home)
     if isinstance(store, S3Store):
         status = store.init_bucket()
         return {

@@ -31,12 +31,20 @@ READ_ONLY = 0o444
 _HEX_NAME = re.compile(r"^[0-9a-f]{64}$")
 
 
-class FolderStore:
-    """Write-once blob storage in a local folder; every read re-hashes the file."""
+HOME_SCHEME = "home:"  # a folder store recorded relative to SNAP_HOME: "home:store"
 
-    def __init__(self, root: Path) -> None:
+
+class FolderStore:
+    """Write-once blob storage in a local folder; every read re-hashes the file.
+
+    ``home``: the snap home (SNAP_HOME). A store inside it is recorded by its path relative to
+    the home (``home:store``), so a home copied or moved elsewhere keeps finding its blobs; a
+    store outside it is recorded by its absolute ``file://`` URL.
+    """
+
+    def __init__(self, root: Path, *, home: Path | None = None) -> None:
         self.root = root.expanduser().absolute()
-        self.location = self.root.as_uri()
+        self.location = recorded_location(self.root, home)
 
     def __repr__(self) -> str:
         return f"FolderStore({str(self.root)!r})"
@@ -80,7 +88,7 @@ class FolderStore:
                     read_chunks(stream), sink, key=blob_key(kind, digest), digest=digest
                 )
         except FileNotFoundError:
-            raise BlobNotFound(f"no {kind} blob {digest} in {self.location}") from None
+            raise BlobNotFound(f"no {kind} blob {digest} in {self.root.as_uri()}") from None
         except OSError as error:
             raise StoreError(f"cannot read {path}: {error.strerror or error}") from None
 
@@ -100,7 +108,7 @@ class FolderStore:
 
     def probe(self) -> None:
         if not self.root.is_dir():
-            raise StoreError(f"the folder store {self.location} does not exist")
+            raise StoreError(f"the folder store {self.root.as_uri()} does not exist")
 
     def iterate(self) -> Iterator[tuple[str, str]]:
         """Every stored (kind, digest), in key order; temporary and foreign files are skipped."""
@@ -138,6 +146,19 @@ class FolderStore:
             return True
         finally:
             temp.unlink(missing_ok=True)
+
+
+def recorded_location(root: Path, home: Path | None) -> str:
+    """``home:<relative path>`` for a folder inside ``home``, else its ``file://`` URL."""
+    if home is not None:
+        base = Path(os.path.normpath(home.expanduser().absolute()))
+        try:
+            relative = Path(os.path.normpath(root)).relative_to(base)
+        except ValueError:
+            pass
+        else:
+            return HOME_SCHEME + relative.as_posix()
+    return root.as_uri()
 
 
 def _copy_source(source: Path | bytes, out: BinaryIO, *, key: str, digest: str) -> int:

@@ -207,8 +207,10 @@ def test_answer_file_selects_everything_it_cites(
     assert code == 0, summary  # never checked: the snapshot of the URL it cites still comes
     assert summary["snapshotIds"] == [record["snapshotId"]]
     assert summary["citationIds"] == []
-    assert len(summary["notRecorded"]) == 1
-    assert "claims[1]" in summary["notRecorded"][0]
+    assert len(summary["notRecorded"]) == 2  # both claims: neither was ever checked
+    assert "claims[1]" in summary["notRecorded"][1]
+    text = backend.snap("export", "--format", "warc", "-o", str(out), "--force", str(answer))
+    assert "never checked): claims[0], claims[1]" in text.stdout
 
     assert backend.snap("verify", str(answer)).returncode == 1  # the second claim fails
     code, summary = run_json(

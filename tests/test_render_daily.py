@@ -1,0 +1,34 @@
+"""Text output says what ``--json`` says (issue 20): a Gemini claim offset that could not be
+used, and a differing bracket in the closest passage shown so that it can be read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from snap.cli import cli
+from snap.render import marked_passage
+from tests.inputs.conftest import fixture
+
+
+def test_a_differing_bracket_is_marked_readably() -> None:
+    text = "see [1] and (2)"
+    shown = marked_passage(text, 0, [[4, 5]])
+    assert "[[]" not in shown
+    assert shown == "see ⟨[⟩1] and (2)"
+    assert marked_passage("plain words here", 0, [[6, 11]]) == "plain [words] here"
+
+
+def test_gemini_offset_inside_a_character_is_in_the_text_output(tmp_path: Path) -> None:
+    document = fixture("gemini.json")
+    segment = document["candidates"][0]["groundingMetadata"]["groundingSupports"][0]["segment"]
+    segment["startIndex"] = 17  # inside "ö"
+    answer = tmp_path / "gemini.json"
+    answer.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    env = {"SNAP_HOME": str(tmp_path / "home"), "SNAP_STORE": None, "SNAP_DATABASE_URL": None}
+    result = CliRunner().invoke(cli, ["verify", str(answer)], env=env)
+    assert result.exit_code == 1, result.output
+    assert result.stdout.count("claim offsets not used:") == 2  # the web and retrieved chunks
+    assert "inside a character" in result.stdout
