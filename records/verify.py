@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from records.capture import capture_source, is_web_url
+from records.capture import capture_source, web_url_refusal
 from records.evidence import Evidence
 from records.inputs import QUOTED, SNIPPET, UNQUOTED, CitationRequest, Position, VerifyInput
 from records.models import Capture, Citation, Extraction, Snapshot
@@ -199,11 +199,12 @@ def capture_missing_sources(workspace: Workspace, given: VerifyInput) -> dict[st
         }
     errors = {}
     for url in sorted(u for u in missing if u):
-        if not is_web_url(url):
-            errors[url] = "--fetch captures only http and https URLs"
+        refused = web_url_refusal(url, "--fetch captures only http and https URLs")
+        if refused is not None:
+            errors[url] = refused
             continue
         try:
-            capture_source(workspace, url)
+            capture_source(workspace, url, web_only=True)
         except SnapError as error:  # recorded as failed where it got that far; others go on
             errors[url] = error.message
     return errors

@@ -51,9 +51,23 @@ from snap.service.problems import (
 log = logging.getLogger("snap.service")
 DEFAULT_REQUEST_TIMEOUT = 60.0
 WORKER_THREADS = 15
-PRIVATE_FIELDS = ("allow_private", "allowprivate", "allow-private")
+PRIVATE_FIELDS = (
+    "allow_private",
+    "allowprivate",
+    "allow-private",
+    "allow_network",
+    "allow_networks",
+    "allownetwork",
+    "allownetworks",
+    "allow-network",
+    "allow-networks",
+)
 PRIVATE_LINE = (
     "allow_private is server configuration (snap serve --allow-private, SNAP_ALLOW_PRIVATE),"
+    " never a request field"
+)
+NETWORKS_LINE = (
+    "allow_networks is server configuration (snap serve --allow-network, SNAP_ALLOW_NETWORKS),"
     " never a request field"
 )
 WEB_ONLY_LINE = (
@@ -134,8 +148,13 @@ def metrics_of(request: Request) -> Metrics:
 
 
 def refuse_private_parameters(request: Request) -> None:
-    if any(name.lower() in PRIVATE_FIELDS for name in request.query_params):
-        raise InputError(PRIVATE_LINE)
+    for name in request.query_params:
+        if name.lower() in PRIVATE_FIELDS:
+            raise InputError(private_line(name))
+
+
+def private_line(name: str) -> str:
+    return NETWORKS_LINE if "network" in name.lower() else PRIVATE_LINE
 
 
 async def raw_body(request: Request) -> bytes:
@@ -278,12 +297,14 @@ def add_routes(app: FastAPI, guarded: list[Any]) -> None:
     def capture(
         workspace: WorkspaceDep, metrics: MetricsDep, given: CaptureRequest
     ) -> JSONResponse:
-        from records.capture import capture_source, is_web_url
+        from records.capture import capture_source
+        from snapshotter.weburl import has_web_scheme, web_url
 
-        if not is_web_url(given.url):
+        if not has_web_scheme(given.url):
             raise InputError(WEB_ONLY_LINE)
+        web_url(given.url)  # an absolute http(s) URL with a host, read alike by browsers
         try:
-            record = capture_source(workspace, given.url)
+            record = capture_source(workspace, given.url, web_only=True)
         except SnapError as error:
             metrics.capture_failed(type(error).__name__)
             raise
@@ -416,7 +437,9 @@ def add_error_handlers(app: FastAPI) -> None:
 
     def invalid(_request: Request, error: Exception) -> Response:
         assert isinstance(error, RequestValidationError)
-        document = problem(BAD_REQUEST, validation_line(error), exitCode=2)
+        document = problem(
+            BAD_REQUEST, validation_line(error), exitCode=2, errorType=InputError.__name__
+        )
         return ProblemResponse(document, status_code=400)
 
     def http_error(_request: Request, error: Exception) -> Response:
@@ -456,8 +479,8 @@ def validation_line(error: RequestValidationError) -> str:
     parts = []
     for item in error.errors()[:3]:
         where = ".".join(str(part) for part in item.get("loc", ()))
-        if str(item.get("loc", ("",))[-1]).lower() in PRIVATE_FIELDS:
-            return PRIVATE_LINE
+        if (field := str(item.get("loc", ("",))[-1])).lower() in PRIVATE_FIELDS:
+            return private_line(field)
         if where == "body" and item.get("type") in ("model_attributes_type", "dict_type"):
             return "request body: expected a JSON object (sent as Content-Type: application/json)"
         parts.append(f"{where}: {item.get('msg', 'invalid')}")
