@@ -54,6 +54,7 @@ from snap.errors import (
     VerifierError,
 )
 from snapshotter.store.base import DIGEST_PATTERN
+from snapshotter.weburl import refuse_control_characters
 from verifier import (
     NORMALIZER_ID,
     VERIFIER_ID,
@@ -150,6 +151,7 @@ def verify_citations(
     Three steps, so no transaction is ever held across blob I/O or matching: read what the
     database knows (one short read), check against the stored blobs (no transaction), record
     citations and verifications (one short write, one multi-row insert)."""
+    refuse_unstorable_input(given)
     fetch_errors = capture_missing_sources(workspace, given) if fetch_missing else {}
     try:
         with workspace.db.reading() as session:
@@ -180,6 +182,26 @@ def verify_citations(
         answer_ids=tuple(request.answer_id for request in given.requests),
         input_format=given.input_format,
     )
+
+
+def refuse_unstorable_input(given: VerifyInput) -> None:
+    """Refuse (exit 2, HTTP 400) a citation whose id, URL, snapshot id or quote holds a NUL or
+    another character the database cannot store, before anything is looked up or recorded."""
+    for request in given.requests:
+        for name in ("citation_id", "url", "snapshot_id", "answer_id", "page"):
+            value = getattr(request, name)
+            if value is not None:
+                refuse_control_characters(value, f"{request.label}: {name}")
+        texts = [request.claim_text, request.claim.text if request.claim else None]
+        if request.quote is not None:
+            texts += [request.quote.exact, request.quote.prefix, request.quote.suffix]
+        for text in texts:
+            if text is not None:
+                refuse_control_characters(text, f"{request.label}: the quote", free_text=True)
+    for document in given.documents:
+        for value in (document.url, document.snapshot_id):
+            if value is not None:
+                refuse_control_characters(value, "a given document")
 
 
 def capture_missing_sources(workspace: Workspace, given: VerifyInput) -> dict[str, str]:

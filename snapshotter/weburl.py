@@ -28,6 +28,7 @@ DEFAULT_PORTS = {"http": 80, "https": 443}
 MAX_HOST_CHARS = 253
 MAX_LABEL_CHARS = 63
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_UNSTORABLE = re.compile(r"[\x00\ud800-\udfff]")  # no PostgreSQL text holds these
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
 _LABEL = re.compile(r"[a-z0-9_](?:[a-z0-9_\-]*[a-z0-9_])?")
 
@@ -53,12 +54,19 @@ class WebURL:
         return _ip_literal(self.host) is not None
 
 
-def refuse_control_characters(text: str, what: str) -> str:
-    """``text`` unchanged, or InputError (exit 2, HTTP 400) naming ``what`` when it holds a
-    NUL or another control character: the one check for ids, runs and URLs from outside."""
-    found = _CONTROL.search(text)
+def refuse_control_characters(text: str, what: str, *, free_text: bool = False) -> str:
+    """``text`` unchanged, or InputError (exit 2, HTTP 400) naming ``what``: the one check of
+    every string from outside (ids, runs, URLs, quotes) before it reaches the database, where a
+    NUL is an error of the server (PostgreSQL stores no NUL) instead of unusable input.
+
+    Ids, runs and URLs may hold no control character at all; ``free_text`` (a quote, a claim)
+    may hold tabs and line breaks, but no NUL and no lone surrogate (JSON can spell both)."""
+    found = (_UNSTORABLE if free_text else _CONTROL).search(text)
+    if found is None and not free_text:
+        found = _UNSTORABLE.search(text)
     if found is not None:
-        raise InputError(f"{what} contains the control character U+{ord(found.group()):04X}")
+        kind = "character" if free_text else "control character"
+        raise InputError(f"{what} contains the {kind} U+{ord(found.group()):04X}")
     return text
 
 

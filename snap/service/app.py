@@ -153,6 +153,17 @@ def refuse_private_parameters(request: Request) -> None:
             raise InputError(private_line(name))
 
 
+def refuse_control_parameters(request: Request) -> None:
+    """A NUL (or any control character) in a path or query parameter is unusable input, 400,
+    on every route: it never reaches the database (where it would be a 503)."""
+    from snapshotter.weburl import refuse_control_characters
+
+    for name, value in request.path_params.items():
+        refuse_control_characters(str(value), f"the {name} in the path")
+    for name, value in request.query_params.multi_items():
+        refuse_control_characters(value, f"the query parameter {name[:40]}")
+
+
 def private_line(name: str) -> str:
     return NETWORKS_LINE if "network" in name.lower() else PRIVATE_LINE
 
@@ -220,7 +231,11 @@ def create_app(config: ServiceConfig, *, workspace: Workspace | None = None) -> 
     )
     app.state.metrics = metrics
     app.state.config = config
-    guarded = [Depends(require_token), Depends(refuse_private_parameters)]
+    guarded = [
+        Depends(require_token),
+        Depends(refuse_private_parameters),
+        Depends(refuse_control_parameters),
+    ]
     add_routes(app, guarded)
     add_error_handlers(app)
     app.add_middleware(
@@ -379,6 +394,11 @@ def add_routes(app: FastAPI, guarded: list[Any]) -> None:
     def reverify(
         workspace: WorkspaceDep, metrics: MetricsDep, given: ReverifyRequest
     ) -> JSONResponse:
+        from snapshotter.weburl import refuse_control_characters
+
+        for name, value in (("url", given.url), ("run", given.run)):
+            if value is not None:
+                refuse_control_characters(value, f"request body: {name}")
         since = given.since
         if since is not None and since.tzinfo is None:
             since = since.replace(tzinfo=UTC)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-import re
 import ipaddress
+import re
 import socket
 import time
 from collections.abc import Callable, Iterator
@@ -226,6 +226,7 @@ def test_redirect_to_a_refused_address_is_not_followed(
     assert error.final_url == secret
     assert error.status is None  # the refused URL never answered
     assert error.provenance["redirects"] == [{"url": start, "status": 302, "location": secret}]
+    assert list(workdir.iterdir()) == []
     looked_up = [host for host, _ in first_hop_allowed]
     if target_host == "0x7f.0.0.1":  # browsers read 127.0.0.1: refused before any lookup
         assert looked_up == ["allowed.test"]
@@ -240,7 +241,6 @@ def _plain_host(host: str) -> str:
         return str(ipaddress.ip_address(host.strip("[]")))
     except ValueError:
         return host
-    assert list(workdir.iterdir()) == []
 
 
 # --- failures ----------------------------------------------------------------------------
