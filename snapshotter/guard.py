@@ -136,8 +136,11 @@ def resolve_checked(
         raise FetchError(f"not a host name: {host[:100]!r}; nothing was looked up")
     if allow_private:
         allowed = allowed.with_private()
-    infos = _getaddrinfo(host, port, timeout)
-    addresses = [str(info[4][0]) for info in infos]
+    literal = _literal(host)
+    if literal is not None:  # an address as written: no resolver is asked
+        addresses = [str(literal)]
+    else:
+        addresses = [str(info[4][0]) for info in _getaddrinfo(host, port, timeout)]
     if not addresses:
         raise FetchError(f"could not resolve host {host}: no addresses")
     for text in addresses:
@@ -149,6 +152,13 @@ def resolve_checked(
                 f"refused to connect to {where}: {reason} address ({_hint(address)})"
             )
     return addresses[0]
+
+
+def _literal(host: str) -> IPAddress | None:
+    try:
+        return ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return None
 
 
 def _hint(address: IPAddress) -> str:
