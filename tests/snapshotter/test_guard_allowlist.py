@@ -5,6 +5,7 @@ through, and that cloud metadata is refused unless named alone. Names are resolv
 from __future__ import annotations
 
 import ipaddress
+import json
 import socket
 from collections.abc import Callable
 from pathlib import Path
@@ -263,3 +264,26 @@ def test_urls_snap_does_not_fetch_exit_2(
     result = CliRunner().invoke(cli, ["fetch", target], env={"SNAP_HOME": str(tmp_path / "h")})
     assert result.exit_code == 2, result.output
     assert line in result.output
+
+
+def test_verify_fetch_never_reads_local_files_nor_metadata(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, resolve_to: Callable[..., None]
+) -> None:
+    """``snap verify --fetch`` captures URLs from model output: a "URL" spelling a path of the
+    working folder is not read, and metadata is refused although private ranges are allowed."""
+    resolve_to("metadata.test", METADATA)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "http:" / "x").mkdir(parents=True)
+    (tmp_path / "http:" / "x" / "secret.txt").write_text("the secret words")
+    citations = [
+        {"citationId": "c-1", "url": "http:/x/secret.txt", "quote": "the secret words"},
+        {"citationId": "c-2", "url": "http://metadata.test/latest/", "quote": "the secret words"},
+    ]
+    given = tmp_path / "citations.json"
+    given.write_text(json.dumps(citations))
+    env = {"SNAP_HOME": str(tmp_path / "home"), "SNAP_ALLOW_PRIVATE": "1"}
+    result = CliRunner().invoke(cli, ["verify", "--fetch", "--json", str(given)], env=env)
+    assert result.exit_code == 1, result.output
+    reasons = [r["reason"] for r in json.loads(result.stdout)["results"]]
+    assert "not an absolute URL with a host" in reasons[0]
+    assert "cloud metadata" in reasons[1]

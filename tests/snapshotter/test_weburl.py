@@ -165,3 +165,27 @@ def test_an_accepted_url_names_one_host_to_python_and_to_browsers(
     assert int(browser["port"] or checked.port) == checked.port == (python.port or checked.port)
     if python.hostname.isascii() and ":" not in python.hostname:
         assert python.hostname == checked.host
+
+
+@pytest.mark.parametrize(
+    ("url", "link"),
+    [
+        ("http://127.0.0.1:8080\\@public.test/a", None),  # a browser would open 127.0.0.1
+        ("http://0x7f.1/a", None),
+        ("http:x.txt", None),
+        ("file:///etc/passwd", None),
+        ("HTTP://Example.test/a b", "http://example.test/a%20b"),
+    ],
+)
+def test_live_links_name_the_host_snap_read(url: str, link: str | None) -> None:
+    """The evidence page's live link (of an imported record, which no fetch checked) goes only
+    to a URL whose host snap and browsers read alike, written as browsers will read it."""
+    from records.exports.evidence_page import live_url
+
+    snapshot = {"snapshotId": "sha256:" + "a" * 64}
+    report = {
+        "citation": {"url": url},
+        "snapshot": snapshot,
+        "captures": [{"snapshotId": snapshot["snapshotId"], "url": url, "finalUrl": url}],
+    }
+    assert live_url(report) == link
