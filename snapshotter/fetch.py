@@ -814,7 +814,9 @@ def _checked_redirect(location: str) -> WebURL:
     try:
         return web_url(location)
     except InvalidURL as error:
-        raise AddressRefused(f"refused to follow the redirect: {error.message}") from None
+        raise AddressRefused(
+            f"refused to follow the redirect to {shown(location)}: {error.message}"
+        ) from None
 
 
 def _content_encoding(response: http.client.HTTPResponse) -> str:
