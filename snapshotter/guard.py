@@ -4,8 +4,8 @@ URLs reach snap from model output, so a URL must not be a way to make snap read 
 metadata service, a database on localhost or a router's admin page.  The guard resolves a
 host name exactly once, refuses every address that is not a public unicast address (unless the
 operator lists its network, see ``AllowList``), and returns the one address the caller must
-connect to.  Which addresses are refused is decided
-by the explicit tables in ``snapshotter.special_addresses``, never by the running Python.
+connect to.  Which addresses are refused is decided by the explicit tables in
+``snapshotter.special_addresses``, never by the running Python.
 Connecting to that address (rather than to the host name, which would mean a second lookup)
 is what defeats DNS rebinding.
 """
