@@ -191,3 +191,22 @@ def test_guard_settings_in_a_request_are_refused_with_a_type(
     response = client.post("/v1/verify", params={field: "0.0.0.0/0"}, content=b"[]")
     assert response.status_code == 400
     assert "is server configuration" in response.json()["detail"]
+
+
+def test_a_nul_never_reaches_postgresql(postgres_url: str, tmp_path: Path) -> None:
+    """On PostgreSQL (which stores no NUL) the same requests were 503 "database unavailable"."""
+    settings = embedded_settings(tmp_path / "home", database_url=postgres_url)
+    with client_for(ServiceConfig(settings)) as client:
+        for path in (
+            "/v1/citations/c-1%00",
+            "/v1/snapshots/ab%00cd",
+            "/v1/jobs/b%00",
+            "/v1/audit?url=http://x.test/%00",
+        ):
+            response = client.get(path)
+            assert response.status_code == 400, (path, response.text)
+        for body in ({"run": "r\u0000"}, {"url": "http://x.test/\u0000"}):
+            response = client.post("/v1/reverify", json=body)
+            assert response.status_code == 400, response.text
+        response = client.post("/v1/captures", json={"url": "http://x.test/\u0000"})
+        assert response.status_code == 400, response.text
