@@ -146,8 +146,8 @@ def cli(ctx: click.Context, store_url: str | None, database_url: str | None) -> 
 
 
 PRIVATE_HELP = (
-    "Alias for --allow-network 127.0.0.0/8,::1,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16"
-    " (loopback and RFC 1918; never cloud metadata). Also SNAP_ALLOW_PRIVATE=1."
+    "Also allow loopback and RFC 1918: 127.0.0.0/8, ::1, 10.0.0.0/8, 172.16.0.0/12 and"
+    " 192.168.0.0/16, never cloud metadata (an alias; also SNAP_ALLOW_PRIVATE=1)."
 )
 
 
