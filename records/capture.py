@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from urllib.parse import urlsplit
 
 from sqlalchemy.orm import Session
 
@@ -11,6 +10,7 @@ from records.repository import record_failed_capture, record_snapshot
 from records.workspace import Workspace
 from snap.errors import CaptureError, ConfigError, InputError, SnapError
 from snapshotter.capture import SnapshotRecord, capture
+from snapshotter.weburl import InvalidURL, has_web_scheme, web_url
 
 
 def capture_source(
@@ -18,6 +18,7 @@ def capture_source(
     target: str,
     *,
     claim: Callable[[Session, SnapshotRecord], bool] | None = None,
+    web_only: bool = False,
 ) -> SnapshotRecord:
     """Fetch, extract and store ``target``, then record the capture and its snapshot.
 
@@ -30,9 +31,12 @@ def capture_source(
     ``claim`` (workers) runs in the transaction that records the capture; when it returns False
     (another delivery of the same task recorded it first) nothing is recorded: the blobs are
     content-addressed, so storing them twice changed nothing either.
+
+    ``web_only`` (the HTTP service, model output, the workers): ``target`` must be an absolute
+    http(s) URL with a host; a local path or ``file:`` URL is refused (InputError, exit 2).
     """
     try:
-        record = capture(target, workspace.store, workspace.fetch_options)
+        record = capture(target, workspace.store, workspace.fetch_options, web_only=web_only)
     except (InputError, ConfigError):
         raise
     except CaptureError as error:
@@ -52,15 +56,20 @@ def capture_source(
     return record
 
 
+def web_url_refusal(target: str, not_web: str) -> str | None:
+    """Why ``target`` is not captured on behalf of model output, or None when it may be: only
+    absolute http(s) URLs with a host, so a model naming a local path (or ``http:x.txt``)
+    never makes snap read a file on this machine. ``not_web`` is the line for a target that
+    is no http(s) URL at all."""
+    if not has_web_scheme(target):
+        return not_web
+    try:
+        web_url(target)
+    except InvalidURL as error:
+        return error.message
+    return None
+
+
 def _record_failure(workspace: Workspace, target: str, error: CaptureError) -> None:
     with workspace.db.session() as session:
         record_failed_capture(session, target, error)
-
-
-def is_web_url(target: str) -> bool:
-    """Only http(s) sources may be captured on behalf of model output: a model naming a local
-    path must never make snap read a file on this machine."""
-    try:
-        return urlsplit(target).scheme in ("http", "https")
-    except ValueError:
-        return False

@@ -24,7 +24,7 @@ from typing import Any
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
-from records.capture import capture_source, is_web_url
+from records.capture import capture_source
 from records.db import Database
 from records.models import Batch, BatchItem, Citation, utcnow
 from records.reextract import plan_reextract as plan_reextract_jobs
@@ -34,6 +34,7 @@ from records.reverify import group_by_latest_snapshot, reverify
 from records.workspace import Workspace
 from snap.errors import InputError, RecordNotFound, SnapError, is_transient
 from snapshotter.capture import SnapshotRecord, rfc3339
+from snapshotter.weburl import InvalidURL, has_web_scheme, web_url
 
 Item = tuple[str, dict[str, Any]]  # (key, payload)
 ROWS_PER_INSERT = 500
@@ -47,18 +48,24 @@ ERRORS_SHOWN = 10
 
 def read_url_list(path: Path) -> list[str]:
     """One http(s) URL a line; blank lines and ``#`` comments skipped, repeats dropped. A line
-    that is not a web URL is refused with its line number before anything is queued."""
+    that is not a web URL (``snapshotter.weburl.web_url``: a control character, a scheme with
+    no host, a bad port) is refused with its line number before anything is queued. Lines end
+    at a line feed only, so a vertical tab or form feed inside a line is refused, not split on."""
     from records.inputs.reader import decode_text, read_input_bytes
 
     # the one bounded reader: a folder, FIFO or device is one line, and never blocks
     text = decode_text(read_input_bytes(path, MAX_URL_LIST_BYTES), str(path))
     urls: dict[str, None] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        url = line.strip()
+    for number, line in enumerate(text.split("\n"), start=1):
+        url = line.strip(" \t\r")
         if not url or url.startswith("#"):
             continue
-        if not is_web_url(url):
+        if not has_web_scheme(url):
             raise InputError(f"{path}:{number}: not an http(s) URL: {url[:200]!r}")
+        try:
+            web_url(url)
+        except InvalidURL as error:
+            raise InputError(f"{path}:{number}: {error.message}") from None
         urls[url] = None
     if not urls:
         raise InputError(f"{path}: no URL in the file")
@@ -220,7 +227,7 @@ def capture_item(workspace: Workspace, claimed: Claimed) -> str:
         return done_in(session, claimed.item_id, record.snapshot_id)
 
     target = str(claimed.payload.get("url", claimed.key))
-    return capture_source(workspace, target, claim=claim).snapshot_id
+    return capture_source(workspace, target, claim=claim, web_only=True).snapshot_id
 
 
 def reverify_item(workspace: Workspace, claimed: Claimed) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from records.capture import capture_source, is_web_url
+from records.capture import capture_source, web_url_refusal
 from records.evidence import Evidence
 from records.inputs import QUOTED, UNQUOTED, CitationRequest, Position
 from records.models import Citation, Verification
@@ -89,11 +89,12 @@ def refetch_sources(workspace: Workspace, citations: Sequence[Citation]) -> dict
     """
     errors = {}
     for url in sorted({c.url for c in citations if c.url}):
-        if not is_web_url(url):
-            errors[url] = "only http and https sources are captured again"
+        refused = web_url_refusal(url, "only http and https sources are captured again")
+        if refused is not None:
+            errors[url] = refused
             continue
         try:
-            capture_source(workspace, url)
+            capture_source(workspace, url, web_only=True)
         except SnapError as error:
             errors[url] = error.message
     return errors

@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from records.capture import capture_source, is_web_url
+from records.capture import capture_source, web_url_refusal
 from records.evidence import Evidence
 from records.inputs import QUOTED, SNIPPET, UNQUOTED, CitationRequest, Position, VerifyInput
 from records.models import Capture, Citation, Extraction, Snapshot
@@ -55,6 +55,7 @@ from snap.errors import (
     VerifierError,
 )
 from snapshotter.store.base import DIGEST_PATTERN
+from snapshotter.weburl import refuse_control_characters
 from verifier import (
     NORMALIZER_ID,
     VERIFIER_ID,
@@ -163,6 +164,7 @@ def verify_citations(
     ``checkpoint`` is called before each capture, each citation's planning and each check; it
     stops the run by raising (the HTTP service's deadline). Nothing is recorded then: the
     checks are written in the last step only, so a stopped run leaves no partial record."""
+    refuse_unstorable_input(given)
     fetch_errors = capture_missing_sources(workspace, given, checkpoint) if fetch_missing else {}
     try:
         with workspace.db.reading() as session:
@@ -198,6 +200,26 @@ def verify_citations(
     )
 
 
+def refuse_unstorable_input(given: VerifyInput) -> None:
+    """Refuse (exit 2, HTTP 400) a citation whose id, URL, snapshot id or quote holds a NUL or
+    another character the database cannot store, before anything is looked up or recorded."""
+    for request in given.requests:
+        for name in ("citation_id", "url", "snapshot_id", "answer_id", "page"):
+            value = getattr(request, name)
+            if value is not None:
+                refuse_control_characters(value, f"{request.label}: {name}")
+        texts = [request.claim_text, request.claim.text if request.claim else None]
+        if request.quote is not None:
+            texts += [request.quote.exact, request.quote.prefix, request.quote.suffix]
+        for text in texts:
+            if text is not None:
+                refuse_control_characters(text, f"{request.label}: the quote", free_text=True)
+    for document in given.documents:
+        for value in (document.url, document.snapshot_id):
+            if value is not None:
+                refuse_control_characters(value, "a given document")
+
+
 def capture_missing_sources(
     workspace: Workspace, given: VerifyInput, checkpoint: Callable[[], None] = no_checkpoint
 ) -> dict[str, str]:
@@ -218,11 +240,12 @@ def capture_missing_sources(
     errors = {}
     for url in sorted(u for u in missing if u):
         checkpoint()
-        if not is_web_url(url):
-            errors[url] = "--fetch captures only http and https URLs"
+        refused = web_url_refusal(url, "--fetch captures only http and https URLs")
+        if refused is not None:
+            errors[url] = refused
             continue
         try:
-            capture_source(workspace, url)
+            capture_source(workspace, url, web_only=True)
         except SnapError as error:  # recorded as failed where it got that far; others go on
             errors[url] = error.message
     return errors

@@ -147,6 +147,43 @@ def cli(ctx: click.Context, store_url: str | None, database_url: str | None) -> 
     ctx.obj = settings.with_overrides(**{k: v for k, v in overrides.items() if v})
 
 
+PRIVATE_HELP = (
+    "Also allow loopback and RFC 1918: 127.0.0.0/8, ::1, 10.0.0.0/8, 172.16.0.0/12 and"
+    " 192.168.0.0/16, never cloud metadata (an alias; also SNAP_ALLOW_PRIVATE=1)."
+)
+
+
+def parse_allow_network(
+    _ctx: click.Context, _param: click.Parameter, value: tuple[str, ...]
+) -> Any:
+    """``--allow-network`` (repeatable, or comma-separated): None when not given, so the
+    setting of SNAP_ALLOW_NETWORKS stays."""
+    from snap.config import parse_networks
+    from snap.errors import ConfigError
+
+    if not value:
+        return None
+    try:
+        return parse_networks(",".join(value), "--allow-network")
+    except ConfigError as error:
+        raise click.BadParameter(error.message.removeprefix("--allow-network: ")) from None
+
+
+def allow_network_option(function: F) -> F:
+    return click.option(
+        "--allow-network",
+        "allow_networks",
+        metavar="CIDR",
+        multiple=True,
+        callback=parse_allow_network,
+        help=(
+            "Let captures reach this network although the address guard refuses it; repeat or"
+            " separate with commas (replaces SNAP_ALLOW_NETWORKS). Covers a cloud metadata"
+            " address only when it is named alone."
+        ),
+    )(function)
+
+
 def enqueue_option(function: F) -> F:
     return click.option(
         "--enqueue",
@@ -157,12 +194,8 @@ def enqueue_option(function: F) -> F:
 
 @cli.command()
 @click.argument("target")
-@click.option(
-    "--allow-private",
-    is_flag=True,
-    default=None,
-    help="Allow loopback and private addresses (also SNAP_ALLOW_PRIVATE=1).",
-)
+@click.option("--allow-private", is_flag=True, default=None, help=PRIVATE_HELP)
+@allow_network_option
 @click.option("--max-bytes", type=click.IntRange(min=1), help="Size cap (default 50 MiB).")
 @click.option(
     "--timeout", type=float, help="Seconds for connecting and for each read (default 30)."
@@ -183,6 +216,7 @@ def fetch(
     ctx: click.Context,
     target: str,
     allow_private: bool | None,
+    allow_networks: Any,
     max_bytes: int | None,
     timeout: float | None,
     deadline: float | None,
@@ -191,11 +225,19 @@ def fetch(
 ) -> None:
     """Capture TARGET (an http(s) URL or a local file) and store it write-once.
 
+    TARGET starting with http: or https: is always a URL (exit 2 unless it is an absolute URL
+    with a host); a file: URL or anything else is a local file. Only this command reads
+    local files: the HTTP service, verify --fetch and the workers capture web URLs only.
     With --enqueue, TARGET is a file of URLs, each captured by a worker (see snap jobs).
     """
     from records.capture import capture_source
 
-    limits: dict[str, Any] = {"max_bytes": max_bytes, "timeout": timeout, "deadline": deadline}
+    limits: dict[str, Any] = {
+        "max_bytes": max_bytes,
+        "timeout": timeout,
+        "deadline": deadline,
+        "allow_networks": allow_networks,
+    }
     if enqueue:
         from records.jobs import capture_items, read_url_list
 
@@ -228,12 +270,8 @@ def documents_option(function: F) -> F:
     is_flag=True,
     help="Capture a cited URL first when it has no snapshot yet.",
 )
-@click.option(
-    "--allow-private",
-    is_flag=True,
-    default=None,
-    help="With --fetch: allow loopback and private addresses.",
-)
+@click.option("--allow-private", is_flag=True, default=None, help="With --fetch: " + PRIVATE_HELP)
+@allow_network_option
 @click.option(
     "--emit",
     "emit_path",
@@ -248,6 +286,7 @@ def verify(
     file: Path,
     fetch_missing: bool,
     allow_private: bool | None,
+    allow_networks: Any,
     emit_path: Path | None,
     documents_path: Path | None,
     as_json: bool,
@@ -263,7 +302,7 @@ def verify(
     given = load_verify_input(file, load_document_map(documents_path))
     if emit_path is not None:
         check_can_write(emit_path, file)
-    with workspace(ctx, allow_private=allow_private) as ws:
+    with workspace(ctx, allow_private=allow_private, allow_networks=allow_networks) as ws:
         report = verify_citations(ws, given, fetch_missing=fetch_missing)
         if emit_path is not None:
             emitted = emit_verified(ws, report.results)
@@ -356,12 +395,8 @@ def parse_since(_ctx: click.Context, _param: click.Parameter, value: str | None)
 @click.option("--url", help="Only citations of this URL.")
 @click.option("--since", callback=parse_since, help="Only citations recorded since this date.")
 @click.option("--refetch", is_flag=True, help="Capture every cited source again first.")
-@click.option(
-    "--allow-private",
-    is_flag=True,
-    default=None,
-    help="With --refetch: allow loopback and private addresses.",
-)
+@click.option("--allow-private", is_flag=True, default=None, help="With --refetch: " + PRIVATE_HELP)
+@allow_network_option
 @click.option(
     "--run",
     "run_id",
@@ -377,6 +412,7 @@ def reverify(
     since: datetime | None,
     refetch: bool,
     allow_private: bool | None,
+    allow_networks: Any,
     run_id: str | None,
     enqueue: bool,
     as_json: bool,
@@ -403,7 +439,9 @@ def reverify(
             start_batch(ctx, ws, "reverify", params, items, as_json)
         return
 
-    with workspace(ctx, existing=True, allow_private=allow_private) as ws:
+    with workspace(
+        ctx, existing=True, allow_private=allow_private, allow_networks=allow_networks
+    ) as ws:
         citations = select_citations(ws, url=url and as_url(url), since=since)
         if not citations and (url or since):
             raise RecordNotFound("no recorded citation matches --url/--since")
@@ -852,8 +890,9 @@ def wait_for(ws: Any, progress: dict[str, Any]) -> dict[str, Any]:
     "--allow-private",
     is_flag=True,
     default=None,
-    help="Let captures reach loopback and private addresses (server-wide; never per request).",
+    help="Server-wide, never per request: " + PRIVATE_HELP,
 )
+@allow_network_option
 @click.option(
     "--request-timeout",
     type=click.FloatRange(min=0, min_open=True, max=24 * 3600),
@@ -883,6 +922,7 @@ def serve(
     host: str,
     port: int,
     allow_private: bool | None,
+    allow_networks: Any,
     request_timeout: float,
     header_timeout: float,
     max_citations: int,
@@ -909,6 +949,8 @@ def serve(
     settings: Settings = ctx.obj
     if allow_private is not None:
         settings = settings.with_overrides(allow_private=allow_private)
+    if allow_networks is not None:
+        settings = settings.with_overrides(allow_networks=allow_networks)
     config = ServiceConfig(settings, tokens, max_input_bytes(), request_timeout, max_citations)
     from records.workspace import Workspace
 

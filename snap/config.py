@@ -6,6 +6,7 @@ so tests and embedding applications can configure snap without touching the proc
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import os
 import re
@@ -29,6 +30,8 @@ BROKER_SCHEMES = ("redis", "rediss", "amqp", "pyamqp")
 QUEUE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,99}")
 MAX_HOST_CONCURRENCY = 1000
 MAX_TASK_RETRIES = 100
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+MAX_ALLOWED_NETWORKS = 1000
 
 
 def default_home(environ: Mapping[str, str]) -> Path:
@@ -114,6 +117,23 @@ def _flag(environ: Mapping[str, str], name: str) -> bool:
     raise ConfigError(f"{name} must be 1 or 0 (or true/false), got {value!r}")
 
 
+def parse_networks(text: str, name: str) -> tuple[IPNetwork, ...]:
+    """``SNAP_ALLOW_NETWORKS`` / ``--allow-network``: networks in CIDR form (``127.0.0.0/8``,
+    ``fd00::/8``) or single addresses, separated by commas or spaces. A network with host bits
+    set (``127.0.0.1/8``) is refused rather than widened or narrowed silently."""
+    networks: list[IPNetwork] = []
+    for item in text.replace(",", " ").split():
+        try:
+            networks.append(ipaddress.ip_network(item, strict=True))
+        except ValueError as error:
+            raise ConfigError(
+                f"{name}: {item[:60]!r} is not a network or address ({error})"
+            ) from None
+        if len(networks) > MAX_ALLOWED_NETWORKS:
+            raise ConfigError(f"{name}: more than {MAX_ALLOWED_NETWORKS} networks")
+    return tuple(dict.fromkeys(networks))
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything configurable about snap; see the README's configuration table."""
@@ -122,7 +142,8 @@ class Settings:
     store_url: str
     database_url: str
     max_bytes: int = DEFAULT_MAX_BYTES
-    allow_private: bool = False
+    allow_private: bool = False  # the alias for loopback and RFC 1918 (see snapshotter.guard)
+    allow_networks: tuple[IPNetwork, ...] = ()  # SNAP_ALLOW_NETWORKS / --allow-network
     timeout: float = DEFAULT_TIMEOUT
     max_redirects: int = 10
     lock_mode: str = "GOVERNANCE"
@@ -168,6 +189,9 @@ class Settings:
             database_url=env.get("SNAP_DATABASE_URL") or f"sqlite:///{home / 'snap.db'}",
             max_bytes=_int_setting(env, "SNAP_MAX_BYTES", DEFAULT_MAX_BYTES),
             allow_private=_flag(env, "SNAP_ALLOW_PRIVATE"),
+            allow_networks=parse_networks(
+                env.get("SNAP_ALLOW_NETWORKS", ""), "SNAP_ALLOW_NETWORKS"
+            ),
             timeout=_timeout(env),
             max_redirects=_int_setting(env, "SNAP_MAX_REDIRECTS", 10),
             lock_mode=_lock_mode(env),

@@ -100,8 +100,12 @@ def page_json(page: Page) -> dict[str, Any]:
     }
 
 
-def capture(target: str, store: BlobStore, options: FetchOptions) -> SnapshotRecord:
+def capture(
+    target: str, store: BlobStore, options: FetchOptions, *, web_only: bool = False
+) -> SnapshotRecord:
     """Fetch ``target`` (URL or local path), extract its text, and store both blobs.
+
+    ``web_only``: ``target`` must be an absolute http(s) URL, never a local path.
 
     Raises ``FetchError`` for a failed capture (the caller records it as failed) and
     ``ExtractionError`` for bytes that claim to be text but do not decode.
@@ -110,7 +114,7 @@ def capture(target: str, store: BlobStore, options: FetchOptions) -> SnapshotRec
     # and extraction stack.
     from snapshotter.fetch import fetch
 
-    fetched = fetch(target, options)
+    fetched = fetch(target, options, web_only=web_only)
     try:
         return extract_and_store(fetched, store)
     finally:

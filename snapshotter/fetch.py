@@ -42,10 +42,12 @@ from urllib.parse import quote, unquote, urljoin, urlsplit
 
 import snap
 from snap.config import Settings
-from snap.errors import FetchError, InputError, TooLarge
+from snap.errors import AddressRefused, FetchError, InputError, TooLarge
 from snapshotter.capture import HEAD_FORMAT
-from snapshotter.guard import check_url_scheme, resolve_checked
+from snapshotter.guard import AllowList, check_url_scheme, resolve_checked
+from snapshotter.special_addresses import IPNetwork
 from snapshotter.tempfiles import create_locked, remove_stale_temp_files
+from snapshotter.weburl import InvalidURL, WebURL, has_web_scheme, web_url
 
 CHUNK_SIZE = 64 * 1024
 INFLATE_STEP = 1024 * 1024  # most decoded bytes produced (and held in memory) at once
@@ -65,12 +67,15 @@ class FetchOptions:
     resolution, connect, TLS, headers, body, every redirect), enforced by closing the
     connection when it passes, so a server that trickles one byte at a time cannot hold snap.
     ``ca_file`` replaces the system trust store (for tests and private CAs).
+    ``allow_networks`` are the networks the operator lets captures reach although the guard
+    refuses them (``--allow-network``); ``allow_private`` adds loopback and RFC 1918.
     """
 
     max_bytes: int
     timeout: float
     max_redirects: int
     allow_private: bool = False
+    allow_networks: tuple[IPNetwork, ...] = ()
     user_agent: str = DEFAULT_USER_AGENT
     ca_file: Path | None = None
     total_timeout: float | None = None
@@ -82,8 +87,15 @@ class FetchOptions:
             timeout=settings.timeout,
             max_redirects=settings.max_redirects,
             allow_private=settings.allow_private,
+            allow_networks=settings.allow_networks,
             total_timeout=settings.capture_deadline,
         )
+
+    @property
+    def allowed(self) -> AllowList:
+        """The networks the guard lets through: the list, plus the alias when asked."""
+        listed = AllowList(self.allow_networks)
+        return listed.with_private() if self.allow_private else listed
 
     @property
     def deadline_seconds(self) -> float:
@@ -116,22 +128,28 @@ class Fetched:
 
 @contextmanager
 def fetching(
-    target: str, options: FetchOptions, *, workdir: Path | None = None
+    target: str, options: FetchOptions, *, workdir: Path | None = None, web_only: bool = False
 ) -> Iterator[Fetched]:
     """``fetch`` as a context manager that deletes the temporary file on exit."""
-    fetched = fetch(target, options, workdir=workdir)
+    fetched = fetch(target, options, workdir=workdir, web_only=web_only)
     try:
         yield fetched
     finally:
         fetched.cleanup()
 
 
-def fetch(target: str, options: FetchOptions, *, workdir: Path | None = None) -> Fetched:
+def fetch(
+    target: str, options: FetchOptions, *, workdir: Path | None = None, web_only: bool = False
+) -> Fetched:
     """Fetch an http(s) URL, or copy a local path / ``file://`` URL, into a temporary file.
 
+    A target starting with ``http:`` or ``https:`` is always a URL, never a path, and must
+    pass ``snapshotter.weburl.web_url``; with ``web_only`` (the HTTP service, model output,
+    the workers) every target must, so no caller of those can make snap read a local file.
+
     Raises FetchError (AddressRefused, TooLarge) for a failed capture, with ``url``,
-    ``final_url``, ``status`` and ``provenance`` filled as far as known; InputError for a
-    local file that does not exist.
+    ``final_url``, ``status`` and ``provenance`` filled as far as known; InputError (exit 2)
+    for a URL that is not one snap fetches and for a local file that does not exist.
     """
     if not target.strip():
         raise InputError("nothing to fetch: give an http(s) URL or a path to a file")
@@ -139,16 +157,13 @@ def fetch(target: str, options: FetchOptions, *, workdir: Path | None = None) ->
         target.encode("utf-8")
     except UnicodeEncodeError:
         raise InputError("the URL or path is not valid UTF-8 text") from None
-    try:
-        urlsplit(target).port  # noqa: B018 - parses the whole URL, port included
-    except ValueError as error:
-        raise FetchError(f"not a valid URL: {shown(target)} ({error})", url=target) from None
-    _sweep_once(workdir)
+    if web_only or has_web_scheme(target):
+        checked = web_url(target)
+        _sweep_once(workdir)
+        return _HttpCapture(checked, options, workdir).run()
     local = _local_path(target)
-    if local is not None:
-        return _copy_local(local, options, workdir)
-    check_url_scheme(target)
-    return _HttpCapture(target, options, workdir).run()
+    _sweep_once(workdir)
+    return _copy_local(local, options, workdir)
 
 
 _swept: set[Path | None] = set()
@@ -177,15 +192,17 @@ def shown(target: str | Path) -> str:
 # --- local files -------------------------------------------------------------------------
 
 
-def _local_path(target: str) -> Path | None:
-    """The local file ``target`` names, or None when it is to be fetched over the network."""
+def _local_path(target: str) -> Path:
+    """The local file ``target`` names: a ``file:`` URL or a path.  Any other ``scheme:``
+    (``ftp://…``) is refused as a URL snap does not fetch, unless a file of that name exists."""
     parts = urlsplit(target)
     if parts.scheme.lower() == "file":
         if parts.netloc not in ("", "localhost"):
             raise InputError(f"file URLs must name a local file, got host {parts.netloc!r}")
         return Path(unquote(parts.path))
-    looks_like_url = len(parts.scheme) > 1 and not _exists(target)
-    return None if looks_like_url else Path(target)
+    if len(parts.scheme) > 1 and not _exists(target):
+        web_url(target)  # raises InvalidURL: only http and https URLs can be fetched
+    return Path(target)
 
 
 def _exists(target: str) -> bool:
@@ -556,9 +573,11 @@ def _shutdown(sock: socket.socket) -> None:
 class _HttpCapture:
     """One fetch over http(s): the redirect loop, the body, and what is known so far."""
 
-    def __init__(self, url: str, options: FetchOptions, workdir: Path | None) -> None:
+    def __init__(self, checked: WebURL, options: FetchOptions, workdir: Path | None) -> None:
+        url = checked.text
         self.url = url
         self.current = url
+        self.checked = checked  # the current URL as read alike by snap and browsers
         self.options = options
         self.workdir = workdir
         self.status: int | None = None
@@ -648,9 +667,10 @@ class _HttpCapture:
             self.current = location
             self.status = None  # the status of the URL now being fetched is not known yet
             check_url_scheme(location)
+            self.checked = _checked_redirect(location)
 
     def _request(self, url: str) -> tuple[_PinnedHTTPConnection, http.client.HTTPResponse]:
-        connection = self._connect(url)
+        connection = self._connect(self.checked)
         parts = urlsplit(url)
         target = quote(parts.path or "/", safe=_PATH_SAFE)
         if parts.query:
@@ -670,20 +690,15 @@ class _HttpCapture:
         self.status = response.status
         return connection, response
 
-    def _connect(self, url: str) -> _PinnedHTTPConnection:
-        parts = urlsplit(url)
-        scheme = parts.scheme.lower()
-        try:
-            port = parts.port or (443 if scheme == "https" else 80)
-            host = (parts.hostname or "").encode("idna").decode("ascii")
-        except (ValueError, UnicodeError) as error:
-            raise FetchError(f"malformed URL {shown(url)}: {error}") from None
+    def _connect(self, checked: WebURL) -> _PinnedHTTPConnection:
+        """Connect to the host both snap and browsers read in the URL (``WebURL.host``)."""
+        scheme, host, port = checked.scheme, checked.host, checked.port
         self.provenance.pop("ip", None)
         self.provenance.pop("tlsCertSha256", None)
         address = resolve_checked(
             host,
             port,
-            allow_private=self.options.allow_private,
+            allowed=self.options.allowed,
             timeout=self._remaining(self.options.deadline_seconds),
         )
         timeout = self._remaining(self.options.timeout)
@@ -790,6 +805,18 @@ class _HttpCapture:
         timeout = self._remaining(self.options.timeout)
         if self._socket is not None:
             self._socket.settimeout(timeout)
+
+
+def _checked_redirect(location: str) -> WebURL:
+    """A redirect target is held to the rules of a URL given by a user: a server must not
+    reach, through a Location header, a host that a browser would read differently (refused
+    as the guard refuses an address: the same every time, never tried again)."""
+    try:
+        return web_url(location)
+    except InvalidURL as error:
+        raise AddressRefused(
+            f"refused to follow the redirect to {shown(location)}: {error.message}"
+        ) from None
 
 
 def _content_encoding(response: http.client.HTTPResponse) -> str:

@@ -145,6 +145,11 @@ def embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | Non
     return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
 
 
+def is_cloud_internal(address: IPAddress) -> bool:
+    """Whether ``address`` is a metadata service or provider-internal endpoint."""
+    return _most_specific(address, CLOUD_METADATA) is not None
+
+
 def refusal_reason(address: IPAddress) -> str | None:
     """Why ``address`` may not be fetched from, or None when it is global unicast."""
     metadata = _most_specific(address, CLOUD_METADATA)

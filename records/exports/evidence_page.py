@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import urlsplit
 
 import snap
 from records.audit import audited
@@ -148,8 +147,16 @@ def live_link(report: dict[str, Any], text: str, highlight: Highlight | None) ->
 
 
 def live_url(report: dict[str, Any]) -> str | None:
+    """The page snap fetched, as a browser will read the link: the WHATWG serialisation of a
+    URL whose host snap and browsers read alike (``snapshotter.weburl``), else no link, so a
+    live link never leads to another host than the one captured."""
+    from snapshotter.weburl import InvalidURL, web_url
+
     capture = stored_capture(report)
     url = (capture or {}).get("finalUrl") or (capture or {}).get("url") or report["citation"]["url"]
-    if not url or urlsplit(url).scheme.lower() not in ("http", "https"):
+    if not url:
         return None
-    return str(url)
+    try:
+        return web_url(str(url)).href
+    except InvalidURL:
+        return None

@@ -58,9 +58,23 @@ DEFAULT_MAX_CITATIONS = 10_000
 OPEN_PATHS = frozenset({"/healthz", "/openapi.json"})  # answered without a token
 CHALLENGE = {"WWW-Authenticate": 'Bearer realm="snap"'}
 WORKER_THREADS = 15
-PRIVATE_FIELDS = ("allow_private", "allowprivate", "allow-private")
+PRIVATE_FIELDS = (
+    "allow_private",
+    "allowprivate",
+    "allow-private",
+    "allow_network",
+    "allow_networks",
+    "allownetwork",
+    "allownetworks",
+    "allow-network",
+    "allow-networks",
+)
 PRIVATE_LINE = (
     "allow_private is server configuration (snap serve --allow-private, SNAP_ALLOW_PRIVATE),"
+    " never a request field"
+)
+NETWORKS_LINE = (
+    "allow_networks is server configuration (snap serve --allow-network, SNAP_ALLOW_NETWORKS),"
     " never a request field"
 )
 WEB_ONLY_LINE = (
@@ -142,8 +156,24 @@ def metrics_of(request: Request) -> Metrics:
 
 
 def refuse_private_parameters(request: Request) -> None:
-    if any(name.lower() in PRIVATE_FIELDS for name in request.query_params):
-        raise InputError(PRIVATE_LINE)
+    for name in request.query_params:
+        if name.lower() in PRIVATE_FIELDS:
+            raise InputError(private_line(name))
+
+
+def refuse_control_parameters(request: Request) -> None:
+    """A NUL (or any control character) in a path or query parameter is unusable input, 400,
+    on every route: it never reaches the database (where it would be a 503)."""
+    from snapshotter.weburl import refuse_control_characters
+
+    for name, value in request.path_params.items():
+        refuse_control_characters(str(value), f"the {name} in the path")
+    for name, value in request.query_params.multi_items():
+        refuse_control_characters(value, f"the query parameter {name[:40]}")
+
+
+def private_line(name: str) -> str:
+    return NETWORKS_LINE if "network" in name.lower() else PRIVATE_LINE
 
 
 async def raw_body(request: Request) -> bytes:
@@ -236,7 +266,11 @@ def create_app(config: ServiceConfig, *, workspace: Workspace | None = None) -> 
     app.state.metrics = metrics
     app.state.config = config
     app.state.redactor = Redactor(config.settings)
-    guarded = [Depends(require_token), Depends(refuse_private_parameters)]
+    guarded = [
+        Depends(require_token),
+        Depends(refuse_private_parameters),
+        Depends(refuse_control_parameters),
+    ]
     add_routes(app, guarded, config)
     add_error_handlers(app)
     app.add_middleware(
@@ -320,12 +354,14 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
     def capture(
         workspace: WorkspaceDep, metrics: MetricsDep, public: PublicDep, given: CaptureRequest
     ) -> JSONResponse:
-        from records.capture import capture_source, is_web_url
+        from records.capture import capture_source
+        from snapshotter.weburl import has_web_scheme, web_url
 
-        if not is_web_url(given.url):
+        if not has_web_scheme(given.url):
             raise InputError(WEB_ONLY_LINE)
+        web_url(given.url)  # an absolute http(s) URL with a host, read alike by browsers
         try:
-            record = capture_source(workspace, given.url)
+            record = capture_source(workspace, given.url, web_only=True)
         except SnapError as error:
             metrics.capture_failed(type(error).__name__)
             raise
@@ -411,6 +447,11 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
         public: PublicDep,
         given: ReverifyRequest,
     ) -> JSONResponse:
+        from snapshotter.weburl import refuse_control_characters
+
+        for name, value in (("url", given.url), ("run", given.run)):
+            if value is not None:
+                refuse_control_characters(value, f"request body: {name}")
         since = given.since
         if since is not None and since.tzinfo is None:
             since = since.replace(tzinfo=UTC)
@@ -474,7 +515,9 @@ def add_error_handlers(app: FastAPI) -> None:
 
     def invalid(_request: Request, error: Exception) -> Response:
         assert isinstance(error, RequestValidationError)
-        document = problem(BAD_REQUEST, validation_line(error), exitCode=2)
+        document = problem(
+            BAD_REQUEST, validation_line(error), exitCode=2, errorType=InputError.__name__
+        )
         return ProblemResponse(document, status_code=400)
 
     def http_error(_request: Request, error: Exception) -> Response:
@@ -520,8 +563,8 @@ def validation_line(error: RequestValidationError) -> str:
     parts = []
     for item in error.errors()[:3]:
         where = ".".join(str(part) for part in item.get("loc", ()))
-        if str(item.get("loc", ("",))[-1]).lower() in PRIVATE_FIELDS:
-            return PRIVATE_LINE
+        if (field := str(item.get("loc", ("",))[-1])).lower() in PRIVATE_FIELDS:
+            return private_line(field)
         if where == "body" and item.get("type") in ("model_attributes_type", "dict_type"):
             return "request body: expected a JSON object (sent as Content-Type: application/json)"
         parts.append(f"{where}: {item.get('msg', 'invalid')}")

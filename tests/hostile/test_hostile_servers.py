@@ -227,12 +227,15 @@ def test_unusable_input_is_refused_at_once_with_exit_2(
     assert run.captures == []  # nothing was attempted, so nothing is recorded
 
 
-def test_a_url_with_a_control_character_is_a_recorded_failure(
+def test_a_url_with_a_control_character_is_unusable_input(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    run = run_in_process(["fetch", "http://127.0.0.1:9/\x01\n"], home, {}, monkeypatch)
-    check_one_line(run, 1, "")
-    assert [outcome for outcome, _ in run.captures] == ["failed"]
+    """Refused at the edge (exit 2), as every command and route refuses it, before anything is
+    attempted or recorded: a NUL would not even be storable in PostgreSQL."""
+    for url in ("http://127.0.0.1:9/\x01\n", "http://127.0.0.1:9/\x00"):
+        run = run_in_process(["fetch", url], home, {}, monkeypatch)
+        check_one_line(run, 2, "control character")
+        assert run.captures == []
 
 
 def run_child(args: list[str], home: Path) -> tuple[int, str, str, float, float]:

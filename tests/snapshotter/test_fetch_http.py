@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import re
 import socket
 import time
@@ -164,11 +165,11 @@ def first_hop_allowed(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]
     real_connect = socket.create_connection
     decisions: list[tuple[str, bool]] = []
 
-    def resolve(host: str, port: int, *, allow_private: bool, timeout: float) -> str:
-        decisions.append((host, allow_private))
+    def resolve(host: str, port: int, *, allowed: guard.AllowList, timeout: float) -> str:
+        decisions.append((host, bool(allowed)))
         if host == "allowed.test":
             return "127.0.0.1"
-        return guard.resolve_checked(host, port, allow_private=allow_private, timeout=timeout)
+        return guard.resolve_checked(host, port, allowed=allowed, timeout=timeout)
 
     def connect(address: tuple[str, int], *args: Any, **kwargs: Any) -> socket.socket:
         if address[0] != "127.0.0.1":
@@ -225,8 +226,21 @@ def test_redirect_to_a_refused_address_is_not_followed(
     assert error.final_url == secret
     assert error.status is None  # the refused URL never answered
     assert error.provenance["redirects"] == [{"url": start, "status": 302, "location": secret}]
-    assert [host for host, _ in first_hop_allowed] == ["allowed.test", target_host.strip("[]")]
     assert list(workdir.iterdir()) == []
+    looked_up = [host for host, _ in first_hop_allowed]
+    if target_host == "0x7f.0.0.1":  # browsers read 127.0.0.1: refused before any lookup
+        assert looked_up == ["allowed.test"]
+        assert "browser" in str(error)
+    else:
+        assert looked_up == ["allowed.test", _plain_host(target_host)]
+
+
+def _plain_host(host: str) -> str:
+    """The host as the fetcher names it: an IPv6 literal compressed, without brackets."""
+    try:
+        return str(ipaddress.ip_address(host.strip("[]")))
+    except ValueError:
+        return host
 
 
 # --- failures ----------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import pytest
 from snap.errors import AddressRefused, FetchError
 from snapshotter.fetch import fetch
 from snapshotter.guard import check_url_scheme, refusal_reason, resolve_checked
+from snapshotter.weburl import InvalidURL
 
 
 @pytest.mark.parametrize(
@@ -175,6 +176,7 @@ def test_http_and_https_schemes_pass() -> None:
 
 
 def test_unknown_scheme_through_fetch(no_connect: list[object], options: Any) -> None:
-    with pytest.raises(FetchError, match="only http and https URLs"):
+    """Unusable input, exit 2 (it was a failed capture, exit 1): nothing was attempted."""
+    with pytest.raises(InvalidURL, match="only http and https URLs"):
         fetch("ftp://example.org/file", options())
     assert no_connect == []

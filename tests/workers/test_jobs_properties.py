@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
@@ -17,6 +16,7 @@ from records import jobs
 from records.models import BatchItem, Capture
 from records.workspace import Workspace
 from snap.config import Settings
+from tests.http_fixtures import LoopbackServer
 
 ITEMS = 4
 # deliver: claim and run; crash: claim, then the worker dies; twice: two deliveries claimed
@@ -30,9 +30,17 @@ operations = st.lists(
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
     home = tmp_path_factory.mktemp("jobs")
-    opened = Workspace.open(Settings.from_env({"SNAP_HOME": str(home)}))
+    env = {"SNAP_HOME": str(home), "SNAP_ALLOW_NETWORKS": "127.0.0.0/8"}
+    opened = Workspace.open(Settings.from_env(env))
     yield opened
     opened.close()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[LoopbackServer]:
+    """Workers capture web URLs only (never a local file): the sources are served here."""
+    with LoopbackServer() as running:
+        yield running
 
 
 def run(workspace: Workspace, claimed: jobs.Claimed | None) -> None:
@@ -45,15 +53,15 @@ def run(workspace: Workspace, claimed: jobs.Claimed | None) -> None:
 )
 @given(steps=operations)
 def test_every_item_is_done_once_whatever_the_deliveries(
-    workspace: Workspace, tmp_path: Path, steps: list[tuple[str, int]]
+    workspace: Workspace, server: LoopbackServer, steps: list[tuple[str, int]]
 ) -> None:
-    folder = tmp_path / uuid.uuid4().hex
-    folder.mkdir()
+    run_name = uuid.uuid4().hex
     files = []
     for n in range(ITEMS):
-        path = folder / f"source-{n}.txt"
-        path.write_text(f"Source {n} of run {folder.name}: it says {n * 7} things.")
-        files.append(str(path))
+        path = f"/{run_name}/source-{n}.txt"
+        body = f"Source {n} of run {run_name}: it says {n * 7} things.".encode()
+        server.route(path, body=body, content_type="text/plain; charset=utf-8")
+        files.append(server.url(path))
     batch_id, ids = jobs.create_batch(workspace.db, "capture", {}, jobs.capture_items(files))
     for operation, index in steps:
         if operation == "deliver":
@@ -73,9 +81,9 @@ def test_every_item_is_done_once_whatever_the_deliveries(
             sa.select(BatchItem.state).where(BatchItem.batch_id == batch_id)
         ).all()
         urls = session.scalars(
-            sa.select(Capture.url).where(Capture.url.like(f"%{folder.name}%"))
+            sa.select(Capture.url).where(Capture.url.like(f"%{run_name}%"))
         ).all()
     assert states == ["done"] * ITEMS
-    assert sorted(urls) == sorted(Path(f).as_uri() for f in files)  # each recorded once
+    assert sorted(urls) == sorted(files)  # each recorded once
     progress = jobs.batch_progress(workspace.db, batch_id)
     assert (progress["done"], progress["finished"]) == (ITEMS, True)
