@@ -78,10 +78,12 @@ def test_audit_documents_name_no_server_location(
 def test_the_cli_document_keeps_the_locations(
     served: TestClient, recorded: dict[str, Any], home: Path
 ) -> None:
-    """The operator's own view is unchanged: the store's location and each blob's key."""
+    """The operator's own view is unchanged: the store's location (a folder inside the home is
+    recorded relative to it, so a moved home keeps its blobs) and each blob's key."""
     workspace = served.app.state.workspace  # type: ignore[attr-defined]
     report = audit(workspace, citation_id=None, url=None, snapshot_id=recorded["snapshotId"])
-    assert report["snapshot"]["store"].startswith(home.as_uri())
+    assert report["snapshot"]["store"] == "home:store"
+    assert (home / "store").is_dir()
     assert all(blob["key"] for blob in report["snapshot"]["blobs"])
 
 
