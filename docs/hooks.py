@@ -7,6 +7,10 @@
   packaged for MkDocs), and the document itself is written into the site as ``openapi.json``.
 
 Nothing generated is committed: it is made again on every build.
+
+One spelling is translated: GitHub needs ``\\|`` for a pipe inside code in a table cell, while
+Python-Markdown keeps the backslash there and takes a pipe inside backticks as text, so in table
+rows ``\\|`` within a code span becomes ``|``. The pages then read right in both places.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from snap.service.app import openapi_document
 
 HELP_MARKER = re.compile(r"<!-- snap-help: ([a-z][a-z ]*?) -->")
 OPENAPI_MARKER = "<!-- snap-openapi -->"
+CODE_SPAN = re.compile(r"`[^`\n]*`")
 METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
 
 
@@ -91,6 +96,18 @@ def openapi_markdown(document: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def unescape_table_code(markdown: str) -> str:
+    """``\\|`` inside a code span of a table row, as GitHub wants it, as Python-Markdown does."""
+
+    def unescape(span: re.Match[str]) -> str:
+        return span.group(0).replace("\\|", "|")
+
+    return "\n".join(
+        CODE_SPAN.sub(unescape, line) if line.startswith("|") else line
+        for line in markdown.split("\n")
+    )
+
+
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     """Put the OpenAPI document into the site, so the HTTP page can link to it."""
     document = json.dumps(openapi_document(), indent=2, ensure_ascii=False) + "\n"
@@ -99,6 +116,7 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
 
 
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    markdown = unescape_table_code(markdown)
     markdown = HELP_MARKER.sub(lambda found: command_help(found.group(1)), markdown)
     if OPENAPI_MARKER in markdown:
         markdown = markdown.replace(OPENAPI_MARKER, openapi_markdown(openapi_document()))

@@ -116,7 +116,7 @@ def _flag(environ: Mapping[str, str], name: str) -> bool:
 
 @dataclass(frozen=True)
 class Settings:
-    """Everything configurable about snap; see the README's configuration table."""
+    """Everything configurable about snap; see the configuration table in docs/storage.md."""
 
     home: Path
     store_url: str
