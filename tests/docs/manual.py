@@ -1,8 +1,11 @@
-"""The manual's sources (``docs/*.md``), read the way the documentation tests need them."""
+"""The manual's sources (``docs/*.md``) as the documentation tests read them, and its build."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,3 +39,19 @@ def headings(page: Path, level: int) -> list[str]:
         elif not fenced and line.startswith("#" * level + " "):
             found.append(line[level + 1 :].strip())
     return found
+
+
+def build_site(target: Path, project: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    """``mkdocs build --strict``: any warning (a broken link or anchor, a page not in the
+    navigation, a hook that fails) fails the build."""
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(project / "mkdocs.yml"),
+         "-d", str(target)],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )

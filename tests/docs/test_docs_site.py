@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import click
@@ -17,6 +18,8 @@ from tests.docs.manual import (
     DOCS,
     HTTP_PAGE,
     README,
+    ROOT,
+    build_site,
     hand_written,
     headings,
     manual_text,
@@ -74,6 +77,26 @@ def test_the_site_builds_strict_with_every_page(site: Path) -> None:
         built = site / ("index.html" if page.stem == "index" else f"{page.stem}/index.html")
         assert built.is_file(), f"{page.name} was not built"
     assert (site / "search" / "search_index.json").is_file()
+
+
+@pytest.mark.parametrize(
+    ("page", "fault", "named"),
+    [
+        ("index.md", "[a page that is not there](nowhere.md)", "nowhere.md"),
+        ("index.md", "[an anchor that is not there](commands.md#snap-nowhere)", "#snap-nowhere"),
+        ("commands.md", "<!-- snap-help: nowhere -->", "snap nowhere"),
+    ],
+    ids=["link", "anchor", "help-of-no-command"],
+)
+def test_a_warning_fails_the_build(tmp_path: Path, page: str, fault: str, named: str) -> None:
+    pytest.importorskip("mkdocs", reason="MkDocs is a dev extra")
+    shutil.copy(ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    shutil.copytree(DOCS, tmp_path / "docs")
+    with (tmp_path / "docs" / page).open("a", encoding="utf-8") as written:
+        written.write(f"\n{fault}\n")
+    built = build_site(tmp_path / "site", project=tmp_path)
+    assert built.returncode != 0, f"the build passed with {fault!r}"
+    assert named in built.stderr
 
 
 def test_nothing_is_requested_from_elsewhere_when_the_site_is_opened(site: Path) -> None:
