@@ -57,6 +57,33 @@ def schema_name(schema: dict[str, Any]) -> str:
     return str(schema.get("type", "any"))
 
 
+def content_kinds(content: dict[str, Any]) -> str:
+    """``application/json`` (``CaptureRequest``): each media type, with its schema's name."""
+    kinds = []
+    for kind, media in content.items():
+        schema = media.get("schema", {})
+        named = f" ({schema_name(schema)})" if "$ref" in schema else ""
+        kinds.append(f"`{kind}`{named}")
+    return ", ".join(kinds)
+
+
+def schema_markdown(name: str, schema: dict[str, Any]) -> list[str]:
+    lines = [f"#### {name}", ""]
+    if schema.get("description"):
+        lines += [cell(schema["description"]), ""]
+    properties = schema.get("properties", {})
+    if properties:
+        required = set(schema.get("required", []))
+        lines += ["| field | type | required | meaning |", "|---|---|---|---|"]
+        for field, spec in properties.items():
+            lines.append(
+                f"| `{field}` | {cell(schema_name(spec))} | {'yes' if field in required else 'no'} "
+                f"| {cell(spec.get('description', ''))} |"
+            )
+        lines.append("")
+    return lines
+
+
 def operation_markdown(method: str, path: str, operation: dict[str, Any]) -> list[str]:
     lines = [f"### {method.upper()} {path}", ""]
     if operation.get("summary"):
@@ -76,12 +103,11 @@ def operation_markdown(method: str, path: str, operation: dict[str, Any]) -> lis
         lines.append("")
     body = operation.get("requestBody")
     if body:
-        kinds = ", ".join(f"`{kind}`" for kind in body.get("content", {}))
         required = "required" if body.get("required") else "optional"
-        lines += [f"Request body ({required}): {kinds}", ""]
+        lines += [f"Request body ({required}): {content_kinds(body.get('content', {}))}", ""]
     lines += ["| status | meaning | content |", "|---|---|---|"]
     for status, response in operation.get("responses", {}).items():
-        kinds = ", ".join(f"`{kind}`" for kind in response.get("content", {}))
+        kinds = content_kinds(response.get("content", {}))
         lines.append(f"| {status} | {cell(response.get('description', ''))} | {kinds} |")
     return [*lines, ""]
 
@@ -93,6 +119,11 @@ def openapi_markdown(document: dict[str, Any]) -> str:
         for method in METHODS:
             if method in item:
                 lines += operation_markdown(method, path, item[method])
+    schemas = document.get("components", {}).get("schemas", {})
+    if schemas:
+        lines += ["### Schemas", "", "The named schemas the operations above refer to.", ""]
+        for name, schema in schemas.items():
+            lines += schema_markdown(f"Schema {name}", schema)
     return "\n".join(lines)
 
 

@@ -137,6 +137,24 @@ def test_every_http_route_is_documented(method: str, path: str) -> None:
     )
 
 
+def test_every_endpoint_the_http_page_lists_is_a_route() -> None:
+    """The endpoints table names no route the app does not have (a renamed or removed one)."""
+    row = re.compile(r"^\| `(GET|POST|PUT|PATCH|DELETE) (/[^`?\[ ]*)", re.MULTILINE)
+    listed = row.findall(hand_written(HTTP_PAGE))
+    assert listed, "docs/http.md has no endpoints table"
+    stale = [
+        f"{method} {path}"
+        for method, path in listed
+        if not any(
+            method == real_method and route_pattern(real_method, real_path).fullmatch(
+                f"{method} {path}"
+            )
+            for real_method, real_path in ROUTES
+        )
+    ]
+    assert stale == []
+
+
 def test_the_openapi_document_is_rendered_and_published(site: Path) -> None:
     document = openapi_document()
     assert json.loads((site / "openapi.json").read_text(encoding="utf-8")) == document
@@ -144,6 +162,8 @@ def test_the_openapi_document_is_rendered_and_published(site: Path) -> None:
     for path, item in document["paths"].items():
         for method in item:
             assert f"{method.upper()} {path}" in built, f"{method.upper()} {path} not rendered"
+    for name in document["components"]["schemas"]:
+        assert f"Schema {name}" in built, f"the schema {name} is not rendered"
 
 
 def test_every_setting_snap_reads_is_documented() -> None:
