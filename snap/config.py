@@ -136,7 +136,7 @@ def parse_networks(text: str, name: str) -> tuple[IPNetwork, ...]:
 
 @dataclass(frozen=True)
 class Settings:
-    """Everything configurable about snap; see the README's configuration table."""
+    """Everything configurable about snap; see the configuration table in docs/storage.md."""
 
     home: Path
     store_url: str

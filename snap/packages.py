@@ -3,7 +3,7 @@
 snap's top-level packages (``snap``, ``verifier``, ``snapshotter``, ``records``,
 ``migrations``) carry names that other distributions on the public index use too; ``records``
 is a popular one.  snap is meant to be installed on its own (``pipx install``, or a virtual
-environment of its own: see the README's "Installing"), and this check makes a mix-up loud: if
+environment of its own: see docs/operations.md), and this check makes a mix-up loud: if
 any of the names resolves to a file outside the folder ``snap`` itself was loaded from, another
 distribution is shadowing (or has overwritten) part of snap, and no command runs on it.
 

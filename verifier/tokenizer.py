@@ -1,7 +1,7 @@
 """The tokenizer: text to comparison tokens that keep their code-point spans.
 
 snap compares **every character** of a quote with its source, except the differences on the
-short list of harmless copy noise below (the README carries the same list, one line each, and
+short list of harmless copy noise below (docs/matching.md carries the same list, one line each, and
 every entry has its own tests).  Tokenizing is how the list is applied: whatever the list
 allows to differ is either left out of the tokens or folded into the same comparison key;
 everything else is kept, as written, in some token.

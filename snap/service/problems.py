@@ -37,7 +37,7 @@ from snap.errors import (
 )
 
 MEDIA_TYPE = "application/problem+json"
-TYPE_PREFIX = "/problems/"  # a URI reference; README lists every type
+TYPE_PREFIX = "/problems/"  # a URI reference; docs/http.md lists every type
 
 
 @dataclass(frozen=True)

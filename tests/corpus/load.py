@@ -2,7 +2,7 @@
 
 The corpus is data, not code: ``documents/*.txt`` hold stored texts as an extractor would
 store them (UTF-8, invisible characters included), and ``quotes.jsonl`` holds one labelled
-quote per line. Labels follow the matching rules of issue 7 (README "What matching ignores"):
+quote per line. Labels follow the matching rules of issue 7 (docs/matching.md):
 only the listed copy-noise equivalences are ignored, everything else is compared. Shared by
 ``tests/verifier/test_adversarial_corpus.py`` and ``bench/bench_corpus.py`` so both read the
 same cases the same way.

@@ -1,6 +1,6 @@
 """The hostile cases: what each server does, and the documented exit snap must end with.
 
-Exit codes (README): 0 stored, 1 a capture failed (and is recorded as failed), 2 unusable
+Exit codes (docs/commands.md): 0 stored, 1 a capture failed (and is recorded as failed), 2 unusable
 input or configuration.  Every redirect target below is a loopback literal or a URL the guard
 refuses before any lookup (bad scheme, malformed): no case makes snap resolve a name.
 """

@@ -1,6 +1,6 @@
 """check_quote, case by case: exact by default, and each entry of the copy-noise list.
 
-Every entry of the copy-noise list (README, "How matching works") has its own test here that
+Every entry of the copy-noise list (docs/matching.md) has its own test here that
 shows the noise does not fail a real quote; the tests below them show that everything else is
 compared.
 """

@@ -2,7 +2,7 @@
 
 The invariant, stated once: **whenever a quote is found, the quote and the matched original are
 equal after applying only the listed copy-noise equivalences.**  ``reference_normal`` below is
-written from the README's list alone (it shares no code with ``verifier.tokenizer``), so a
+written from docs/matching.md alone (it shares no code with ``verifier.tokenizer``), so a
 tokenizer that folded something not on the list would break the first property.  Then:
 mutations that are not on the list are never found at the same span, and listed
 transformations are always found at the same span.
@@ -21,7 +21,7 @@ from verifier.tokenizer import scan_text
 
 PROFILE = settings(max_examples=200, derandomize=True, deadline=None)
 
-# -- the reference normalizer: the README's copy-noise list, written independently ----------
+# -- the reference normalizer: docs/matching.md's copy-noise list, written independently ---
 
 INVISIBLE = set("\u00ad\u200b\u200c\u200d\u200e\u200f\u2060\ufeff\u061c\ufe0f\ufe0e") | {
     chr(c) for c in [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]

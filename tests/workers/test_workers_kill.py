@@ -3,7 +3,7 @@ mid-batch and restarted: every item ends done, nothing is recorded twice, nothin
 
 Size: SNAP_WORKERS_TEST_URLS and SNAP_WORKERS_TEST_CITATIONS (default 300 and 10,000, which
 take about a minute here). The issue's full size, 2,000 URLs and 100,000 citations, is run by
-``bench/bench_workers.py --kill-test`` (see the README).
+``bench/bench_workers.py --kill-test`` (see docs/workers.md).
 """
 
 from __future__ import annotations
