@@ -44,12 +44,14 @@ from verifier.tokenizer import (
     CASE_MAY_COUNT,
     CHAR,
     CLOSE,
+    DOUBLE_QUOTES,
     GLUED,
     KIND_MASK,
     NUMBER,
     OPEN,
     QUOTE,
     SCRIPT,
+    SINGLE_QUOTES,
     SYMBOL,
     WORD,
     Neighbour,
@@ -95,12 +97,16 @@ MAGNITUDE_WORDS: Final = frozenset(
 NEGATIVE_ENDINGS: Final = ("ない", "なかっ", "なく", "ません", "ず", "ぬ", "ねば")
 _EDGE_ELLIPSIS = (
     r"(?:\[\s*(?:\u2026|\.\s?\.\s?\.)\s*\]|\(\s*(?:\u2026|\.\.\.)\s*\)"
-    r"|\u2026|\u22ef|\.\s?\.\s?\.)"
+    r"|\u2026{1,2}|\u22ef|\.\s?\.\s?\.)"
 )
 _LEADING_ELLIPSIS: Final = regex.compile(rf"^\s*{_EDGE_ELLIPSIS}\s*")
 _TRAILING_ELLIPSIS: Final = regex.compile(rf"\s*{_EDGE_ELLIPSIS}\s*$")
 _ANY_ELLIPSIS: Final = regex.compile(r"\u2026|\u22ef|\.\s?\.\s?\.")
 _WORDISH: Final = frozenset({WORD, NUMBER, CHAR, SCRIPT})
+_LABEL_COLON: Final = "\uff1a"
+"""The full-width colon ends a label before a date or a number in CJK text ("日期：2024-05-14"):
+a quote may start right after it, as after "、"."""
+_LIST_SEPARATOR: Final = regex.compile(r"[,;]\s+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,7 +324,8 @@ class PreparedSource:
             return False
         before = self._neighbour(index - 1) if index > 0 else None
         after = self._neighbour(index + 1) if index + 1 < len(self._meta) else None
-        return case_counts(self.source, self._starts[index], flags, before, after)
+        start = self._starts[index]
+        return case_counts(self.source, start, self._end(index), flags, before, after)
 
     def _neighbour(self, index: int) -> Neighbour:
         """What the case rule reads of token ``index`` next to a word (see ``case_counts``)."""
@@ -367,7 +374,7 @@ class PreparedSource:
             if accepted:
                 return self._found(accepted, len(scanned.tokens))
             first_refusal = first_refusal or refusal
-        if _ANY_ELLIPSIS.search(_strip_edge_ellipses(quote)):
+        if _ANY_ELLIPSIS.search(_strip_edge_ellipses(_unwrapped(quote) or quote)):
             return _unchecked(INNER_ELLIPSIS)
         if primary is None or not primary.tokens:
             return _unchecked(EMPTY_QUOTE)
@@ -512,11 +519,28 @@ class PreparedSource:
         kind = self.kind(outside)
         if kind == OPEN or self._unspaced_boundary(outside, inside):
             return True
+        if self._label_colon(outside):
+            return True
         if kind != QUOTE:
             return False
         return not (
             outside > 0 and self._meta[outside] & GLUED and self.kind(outside - 1) in _WORDISH
         )
+
+    def _compound(self, left: int, right: int, other: int) -> bool:
+        """Is the number of the match at this edge (``left`` or ``right``, not ``other``) the end
+        of a compound written with symbols, such as a date or a version ("2024-05-14")?  After
+        one, a comma and a space start the next item of a list ("2024-05-14, 2.10.2"), while
+        "2019, 2020" goes on counting years, and a quote that stops at 2019 cuts it."""
+        inside, step = (left, -1) if other == right else (right, 1)
+        neighbour = inside + step
+        if not 0 <= neighbour < len(self._meta) or self.kind(neighbour) != SYMBOL:
+            return False
+        return bool(self._meta[max(inside, neighbour)] & GLUED)
+
+    def _label_colon(self, index: int) -> bool:
+        """Is token ``index`` a full-width colon alone (see ``_LABEL_COLON``)?"""
+        return self.source[self._starts[index] : self._end(index)] == _LABEL_COLON
 
     def _closing(self, inside: int, outside: int) -> bool:
         """True when the glued token after a match only closes it (see ``_opening``)."""
@@ -543,14 +567,19 @@ class PreparedSource:
     def _continues(self, left: int, right: int, other: int) -> bool:
         """True when token ``other`` (``left`` or ``right``) continues a number at a match's
         edge: another number across whitespace and at most one punctuation mark other than a
-        full stop, on the same line; a symbol across whitespace only; a magnitude word."""
+        full stop, a list comma or a list semicolon; a symbol across whitespace only; a
+        magnitude word.  Never across a line break or a tab, which end a line of code, a table
+        row or a table cell ("5\n% of" is two rows of psql output)."""
         between = self.source[self._end(left) : self._starts[right]]
+        if "\n" in between or "\t" in between or "\r" in between:
+            return False
         gap = "".join(between.split())
         kind = self.kind(other)
-        if kind in (NUMBER, SCRIPT):  # "5 000", "2019, 2020"; not "section 7.\n4. Term"
-            return len(gap) <= 1 and "\n" not in between and gap != "."
+        if kind in (NUMBER, SCRIPT):  # "5 000", "5,000"; not "7. 4", nor a list "14, 2.10.2"
+            listed = _LIST_SEPARATOR.fullmatch(between) and self._compound(left, right, other)
+            return len(gap) <= 1 and gap != "." and not listed
         if kind == SYMBOL:
-            return not gap
+            return not gap and not self._label_colon(other)
         return (
             other == right
             and kind == WORD
@@ -615,15 +644,56 @@ class PreparedSource:
 def _only_form(quote: str) -> Scan | None:
     """The tokens of a quote that has one form to try (no ellipsis, no "[": see ``check``), or
     None: what the one-off shortcut needs, and what the full check reuses after it."""
-    if "[" in quote or _ANY_ELLIPSIS.search(quote):
+    if "[" in quote or _ANY_ELLIPSIS.search(quote) or _unwrapped(quote) is not None:
         return None
     return scan_text(quote)
 
 
 def _quote_forms(quote: str) -> list[str]:
-    """The quote as written, then without an ellipsis at its start or end."""
-    stripped = _strip_edge_ellipses(quote)
-    return [quote] if stripped == quote else [quote, stripped]
+    """The quote as written, then without the quotation marks around it, then each without an
+    ellipsis at its start or end (in that order; each form once)."""
+    unwrapped = _unwrapped(quote)
+    written = [quote] if unwrapped is None else [quote, unwrapped]
+    forms = [*written, *map(_strip_edge_ellipses, written)]
+    return list(dict.fromkeys(forms))
+
+
+# The pairs of marks a quotation is wrapped in, by how people and models write them.
+_WRAPPING: Final = {
+    "\u201c": "\u201d\u201c",  # “…” (and “…“)
+    "\u201e": "\u201c\u201d",  # „…“ „…”
+    '"': '"\u201d',
+    "\u201d": "\u201d",  # ”…” (Finnish, Swedish)
+    "\u00ab": "\u00bb",  # «…»
+    "\u00bb": "\u00ab",  # »…« (German, Danish)
+    "\u2018": "\u2019",  # ‘…’
+    "\u201a": "\u2018\u2019",
+    "\u2039": "\u203a",
+    "\u203a": "\u2039",
+    "\u300c": "\u300d",  # 「…」
+    "\u300e": "\u300f",  # 『…』
+    "\uff02": "\uff02",
+}
+_WRAPPING_KIND: Final = {
+    **dict.fromkeys('\u201c\u201d\u201e"\u00ab\u00bb\uff02', DOUBLE_QUOTES),
+    **dict.fromkeys("\u2018\u201a\u2039\u203a", SINGLE_QUOTES),
+    "\u300c": "\u300c\u300d",
+    "\u300e": "\u300e\u300f",
+}
+
+
+def _unwrapped(quote: str) -> str | None:
+    """The quote without the pair of quotation marks around it (“…”, "…", «…», 「…」, …), or
+    None when it is not wrapped in one: a mark of the same kind inside it (``"a" and "b"``)
+    means the marks are the source's, not the quoter's.  A source that has the marks too
+    matches the quote as written, which is tried first."""
+    text = quote.strip()
+    if len(text) < 3 or text[-1] not in _WRAPPING.get(text[0], ""):
+        return None
+    inner = text[1:-1]
+    if any(mark in inner for mark in _WRAPPING_KIND[text[0]]):
+        return None
+    return inner
 
 
 def _strip_edge_ellipses(quote: str) -> str:

@@ -56,7 +56,7 @@ from typing import Any, Final, NamedTuple
 
 import regex
 
-NORMALIZER_ID: Final = "snap-exact@2"
+NORMALIZER_ID: Final = "snap-exact@3"
 
 WORD: Final = 1
 CHAR: Final = 2
@@ -86,13 +86,16 @@ INVISIBLE: Final = (
     "\u2066-\u206f\ufe00-\ufe0f\ufeff\U000e0001\U000e0100-\U000e01ef"
 )
 DASHES: Final = "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d\u05be\u2e3a\u2e3b"
-DOUBLE_QUOTES: Final = '"\u201c\u201d\u201e\u201f\u00ab\u00bb\u301d\u301e\u301f\uff02'
-SINGLE_QUOTES: Final = "'\u2018\u2019\u201a\u201b\u2039\u203a\uff07"
+# The Hebrew gershayim and geresh (U+05F4, U+05F3) are typed as ASCII " and ' everywhere: they
+# are compared as double and single marks.
+DOUBLE_QUOTES: Final = '"\u201c\u201d\u201e\u201f\u00ab\u00bb\u301d\u301e\u301f\uff02\u05f4'
+SINGLE_QUOTES: Final = "'\u2018\u2019\u201a\u201b\u2039\u203a\uff07\u05f3"
 UNSPACED: Final = (
     r"\p{Han}\p{Hiragana}\p{Katakana}\p{Bopomofo}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}\p{Yi}"
     "\u30fc\u3005\u3006\u3007\u309d\u309e\u30fd\u30fe\uff70"
 )
-_SENTENCE_ALWAYS = ",;\u3001\uff0c\uff1b\u060c\u061b\u0964\u0965\u3002\uff61\ufe12"
+# U+037E, the Greek question mark, is canonically ";" (NFC turns one into the other).
+_SENTENCE_ALWAYS = ",;\u037e\u3001\uff0c\uff1b\u060c\u061b\u0964\u0965\u3002\uff61\ufe12"
 _SENTENCE_BEFORE_GAP = ".:\uff0e\uff1a"
 _CLOSERS = rf"\s\p{{Pe}}\p{{Pf}}{DOUBLE_QUOTES}{SINGLE_QUOTES}\["
 _LETTER = r"[\p{L}\p{M}\p{Nl}]"
@@ -114,6 +117,12 @@ _REFERENCE_BODY = (  # spaces as [ ]: the scanner is a VERBOSE pattern
     r"|failed[ ]verification|dubious|page[ ]needed|who\?|when\?|which\?|by[ ]whom\?"
     r"|according[ ]to[ ]whom\?"
 )
+# A "," or ";" glued to what follows it is syntax, not sentence punctuation ("a{4,}b", "(x,)",
+# "((),)"): compared like any symbol.  Not before whitespace, a closing quotation mark, other
+# sentence punctuation, the end or a reference mark ("He said," she wrote; "word,[1]").
+_GLUED_COMMA = (
+    rf"[,;](?![\s\p{{Pf}}{DOUBLE_QUOTES}{SINGLE_QUOTES},;.:]|$|\[(?i:{_REFERENCE_BODY})\])"
+)
 
 # One alternative per token kind, tried in this order at each position; characters that no
 # alternative takes (whitespace, invisible characters, sentence punctuation, controls) only
@@ -133,7 +142,7 @@ _SCANNER: Final = regex.compile(
     | (?P<close>\p{{Pe}})
     | (?P<ellipsis>\.\.\.|\u2026|\u22ef)
     | (?P<symbol>(?:(?!{_EMOJI}){_SYMBOL_CHAR}|[{_SENTENCE_BEFORE_GAP}](?![{_CLOSERS}]|$)
-                   |(?<=\A\s*)[{_SENTENCE_BEFORE_GAP}])++)
+                   |(?<=\A\s*)[{_SENTENCE_BEFORE_GAP}]|{_GLUED_COMMA})++)
     )""",
     regex.VERBOSE | regex.VERSION1,
 )
@@ -257,6 +266,8 @@ def _twin(references: bool) -> _Twin:
     cited = _members(r"[\p{L}\p{N}\p{M}.,;:!?)\]\"'\u201d\u2019\u00bb]")
     cite_end = _members(r"[.,;:!?)\"'\u201d\u2019\u00bb\[]")
     next_word = _members(rf"[\p{{L}}\p{{N}}(\[{DOUBLE_QUOTES}{SINGLE_QUOTES}]")
+    comma_break = _members(rf"[\s\p{{Pf}}{DOUBLE_QUOTES}{SINGLE_QUOTES},;.:]")
+    glued_comma = rf"[,;](?![{comma_break}]|$|\[(?i:{_REFERENCE_BODY})\])"
     reference = (
         rf"""(?=\[)(?<=[{cited}])\[(?i:{_REFERENCE_BODY})\]
              (?=[{cite_end}]|[{space}]*$|[{space}]+[{next_word}])"""
@@ -274,7 +285,7 @@ def _twin(references: bool) -> _Twin:
         | (?P<open>[{opening}])
         | (?P<close>[{closing}])
         | (?P<ellipsis>\.\.\.|\u2026|\u22ef)
-        | (?P<symbol>(?:[{symbol}]|[{stop}](?![{closers}]|$))++)"""
+        | (?P<symbol>(?:[{symbol}]|[{stop}](?![{closers}]|$)|{glued_comma})++)"""
     unnamed = re.sub(r"\(\?P<\w+>", "(?:", alternatives)
     kind_of = rf"""(?P<word>[{letter}])|(?P<number>[{digit}])|(?P<script>[{script}])
         |(?P<reference>\[.)|(?P<quote>[{quotes}])|(?P<open>[{opening}])|(?P<close>[{closing}])
@@ -426,6 +437,7 @@ were 0.5x a 1 MB source's size at the peak of preparing it)."""
 _CASE_NEVER: Final = 0
 _CASE_NEIGHBOURS: Final = 1
 _CASE_CAPITALS: Final = 2
+_CASE_LETTER: Final = 3
 CASE_SHIFT: Final = 6
 """Where a token's flags keep its ``_CASE_*`` rule (two bits above ``SENSITIVE``)."""
 CASE_MAY_COUNT: Final = SENSITIVE | 3 << CASE_SHIFT
@@ -696,7 +708,8 @@ def _general_columns(
     columns = Columns([], [], [], [], [], [], [])
     for group, raw, start in zip(groups, texts, starts, strict=True):
         end = start + len(raw)
-        if group in SIDE_KINDS:
+        index_mark = group == "reference" and reads_as_index(text, start, raw)
+        if group in SIDE_KINDS and not index_mark:
             side.append(SideItem(position.count, _side_key(group, raw), start, end))
             continue
         glued = position.count > 0 and (
@@ -708,7 +721,13 @@ def _general_columns(
         )
         if glued and side and side[-1].before == position.count:
             glued = False
-        if group == "word" and not raw.isascii() and _NEEDS_SPLIT.search(raw):
+        if index_mark:
+            for part in _scanner_without_references().finditer(raw):
+                name = part.lastgroup or ""
+                _append(columns, name, part.group(name), start + part.start(name), glued)
+                position.count += 1
+                glued = True
+        elif group == "word" and not raw.isascii() and _NEEDS_SPLIT.search(raw):
             for part in _WORD_PARTS.finditer(raw):
                 _append(columns, part.lastgroup or "", part.group(), start + part.start(), glued)
                 position.count += 1
@@ -718,6 +737,40 @@ def _general_columns(
             position.count += 1
         position.last_end = end
     return columns
+
+
+# What stands before a "[" that makes it an index or a type parameter, not a reference mark: an
+# identifier (with "_", a digit, an inner "." or "::", or camelCase), or a call "name(...)".
+_IDENTIFIER: Final = regex.compile(
+    r"(?:\w*[_\d]\w*|\w+(?:(?:\.|::|->)\w+)+|\w*\p{Ll}\p{Lu}\w*)\Z"
+    r"|(?:\w|\w[.:>]\w)[^\s(]*\([^\s]*\)\Z",
+    regex.VERSION1,
+)
+_CAPITALS_BODY: Final = regex.compile(r"\[[A-Z]{1,2}\]")
+_BRACKET_RUN: Final = regex.compile(r"\S*\Z")
+
+
+def reads_as_index(text: str, start: int, raw: str) -> bool:
+    """Is the "[...]" at ``start`` (a reference mark by its form) code: an index or a type
+    parameter?  A reference mark is a footnote in prose ("word[1]", "word.[12]", "[a]"); it is
+    not one in capitals ("Type[T]"), nor after an identifier ("items_2[1]", "self.items[0]"), a
+    call ("sys.exc_info()[1]") or an index ("x[0][1]"), which are read from the text before it
+    up to the whitespace (a plain word is prose: "arr[1]" stays a mark)."""
+    if _CAPITALS_BODY.fullmatch(raw):
+        return True
+    before = _BRACKET_RUN.search(text, 0, start)
+    run = before.group() if before else ""
+    if run.endswith("]"):
+        opening = run.rfind("[")
+        if opening < 0:
+            return False
+        inner = run[opening:]
+        at = start - len(run) + opening
+        return not _REFERENCE_ONLY.fullmatch(inner) or reads_as_index(text, at, inner)
+    return _IDENTIFIER.search(run.lstrip("([{\"'\u201c\u2018")) is not None
+
+
+_REFERENCE_ONLY: Final = regex.compile(rf"\[(?i:{_REFERENCE_BODY.replace('[ ]', ' ')})\]")
 
 
 def _append(columns: Columns, group: str, raw: str, start: int, glued: bool) -> None:
@@ -775,14 +828,19 @@ def _settle(
     text: str, columns: Columns, index: int, before: Neighbour | None, after: Neighbour | None
 ) -> None:
     flags = columns.flags[index]
-    if case_counts(text, columns.starts[index], flags, before, after):
+    if case_counts(text, columns.starts[index], columns.ends[index], flags, before, after):
         columns.flags[index] = flags | SENSITIVE
 
 
 def case_counts(
-    text: str, start: int, flags: int, before: Neighbour | None, after: Neighbour | None
+    text: str,
+    start: int,
+    end: int,
+    flags: int,
+    before: Neighbour | None,
+    after: Neighbour | None,
 ) -> bool:
-    """Is the letter case of the token at ``start`` (with ``flags``, as scanned) compared, given
+    """Is the letter case of the token at ``start:end`` (with ``flags``, as scanned) compared, given
     the tokens ``before`` and ``after`` it?  The one definition of the rule, for the tokenizer,
     which settles it as it scans, and for a prepared source, which settles it for a token only
     when a quote is compared with it."""
@@ -793,6 +851,10 @@ def case_counts(
         return not (_capital_word(before) or _capital_word(after))
     if rule == _CASE_NEIGHBOURS:
         return _unit_or_glued(text, start, flags, before, after)
+    if rule == _CASE_LETTER:
+        return _unit_or_glued(text, start, flags, before, after) or _letter_is_code(
+            text, start, end, flags, before, after
+        )
     return False
 
 
@@ -899,6 +961,8 @@ def _case_rule(kind: int, exact: str) -> tuple[int, int]:
         return kind | SENSITIVE, _CASE_NEVER
     if 2 <= len(exact) <= 3 and exact.isupper():
         return kind | _CASE_CAPITALS << CASE_SHIFT, _CASE_CAPITALS
+    if len(exact) == 1:
+        return kind | _CASE_LETTER << CASE_SHIFT, _CASE_LETTER
     if len(exact) > SHORT_WORD:
         return kind, _CASE_NEVER
     return kind | _CASE_NEIGHBOURS << CASE_SHIFT, _CASE_NEIGHBOURS
@@ -991,6 +1055,48 @@ def _unit_or_glued(
         if glued and before_kind == SYMBOL:
             return True
     return after is not None and bool(after[0] & GLUED) and after[0] & KIND_MASK in (SYMBOL, NUMBER)
+
+
+_NEXT_TO_CODE: Final = frozenset({OPEN, CLOSE, SYMBOL, NUMBER, SCRIPT})
+_SPACE_AFTER: Final = regex.compile(r"\s*")
+
+
+def _letter_is_code(
+    text: str,
+    start: int,
+    end: int,
+    flags: int,
+    before: Neighbour | None,
+    after: Neighbour | None,
+) -> bool:
+    """Is the case of a one-letter word compared?  In format tables and code "h" and "H", "p"
+    and "P" are different things: a lone letter keeps its case glued to a bracket, symbol or
+    number on either side ("%H", "(p)", "x2"), between quotation marks ("'h'"), next to a
+    symbol other than a dash on its line ("x = 5"), or alone in a table cell or on a line (a
+    tab, a line break or an end of the text on both sides).  Elsewhere it is an ordinary word
+    ("A man" = "a man")."""
+    before_kind = before[0] & KIND_MASK if before is not None else 0
+    after_kind = after[0] & KIND_MASK if after is not None else 0
+    glued_before = bool(flags & GLUED) and before is not None
+    glued_after = after is not None and bool(after[0] & GLUED)
+    if (glued_before and before_kind in _NEXT_TO_CODE) or (
+        glued_after and after_kind in _NEXT_TO_CODE
+    ):
+        return True
+    if glued_before and glued_after and before_kind == after_kind == QUOTE:
+        return True
+    gap_before = text[before[1] : start] if before is not None else "\n"
+    space = _SPACE_AFTER.match(text, end)
+    gap_after = space.group() if space and space.end() < len(text) and after is not None else "\n"
+    if (
+        before_kind == SYMBOL and before is not None and before[2] != "-" and "\n" not in gap_before
+    ) or (after_kind == SYMBOL and after is not None and after[2] != "-" and "\n" not in gap_after):
+        return True
+    return _cell_edge(gap_before) and _cell_edge(gap_after)
+
+
+def _cell_edge(gap: str) -> bool:
+    return "\t" in gap or "\n" in gap
 
 
 def _capital_word(neighbour: Neighbour | None) -> bool:
