@@ -37,7 +37,7 @@ from typing import Any, Final
 import regex
 
 from verifier import closest as closest_passage
-from verifier.closest import Closest
+from verifier.closest import Closest, Edit, EditKind
 from verifier.oneoff import read_windows
 from verifier.status import Status
 from verifier.tokenizer import (
@@ -519,7 +519,7 @@ class PreparedSource:
         kind = self.kind(outside)
         if kind == OPEN or self._unspaced_boundary(outside, inside):
             return True
-        if self._label_colon(outside):
+        if self._label_colon(outside) or self._ellipsis(outside):
             return True
         if kind != QUOTE:
             return False
@@ -528,15 +528,27 @@ class PreparedSource:
         )
 
     def _compound(self, left: int, right: int, other: int) -> bool:
-        """Is the number of the match at this edge (``left`` or ``right``, not ``other``) the end
-        of a compound written with symbols, such as a date or a version ("2024-05-14")?  After
-        one, a comma and a space start the next item of a list ("2024-05-14, 2.10.2"), while
-        "2019, 2020" goes on counting years, and a quote that stops at 2019 cuts it."""
-        inside, step = (left, -1) if other == right else (right, 1)
-        neighbour = inside + step
+        """Is either number at this edge (``left`` and ``right``) a compound written with
+        symbols, such as a date or a version ("2024-05-14", "2.10.2")?  Next to one, a comma
+        and a space separate the items of a list ("2024-05-14, 2.10.2"), while "2019, 2020"
+        goes on counting years, and a quote that stops at 2019 cuts it."""
+        if other == right:
+            return self._compound_part(left, -1) or self._compound_part(right, 1)
+        return self._compound_part(right, 1) or self._compound_part(left, -1)
+
+    def _compound_part(self, index: int, step: int) -> bool:
+        """Is number ``index`` written with separators ("3.12.1") or glued to a symbol on the
+        side ``step`` away from the gap ("05-14")?"""
+        if any(mark in self._keys[self._ids[index]] for mark in ".,'_"):
+            return True
+        neighbour = index + step
         if not 0 <= neighbour < len(self._meta) or self.kind(neighbour) != SYMBOL:
             return False
-        return bool(self._meta[max(inside, neighbour)] & GLUED)
+        return bool(self._meta[max(index, neighbour)] & GLUED)
+
+    def _ellipsis(self, index: int) -> bool:
+        """Is token ``index`` an ellipsis (which marks words left out: "……and so", "work…")?"""
+        return self._keys[self._ids[index]] == "\u2026" and self.kind(index) == SYMBOL
 
     def _label_colon(self, index: int) -> bool:
         """Is token ``index`` a full-width colon alone (see ``_LABEL_COLON``)?"""
@@ -545,7 +557,7 @@ class PreparedSource:
     def _closing(self, inside: int, outside: int) -> bool:
         """True when the glued token after a match only closes it (see ``_opening``)."""
         kind = self.kind(outside)
-        if kind == CLOSE or self._unspaced_boundary(inside, outside):
+        if kind == CLOSE or self._unspaced_boundary(inside, outside) or self._ellipsis(outside):
             return True
         if kind != QUOTE:
             return False
@@ -615,8 +627,7 @@ class PreparedSource:
         window = closest_passage.best_window(quote_ids, self._ids, positions)
         if window is None:
             return None
-        first, equal = window
-        return self._closest_window(quote_ids, first, equal)
+        return self.closest_at(scanned, window[0], 0, len(self._ids))
 
     def aligned_scores(self, scanned: Scan, firsts: Iterable[int]) -> list[int]:
         """The closest passage's score (equal positions) of the quote laid at each token index
@@ -624,21 +635,64 @@ class PreparedSource:
         quote_ids = self._key_ids(scanned)
         return [closest_passage.aligned_equal(quote_ids, self._ids, first) for first in firsts]
 
-    def closest_at(self, scanned: Scan, first: int, equal: int) -> Closest:
-        """The closest passage of the quote laid at token ``first``, with ``equal`` positions."""
-        return self._closest_window(self._key_ids(scanned), first, equal)
+    def closest_at(self, scanned: Scan, first: int, lo: int, hi: int) -> Closest | None:
+        """The closest passage of the quote whose window starts at token ``first``, lined up
+        with the quote by an edit alignment of the tokens around the window (``align``), or None
+        when those tokens reach past ``[lo, hi)``, the tokens the caller may read (the one-off
+        check reads windows of the source, and then needs the whole source)."""
+        quote_ids = self._key_ids(scanned)
+        reach = closest_passage.reach(len(quote_ids))
+        start, stop = first - reach, first + len(quote_ids) + reach
+        if (start < lo and lo > 0) or (stop > hi and hi < len(self._ids)):
+            return None
+        tokens = scanned.tokens
 
-    def _closest_window(self, quote_ids: list[int], first: int, equal: int) -> Closest:
-        last = min(first + len(quote_ids), len(self._ids)) - 1
+        def alike(quote_index: int, source_index: int) -> bool:
+            """A changed token, not an added one: of the same kind, and a word spelled alike."""
+            token = tokens[quote_index]
+            if token.kind != self.kind(source_index):
+                return False
+            source_key = self._keys[self._ids[source_index]]
+            return token.kind != WORD or closest_passage.spelled_alike(token.key, source_key)
+
+        steps = closest_passage.align(quote_ids, self._ids, max(start, lo), min(stop, hi), alike)
+        return self._aligned(scanned, steps)
+
+    def _aligned(self, scanned: Scan, steps: list[closest_passage.Step]) -> Closest:
+        """The passage and its differences, from the alignment's steps."""
+        first = min(step.s0 for step in steps if step.s1 > step.s0)
+        last = max(step.s1 for step in steps if step.s1 > step.s0) - 1
         start, end = self.token_span(first, last)
-        differing = closest_passage.differing_positions(quote_ids, self._ids, first)
+        edits: list[Edit] = []
+        differences: list[tuple[int, int]] = []
+        for step in steps:
+            words = _spaced(scanned.tokens[step.q0 : step.q1])
+            if step.kind == EditKind.ADDED:
+                at = self._starts[step.s0] if step.s0 <= last else end
+                edits.append(Edit(step.kind, words, at, at))
+                differences.append((at, at))
+                continue
+            span = self.token_span(step.s0, step.s1 - 1)
+            edits.append(Edit(step.kind, words, *span))
+            if step.kind != EditKind.EQUAL:
+                differences.extend(self.token_span(i, i) for i in range(step.s0, step.s1))
+        size = len(scanned.tokens) + last - first + 1
         return Closest(
-            score=equal / len(quote_ids),
+            score=2 * closest_passage.equal_tokens(steps) / size,
             text=self.source[start:end],
             start=start,
             end=end,
-            differences=tuple(self.token_span(i, i) for i in differing),
+            differences=tuple(differences),
+            alignment=tuple(edits),
         )
+
+
+def _spaced(tokens: Sequence[Token]) -> str:
+    """Quote tokens as written, with one space where the quote has a gap between two."""
+    return "".join(
+        (" " if index and not token.glued else "") + token.text
+        for index, token in enumerate(tokens)
+    )
 
 
 def _only_form(quote: str) -> Scan | None:

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Final, NamedTuple
 
 import regex
 
-from verifier.closest import Closest
+from verifier.closest import Closest, Edit
 from verifier.tokenizer import INVISIBLE, NUMBER, REFERENCE_REACH, SYMBOL, WORD, Scan, Token
 
 if TYPE_CHECKING:
@@ -322,12 +322,19 @@ def _closest_of_absent(
                 best = (equal, at, read, first)
     if best is None or best[0] != length - 1:
         return None
-    equal, _, read, first = best
-    found = read.prepared.closest_at(scanned, first, equal)
+    _, _, read, first = best
+    found = read.prepared.closest_at(scanned, first, read.first_allowed, read.last_allowed + 1)
+    if found is None:
+        return None
+    shift = read.shift
     return Closest(
         score=found.score,
         text=found.text,
-        start=read.shift + found.start,
-        end=read.shift + found.end,
-        differences=tuple((read.shift + a, read.shift + b) for a, b in found.differences),
+        start=shift + found.start,
+        end=shift + found.end,
+        differences=tuple((shift + a, shift + b) for a, b in found.differences),
+        alignment=tuple(
+            Edit(edit.kind, edit.quote, shift + edit.start, shift + edit.end)
+            for edit in found.alignment
+        ),
     )

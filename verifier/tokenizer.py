@@ -99,6 +99,13 @@ _SENTENCE_ALWAYS = ",;\u037e\u3001\uff0c\uff1b\u060c\u061b\u0964\u0965\u3002\uff
 _SENTENCE_BEFORE_GAP = ".:\uff0e\uff1a"
 _CLOSERS = rf"\s\p{{Pe}}\p{{Pf}}{DOUBLE_QUOTES}{SINGLE_QUOTES}\["
 _LETTER = r"[\p{L}\p{M}\p{Nl}]"
+# Scripts where a zero-width joiner or non-joiner after a letter changes the spelling (the
+# Devanagari eyelash ra, Malayalam chillu letters, Sinhala conjuncts): there it is compared.
+_INDIC = (
+    r"\p{Devanagari}\p{Bengali}\p{Gurmukhi}\p{Gujarati}\p{Oriya}\p{Tamil}\p{Telugu}"
+    r"\p{Kannada}\p{Malayalam}\p{Sinhala}"
+)
+_INDIC_JOINER = rf"(?:(?<=[{_INDIC}])[\u200c\u200d])"
 _HYPHEN_BREAK = r"[\-\u2010\u00ad][^\S\n]*+\r?\n[^\S\n]*+"
 _SYMBOL_CHAR = (
     rf"[[\p{{P}}\p{{S}}\p{{No}}]--[{SUPER_SUB}{DOUBLE_QUOTES}{SINGLE_QUOTES}\p{{Ps}}\p{{Pe}}"
@@ -117,11 +124,15 @@ _REFERENCE_BODY = (  # spaces as [ ]: the scanner is a VERBOSE pattern
     r"|failed[ ]verification|dubious|page[ ]needed|who\?|when\?|which\?|by[ ]whom\?"
     r"|according[ ]to[ ]whom\?"
 )
-# A "," or ";" glued to what follows it is syntax, not sentence punctuation ("a{4,}b", "(x,)",
-# "((),)"): compared like any symbol.  Not before whitespace, a closing quotation mark, other
-# sentence punctuation, the end or a reference mark ("He said," she wrote; "word,[1]").
+# A "," or ";" is syntax, not sentence punctuation, and compared like any symbol, when it is
+# glued to what follows ("a{4,}b", "(x,)", "((),)"; not before a closing quotation mark, other
+# sentence punctuation or a reference mark: "He said," she wrote; "word,[1]"), or when a "]"
+# closes it within ``_IN_BRACKETS`` characters on its line ("[x; n]", "dict[str, int]").
+_IN_BRACKETS: Final = 24
+_LINE_END = r"\n\r\x85\u2028\u2029"
 _GLUED_COMMA = (
-    rf"[,;](?![\s\p{{Pf}}{DOUBLE_QUOTES}{SINGLE_QUOTES},;.:]|$|\[(?i:{_REFERENCE_BODY})\])"
+    rf"[,;](?:(?![\s\p{{Pf}}{DOUBLE_QUOTES}{SINGLE_QUOTES},;.:]|$|\[(?i:{_REFERENCE_BODY})\])"
+    rf"|(?=[^\[\]{_LINE_END}]{{0,{_IN_BRACKETS}}}\]))"
 )
 
 # One alternative per token kind, tried in this order at each position; characters that no
@@ -130,7 +141,8 @@ _GLUED_COMMA = (
 _SCANNER: Final = regex.compile(
     rf"""
     \s*+(?:
-      (?P<word>{_LETTER}++(?:(?:[{INVISIBLE}]++|{_HYPHEN_BREAK}(?=\p{{Ll}})){_LETTER}++)*+)
+      (?P<word>{_LETTER}++(?:(?:[{INVISIBLE}]++|{_HYPHEN_BREAK}(?=\p{{Ll}})){_LETTER}++)*+
+               {_INDIC_JOINER}?)
     | (?P<number>\p{{Nd}}++(?:[.,'\u2019_]\p{{Nd}}++)*+(?![\ufe0f\u20e3]))
     | (?P<emoji>{_EMOJI})
     | (?P<script>[{SUPER_SUB}]++)
@@ -267,7 +279,10 @@ def _twin(references: bool) -> _Twin:
     cite_end = _members(r"[.,;:!?)\"'\u201d\u2019\u00bb\[]")
     next_word = _members(rf"[\p{{L}}\p{{N}}(\[{DOUBLE_QUOTES}{SINGLE_QUOTES}]")
     comma_break = _members(rf"[\s\p{{Pf}}{DOUBLE_QUOTES}{SINGLE_QUOTES},;.:]")
-    glued_comma = rf"[,;](?![{comma_break}]|$|\[(?i:{_REFERENCE_BODY})\])"
+    glued_comma = (
+        rf"[,;](?:(?![{comma_break}]|$|\[(?i:{_REFERENCE_BODY})\])"
+        rf"|(?=[^\[\]{_LINE_END}]{{0,{_IN_BRACKETS}}}\]))"
+    )
     reference = (
         rf"""(?=\[)(?<=[{cited}])\[(?i:{_REFERENCE_BODY})\]
              (?=[{cite_end}]|[{space}]*$|[{space}]+[{next_word}])"""
@@ -322,6 +337,9 @@ def _twin_characters() -> str:
 
 
 _INVISIBLE_RUN = regex.compile(rf"[{INVISIBLE}]+")
+_NOISE_IN_WORD = regex.compile(
+    rf"(?<![{_INDIC}])[\u200c\u200d]|[[{INVISIBLE}]--[\u200c\u200d]]", regex.VERSION1
+)
 _HYPHENATION = regex.compile(_HYPHEN_BREAK)
 _ONLY_INVISIBLE = regex.compile(rf"[{INVISIBLE}]*")
 _DASH_SET: Final = frozenset(DASHES)
@@ -568,9 +586,10 @@ _TWIN_LONGEST_PIECE: Final = 64
 makes the twin hold its whole token list at once."""
 # Where the twin may cut a text into pieces read one by one: after a space, tab or line break that
 # follows a character other than whitespace or a hyphen (which can join a word across a line
-# break), and not within ``REFERENCE_REACH`` of a "[" (a reference mark holds spaces, and looks
-# past the spaces after it).  No token spans such a cut and nothing the scanner looks at before
-# or after a token crosses it, so each piece scans as it would in the whole text.
+# break), and not within ``REFERENCE_REACH`` of a "[" before it (a reference mark holds spaces,
+# and looks past the spaces after it) or of a "]" after it (a "," looks ahead for one).  No token
+# spans such a cut and nothing the scanner looks at before or after a token crosses it, so each
+# piece scans as it would in the whole text.
 _TWIN_CUT: Final = re.compile(r"[^\s\-\u2010][ \t\r\n]")
 REFERENCE_REACH: Final = 32
 """More characters than the longest reference mark ("[clarification needed]")."""
@@ -602,7 +621,8 @@ def _twin_pieces(text: str, piece: int) -> Iterator[tuple[int, int]]:
 def _twin_cut(text: str, at: int) -> int:
     """The first place to cut ``text`` from ``at`` on (see ``_TWIN_CUT``), or its end."""
     while at < len(text) and (cut := _TWIN_CUT.search(text, at)) is not None:
-        if text.find("[", max(cut.start() - REFERENCE_REACH, 0), cut.end()) < 0:
+        before = text.find("[", max(cut.start() - REFERENCE_REACH, 0), cut.end())
+        if before < 0 and text.find("]", cut.end(), cut.end() + REFERENCE_REACH) < 0:
             return cut.end()
         at = cut.end()
     return len(text)
@@ -746,14 +766,14 @@ _IDENTIFIER: Final = regex.compile(
     r"|(?:\w|\w[.:>]\w)[^\s(]*\([^\s]*\)\Z",
     regex.VERSION1,
 )
-_CAPITALS_BODY: Final = regex.compile(r"\[[A-Z]{1,2}\]")
+_CAPITALS_BODY: Final = regex.compile(r"\[(?:[A-Z]{1,2}|0)\]")
 _BRACKET_RUN: Final = regex.compile(r"\S*\Z")
 
 
 def reads_as_index(text: str, start: int, raw: str) -> bool:
     """Is the "[...]" at ``start`` (a reference mark by its form) code: an index or a type
     parameter?  A reference mark is a footnote in prose ("word[1]", "word.[12]", "[a]"); it is
-    not one in capitals ("Type[T]"), nor after an identifier ("items_2[1]", "self.items[0]"), a
+    not one in capitals ("Type[T]"), nor "[0]" (notes count from 1), nor after an identifier ("items_2[1]", "self.items[0]"), a
     call ("sys.exc_info()[1]") or an index ("x[0][1]"), which are read from the text before it
     up to the whitespace (a plain word is prose: "arr[1]" stays a mark)."""
     if _CAPITALS_BODY.fullmatch(raw):
@@ -957,7 +977,7 @@ def _case_rule(kind: int, exact: str) -> tuple[int, int]:
     the bits from ``CASE_SHIFT``) and its ``_CASE_*`` rule."""
     if kind != WORD:
         return kind, _CASE_NEVER
-    if _mixed_case(exact):
+    if _mixed_case(exact) or _one_letter_repeated(exact):
         return kind | SENSITIVE, _CASE_NEVER
     if 2 <= len(exact) <= 3 and exact.isupper():
         return kind | _CASE_CAPITALS << CASE_SHIFT, _CASE_CAPITALS
@@ -994,13 +1014,14 @@ def _side_key(group: str, raw: str) -> str:
 
 @functools.lru_cache(maxsize=1 << 12)
 def fold_word(raw: str) -> str:
-    """A word with hyphenation and invisible characters removed, NFKC applied, case kept.
+    """A word with hyphenation and invisible characters removed (but a joiner or non-joiner
+    after a letter of an Indic script: ``_INDIC``), NFKC applied, case kept.
 
     Cached because prose repeats its words; bounded so the cache cannot grow without end.
     """
     if raw.isascii() and raw.isalpha():
         return raw
-    joined = _INVISIBLE_RUN.sub("", _HYPHENATION.sub("", raw))
+    joined = _NOISE_IN_WORD.sub("", _HYPHENATION.sub("", raw))
     return unicodedata.normalize("NFKC", joined)
 
 
@@ -1034,6 +1055,12 @@ def _mixed_case(word: str) -> bool:
     first, and a lower-case letter somewhere)."""
     rest = word[1:]
     return rest != rest.lower() and word != word.upper()
+
+
+def _one_letter_repeated(word: str) -> bool:
+    """A letter written two or more times, as format codes are ("hhhh", "HH"): its case is
+    what it means."""
+    return len(word) >= 2 and len(set(word)) == 1 and word.lower() != word.upper()
 
 
 def _capitals(word: str) -> bool:
@@ -1071,7 +1098,8 @@ def _letter_is_code(
 ) -> bool:
     """Is the case of a one-letter word compared?  In format tables and code "h" and "H", "p"
     and "P" are different things: a lone letter keeps its case glued to a bracket, symbol or
-    number on either side ("%H", "(p)", "x2"), between quotation marks ("'h'"), next to a
+    number on either side ("%H", "(p)", "x2"), between quotation marks ("'h'"), right before
+    a colon, comma or semicolon ("b: usize", "f(a, b)"), next to a
     symbol other than a dash on its line ("x = 5"), or alone in a table cell or on a line (a
     tab, a line break or an end of the text on both sides).  Elsewhere it is an ordinary word
     ("A man" = "a man")."""
@@ -1084,6 +1112,8 @@ def _letter_is_code(
     ):
         return True
     if glued_before and glued_after and before_kind == after_kind == QUOTE:
+        return True
+    if text.startswith((":", ",", ";"), end):  # "a: usize", "(a, b)"
         return True
     gap_before = text[before[1] : start] if before is not None else "\n"
     space = _SPACE_AFTER.match(text, end)
