@@ -773,9 +773,10 @@ _BRACKET_RUN: Final = regex.compile(r"\S*\Z")
 def reads_as_index(text: str, start: int, raw: str) -> bool:
     """Is the "[...]" at ``start`` (a reference mark by its form) code: an index or a type
     parameter?  A reference mark is a footnote in prose ("word[1]", "word.[12]", "[a]"); it is
-    not one in capitals ("Type[T]"), nor "[0]" (notes count from 1), nor after an identifier ("items_2[1]", "self.items[0]"), a
-    call ("sys.exc_info()[1]") or an index ("x[0][1]"), which are read from the text before it
-    up to the whitespace (a plain word is prose: "arr[1]" stays a mark)."""
+    not one in capitals ("Type[T]"), nor "[0]" (notes count from 1), nor after an identifier
+    ("items_2[1]", "self.items[0]"), a call ("sys.exc_info()[1]") or an index ("x_1[0][1]"),
+    which are read from the text before it up to the whitespace (a plain word is prose:
+    "arr[1]" stays a mark)."""
     if _CAPITALS_BODY.fullmatch(raw):
         return True
     before = _BRACKET_RUN.search(text, 0, start)
