@@ -126,12 +126,14 @@ _REFERENCE_BODY = (  # spaces as [ ]: the scanner is a VERBOSE pattern
 )
 # A "," or ";" is syntax, not sentence punctuation, and compared like any symbol, when it is
 # glued to what follows ("a{4,}b", "(x,)", "((),)"; not before a closing quotation mark, other
-# sentence punctuation or a reference mark: "He said," she wrote; "word,[1]"), or when a "]"
+# sentence punctuation that ends at a space, or a reference mark: "He said," she wrote;
+# "word,[1]"), or when a "]"
 # closes it within ``_IN_BRACKETS`` characters on its line ("[x; n]", "dict[str, int]").
 _IN_BRACKETS: Final = 24
 _LINE_END = r"\n\r\x85\u2028\u2029"
 _GLUED_COMMA = (
-    rf"[,;](?:(?![\s\p{{Pf}}{DOUBLE_QUOTES}{SINGLE_QUOTES},;.:]|$|\[(?i:{_REFERENCE_BODY})\])"
+    rf"[,;](?:(?![\s\p{{Pf}}{DOUBLE_QUOTES}{SINGLE_QUOTES}]|[,;.:]+(?:\s|$)|$"
+    rf"|\[(?i:{_REFERENCE_BODY})\])"
     rf"|(?=[^\[\]{_LINE_END}]{{0,{_IN_BRACKETS}}}\]))"
 )
 
@@ -278,9 +280,9 @@ def _twin(references: bool) -> _Twin:
     cited = _members(r"[\p{L}\p{N}\p{M}.,;:!?)\]\"'\u201d\u2019\u00bb]")
     cite_end = _members(r"[.,;:!?)\"'\u201d\u2019\u00bb\[]")
     next_word = _members(rf"[\p{{L}}\p{{N}}(\[{DOUBLE_QUOTES}{SINGLE_QUOTES}]")
-    comma_break = _members(rf"[\s\p{{Pf}}{DOUBLE_QUOTES}{SINGLE_QUOTES},;.:]")
+    comma_break = _members(rf"[\s\p{{Pf}}{DOUBLE_QUOTES}{SINGLE_QUOTES}]")
     glued_comma = (
-        rf"[,;](?:(?![{comma_break}]|$|\[(?i:{_REFERENCE_BODY})\])"
+        rf"[,;](?:(?![{comma_break}]|[,;.:]+(?:[{space}]|$)|$|\[(?i:{_REFERENCE_BODY})\])"
         rf"|(?=[^\[\]{_LINE_END}]{{0,{_IN_BRACKETS}}}\]))"
     )
     reference = (
@@ -461,10 +463,10 @@ CASE_SHIFT: Final = 6
 CASE_MAY_COUNT: Final = SENSITIVE | 3 << CASE_SHIFT
 """The flags that say a token's case may be compared: mixed case, or a ``_CASE_*`` rule."""
 _NUMBERISH_BEFORE: Final = bytes(
-    1 if flags & KIND_MASK in (NUMBER, SCRIPT, SYMBOL) else 0 for flags in range(256)
+    1 if flags & KIND_MASK in (NUMBER, SCRIPT, SYMBOL, OPEN, CLOSE) else 0 for flags in range(256)
 )
 _NUMBERISH_AFTER: Final = bytes(
-    1 if flags & KIND_MASK in (NUMBER, SYMBOL) else 0 for flags in range(256)
+    1 if flags & KIND_MASK in (NUMBER, SYMBOL, OPEN, CLOSE) else 0 for flags in range(256)
 )
 
 
@@ -587,11 +589,13 @@ makes the twin hold its whole token list at once."""
 # Where the twin may cut a text into pieces read one by one: after a space, tab or line break that
 # follows a character other than whitespace or a hyphen (which can join a word across a line
 # break), and not within ``REFERENCE_REACH`` of a "[" before it (a reference mark holds spaces,
-# and looks past the spaces after it) or of a "]" after it (a "," looks ahead for one).  No token
+# and looks past the spaces after it), nor between a "," or ";" and a "]" that close by (a comma
+# looks ahead for one).  No token
 # spans such a cut and nothing the scanner looks at before or after a token crosses it, so each
 # piece scans as it would in the whole text.
 _TWIN_CUT: Final = re.compile(r"[^\s\-\u2010][ \t\r\n]")
 REFERENCE_REACH: Final = 32
+_COMMA_BEFORE: Final = re.compile("[,;]")
 """More characters than the longest reference mark ("[clarification needed]")."""
 
 
@@ -621,8 +625,10 @@ def _twin_pieces(text: str, piece: int) -> Iterator[tuple[int, int]]:
 def _twin_cut(text: str, at: int) -> int:
     """The first place to cut ``text`` from ``at`` on (see ``_TWIN_CUT``), or its end."""
     while at < len(text) and (cut := _TWIN_CUT.search(text, at)) is not None:
-        before = text.find("[", max(cut.start() - REFERENCE_REACH, 0), cut.end())
-        if before < 0 and text.find("]", cut.end(), cut.end() + REFERENCE_REACH) < 0:
+        if text.find("[", max(cut.start() - REFERENCE_REACH, 0), cut.end()) < 0 and not (
+            _COMMA_BEFORE.search(text, max(cut.end() - REFERENCE_REACH, 0), cut.end())
+            and text.find("]", cut.end(), cut.end() + REFERENCE_REACH) >= 0
+        ):
             return cut.end()
         at = cut.end()
     return len(text)
@@ -871,6 +877,8 @@ def case_counts(
     if rule == _CASE_CAPITALS:
         return not (_capital_word(before) or _capital_word(after))
     if rule == _CASE_NEIGHBOURS:
+        if end - start > SHORT_WORD:
+            return _word_in_code(flags, before, after)
         return _unit_or_glued(text, start, flags, before, after)
     if rule == _CASE_LETTER:
         return _unit_or_glued(text, start, flags, before, after) or _letter_is_code(
@@ -984,8 +992,6 @@ def _case_rule(kind: int, exact: str) -> tuple[int, int]:
         return kind | _CASE_CAPITALS << CASE_SHIFT, _CASE_CAPITALS
     if len(exact) == 1:
         return kind | _CASE_LETTER << CASE_SHIFT, _CASE_LETTER
-    if len(exact) > SHORT_WORD:
-        return kind, _CASE_NEVER
     return kind | _CASE_NEIGHBOURS << CASE_SHIFT, _CASE_NEIGHBOURS
 
 
@@ -1085,6 +1091,27 @@ def _unit_or_glued(
     return after is not None and bool(after[0] & GLUED) and after[0] & KIND_MASK in (SYMBOL, NUMBER)
 
 
+def _word_in_code(flags: int, before: Neighbour | None, after: Neighbour | None) -> bool:
+    """Is a longer word's case compared?  In code: glued to a symbol other than a lone dash
+    ("self.Items", "a+Value"),
+    to an opening bracket after it ("Print(") or a closing one before it, or to brackets on both
+    sides ("(Items)").  Elsewhere it is an ordinary word ("(See below)" = "(see below)")."""
+    before_kind = _code_neighbour(before) if flags & GLUED else 0
+    after_kind = _code_neighbour(after) if after is not None and after[0] & GLUED else 0
+    if SYMBOL in (before_kind, after_kind) or after_kind == OPEN or before_kind == CLOSE:
+        return True
+    return before_kind in _BRACKETS and after_kind in _BRACKETS
+
+
+def _code_neighbour(neighbour: Neighbour | None) -> int:
+    """The kind of a neighbour, 0 for none and for a lone dash: a hyphen joins ordinary words
+    ("Short-circuiting" = "short-circuiting")."""
+    if neighbour is None or neighbour[2] == "-":
+        return 0
+    return neighbour[0] & KIND_MASK
+
+
+_BRACKETS: Final = frozenset({OPEN, CLOSE})
 _NEXT_TO_CODE: Final = frozenset({OPEN, CLOSE, SYMBOL, NUMBER, SCRIPT})
 _SPACE_AFTER: Final = regex.compile(r"\s*")
 
