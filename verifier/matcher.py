@@ -65,7 +65,7 @@ from verifier.tokenizer import (
     scan_text,
 )
 
-VERIFIER_ID: Final = "snap-verifier@2"
+VERIFIER_ID: Final = "snap-verifier@3"
 
 QUOTE_FOUND: Final = Status.QUOTE_FOUND
 NOT_FOUND: Final = Status.NOT_FOUND

@@ -63,7 +63,7 @@ def documented_noise(before: str, after: str, at: int) -> bool:
         rest = longer[at + 1 :]
         if char in ".:" and (not rest or rest[0] in ")]}.:,;"):
             return True
-        if char in ",;" and (not rest or rest[0] in ".:,;" and rest.strip(".:,;") == ""):
+        if char in ",;" and (not rest or (rest[0] in ".:,;" and rest.strip(".:,;") == "")):
             return True
         if char in ".:,;" and at > 0 and longer[at - 1] in ".:,;" and not rest.strip(".:,;"):
             return True
