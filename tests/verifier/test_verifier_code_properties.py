@@ -4,8 +4,9 @@ A snippet is identifiers, numbers, brackets, operators, commas and semicolons wi
 the way code stands in a manual's sentence.  Changing, adding or removing one character of it
 makes the quote not found, unless the change is on the documented copy-noise list (the
 filter ``documented_noise`` names each exception); adding or removing whitespace between its
-tokens keeps it found, except right after a "," or ";" outside square brackets, where a space
-makes it sentence punctuation (a documented limit: a false alarm, never a false pass).
+tokens keeps it found, except right after a "," or ";" outside square brackets or a "." or ":",
+where a space makes it sentence punctuation (a documented limit: a false alarm, never a false
+pass).
 """
 
 from __future__ import annotations
@@ -112,7 +113,7 @@ def test_whitespace_between_the_tokens_of_code_is_free(snippet: str, data: st.Da
         if index
         and token.start == tokens[index - 1].end
         and not _joins(tokens[index - 1].text, token.text)
-        and snippet[token.start - 1] not in ",;"
+        and snippet[token.start - 1] not in ",;.:"
     ]
     assume(boundaries)
     chosen = data.draw(st.sets(st.sampled_from(boundaries), min_size=1))
