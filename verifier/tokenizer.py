@@ -774,6 +774,8 @@ _IDENTIFIER: Final = regex.compile(
 )
 _CAPITALS_BODY: Final = regex.compile(r"\[(?:[A-Z]{1,2}|0)\]")
 _BRACKET_RUN: Final = regex.compile(r"\S*\Z")
+_RUN_REACH: Final = 64
+"""Characters read back from a "[" for the code before it (a longer run is read from its end)."""
 
 
 def reads_as_index(text: str, start: int, raw: str) -> bool:
@@ -785,7 +787,7 @@ def reads_as_index(text: str, start: int, raw: str) -> bool:
     "arr[1]" stays a mark)."""
     if _CAPITALS_BODY.fullmatch(raw):
         return True
-    before = _BRACKET_RUN.search(text, 0, start)
+    before = _BRACKET_RUN.search(text, max(start - _RUN_REACH, 0), start)
     run = before.group() if before else ""
     if run.endswith("]"):
         opening = run.rfind("[")
