@@ -11,22 +11,27 @@ The copy-noise list:
 1. Whitespace of any kind separates tokens and is otherwise ignored ("5 %" = "5%"); it is never
    dropped between two words or two numbers ("foo bar" != "foobar", "1 000" != "1000").
 2. Invisible characters are dropped (``INVISIBLE``: zero-width space, soft hyphen, word joiner,
-   BOM, bidirectional marks, variation selectors, a ZWJ/ZWNJ outside a word); a hyphen or soft
-   hyphen followed by a line break and a lower-case letter joins a hyphenated word.
-3. Quotation marks are compared by kind only: every double mark is one character, every
-   single mark (and apostrophe) another.
+   BOM, bidirectional marks, variation selectors, a ZWJ/ZWNJ but one after a letter of an
+   Indic script, ``_INDIC``); a hyphen or soft hyphen followed by a line break and a
+   lower-case letter joins a hyphenated word.
+3. Quotation marks are compared by kind only: every double mark (and the Hebrew gershayim) is
+   one character, every single mark (apostrophe, geresh) another.
 4. A dash standing alone is one character whatever its kind (``DASHES``, U+2212 minus included).
 5. Letter case of ordinary words is folded; case is kept (see ``_case_rule``) for
-   mixed-case words ("mW", "MHz"), all-capital words of 2-3 letters ("MB"), and short words
-   next to a number or glued to a symbol ("5 m", "A+").
+   mixed-case words ("mW", "MHz"), all-capital words of 2-3 letters ("MB"), a letter repeated
+   ("hhhh"), short words next to a number or glued to a symbol ("5 m", "A+"), words in code
+   (``_word_in_code``: "self.Items") and one-letter codes (``_letter_is_code``: "%H", "h" in a
+   table cell).
 6. Compatibility forms are folded (NFKC: ligatures, full-width forms), never superscripts,
    subscripts or fractions: those are tokens of their own, compared as written.
 7. Emoji (with their joiners, selectors and modifiers) and reference marks such as "[12]" are
    side items: kept, but a quote may leave them out (``PreparedSource`` compares the ones a
-   quote has).
-8. Sentence punctuation (``,`` ``;`` anywhere but between digits; ``.`` ``:`` before whitespace,
-   a closing mark or the end, but not at the very start of the text, where nothing precedes
-   them; CJK and Indic full stops and commas) separates tokens only.
+   quote has).  A "[...]" that is code (``reads_as_index``: "sys.exc_info()[1]", "Type[T]")
+   is not a reference mark but tokens.
+8. Sentence punctuation (``,`` ``;`` anywhere but between digits, glued to what follows or
+   closed by a "]" on its line, ``_GLUED_COMMA``; ``.`` ``:`` before whitespace, a closing mark
+   or the end, but not at the very start of the text, where nothing precedes them; CJK and
+   Indic full stops and commas; the Greek question mark) separates tokens only.
 
 Token kinds:
 
