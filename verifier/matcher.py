@@ -18,8 +18,9 @@ of the source's tokens, and the run does not cut the source.  The steps, in orde
       cell (never across a line break or a tab), but not a list next to a date or version.
 4. If no candidate is accepted, the quote is tried again as written but with its "[1]"-like
    marks read as text, then without the quotation marks around it (“…”, «…», 「…」), then
-   each without an ellipsis at its start or end (which only marks truncation).  An ellipsis inside the quote stands for left-out words: such a quote is
-   ``could_not_check`` unless it is in the source as written.
+   each without an ellipsis at its start or end (which only marks truncation).  An ellipsis
+   inside the quote stands for left-out words: such a quote is ``could_not_check`` unless it
+   is in the source as written.
 5. If nothing matched, the closest passage is computed for display (see ``closest``: a
    window found through the token index, lined up with the quote by an edit alignment); it
    never passes a quote.
