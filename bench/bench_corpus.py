@@ -1,8 +1,11 @@
-"""Accuracy of the verifier on the adversarial corpus of issue 7, per kind of change.
+"""Accuracy of the verifier on the adversarial corpora, per kind of change.
 
-Run: ``.venv/bin/python bench/bench_corpus.py [--json]``
+Run: ``.venv/bin/python bench/bench_corpus.py [--corpus prose|technical|both] [--json]``
 
-For every labelled quote in ``tests/corpus/quotes.jsonl`` this runs snap's verifier
+``prose`` is the adversarial corpus of issue 7 (``tests/corpus/``), ``technical`` the corpus of
+technical pages of issue 23 (``tests/corpus/technical/``: format tables, pattern syntax,
+signatures, operator tables, psql output); ``both`` (the default) runs one after the other.
+For every labelled quote in the corpus's ``quotes.jsonl`` this runs snap's verifier
 (``verifier.check_quote``) and, in the same run, a naive baseline: a lower-cased substring
 search with whitespace collapsed, the check a careful engineer would write first. Per kind it
 reports cases, correct, false passes and false alarms for both:
@@ -26,7 +29,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.corpus.load import COULD_NOT_CHECK, FOUND, Case, load_cases, load_documents
+from tests.corpus.load import (
+    CORPUS_DIR,
+    COULD_NOT_CHECK,
+    FOUND,
+    TECHNICAL_DIR,
+    Case,
+    load_cases,
+    load_documents,
+)
 from verifier import COULD_NOT_CHECK as STATUS_COULD_NOT_CHECK
 from verifier import check_quote
 
@@ -65,9 +76,12 @@ def naive_checker(documents: dict[str, str]) -> Callable[[Case], bool]:
     return lambda case: collapse(case.quote) in prepared[case.doc]
 
 
-def run() -> dict[str, object]:
-    documents = load_documents()
-    cases = load_cases()
+CORPORA: dict[str, Path] = {"prose": CORPUS_DIR, "technical": TECHNICAL_DIR}
+
+
+def run(root: Path = CORPUS_DIR) -> dict[str, object]:
+    documents = load_documents(root)
+    cases = load_cases(root)
     naive = naive_checker(documents)
     snap: dict[str, Tally] = {}
     baseline: dict[str, Tally] = {}
@@ -82,6 +96,7 @@ def run() -> dict[str, object]:
             status_right += result.status == STATUS_COULD_NOT_CHECK
     kinds = [*sorted(k for k in snap if k != "TOTAL"), "TOTAL"]
     return {
+        "corpus": next(name for name, path in CORPORA.items() if path == root),
         "cases": len(cases),
         "documents": len(documents),
         "kinds": {
@@ -98,7 +113,9 @@ def print_table(report: dict[str, object]) -> None:
         f"{'kind':<18} {'cases':>5} | {'snap ok':>7} {'FP':>4} {'FA':>4} "
         f"| {'naive ok':>8} {'FP':>4} {'FA':>4}"
     )
-    print(f"adversarial corpus: {report['cases']} quotes over {report['documents']} documents")
+    print(
+        f"{report['corpus']} corpus: {report['cases']} quotes over {report['documents']} documents"
+    )
     print("FP = false passes (changed quote reported found), FA = false alarms")
     print(header)
     print("-" * len(header))
@@ -119,12 +136,17 @@ def print_table(report: dict[str, object]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--corpus", choices=[*CORPORA, "both"], default="both")
     args = parser.parse_args()
-    report = run()
+    names = list(CORPORA) if args.corpus == "both" else [args.corpus]
+    reports = [run(CORPORA[name]) for name in names]
     if args.json:
-        print(json.dumps(report, indent=2))
+        print(json.dumps(reports[0] if len(reports) == 1 else reports, indent=2))
     else:
-        print_table(report)
+        for number, report in enumerate(reports):
+            if number:
+                print()
+            print_table(report)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,8 @@ checks a quote does not pay for them.
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the names as the type checker sees them; at run time, __getattr__
@@ -106,3 +108,22 @@ def __getattr__(name: str) -> Any:
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
+
+
+class _Package(types.ModuleType):
+    """The package, whose ``resolve`` is always the function, never the submodule.
+
+    Importing ``verifier.resolve`` makes the import system bind the submodule to the package's
+    attribute of the same name, so ``from verifier import resolve`` gave the module or the
+    function depending on what had been imported first.  Binding a submodule over one of the
+    names above binds the name instead (the submodule stays in ``sys.modules``, and ``from
+    verifier.resolve import ...`` reaches it as ever).
+    """
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, types.ModuleType) and value.__name__ == _HOME_OF.get(name):
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

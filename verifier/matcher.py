@@ -14,12 +14,15 @@ of the source's tokens, and the run does not cut the source.  The steps, in orde
    c. it cuts the source: a token at its edge is glued to the source text outside it (other
       than an opening mark before it or a closing mark after it), or a number at its edge
       continues in the source (a digit, a separator and a digit, a sign, a unit, an operator,
-      a magnitude word: "5" is not in "5'000", "-5", "5 %" or "5 million").
+      a magnitude word: "5" is not in "5'000", "-5", "5 %" or "5 million"), on its line and
+      cell (never across a line break or a tab), but not a list next to a date or version.
 4. If no candidate is accepted, the quote is tried again as written but with its "[1]"-like
-   marks read as text, then without an ellipsis at its start or end (which only marks
-   truncation).  An ellipsis inside the quote stands for left-out words: such a quote is
-   ``could_not_check`` unless it is in the source as written.
-5. If nothing matched, the closest passage is computed for display (see ``closest``); it
+   marks read as text, then without the quotation marks around it (“…”, «…», 「…」), then
+   each without an ellipsis at its start or end (which only marks truncation).  An ellipsis
+   inside the quote stands for left-out words: such a quote is ``could_not_check`` unless it
+   is in the source as written.
+5. If nothing matched, the closest passage is computed for display (see ``closest``: a
+   window found through the token index, lined up with the quote by an edit alignment); it
    never passes a quote.
 """
 
@@ -37,19 +40,21 @@ from typing import Any, Final
 import regex
 
 from verifier import closest as closest_passage
-from verifier.closest import Closest
+from verifier.closest import Closest, Edit, EditKind
 from verifier.oneoff import read_windows
 from verifier.status import Status
 from verifier.tokenizer import (
     CASE_MAY_COUNT,
     CHAR,
     CLOSE,
+    DOUBLE_QUOTES,
     GLUED,
     KIND_MASK,
     NUMBER,
     OPEN,
     QUOTE,
     SCRIPT,
+    SINGLE_QUOTES,
     SYMBOL,
     WORD,
     Neighbour,
@@ -63,7 +68,7 @@ from verifier.tokenizer import (
     scan_text,
 )
 
-VERIFIER_ID: Final = "snap-verifier@2"
+VERIFIER_ID: Final = "snap-verifier@3"
 
 QUOTE_FOUND: Final = Status.QUOTE_FOUND
 NOT_FOUND: Final = Status.NOT_FOUND
@@ -95,12 +100,16 @@ MAGNITUDE_WORDS: Final = frozenset(
 NEGATIVE_ENDINGS: Final = ("ない", "なかっ", "なく", "ません", "ず", "ぬ", "ねば")
 _EDGE_ELLIPSIS = (
     r"(?:\[\s*(?:\u2026|\.\s?\.\s?\.)\s*\]|\(\s*(?:\u2026|\.\.\.)\s*\)"
-    r"|\u2026|\u22ef|\.\s?\.\s?\.)"
+    r"|\u2026{1,2}|\u22ef|\.\s?\.\s?\.)"
 )
 _LEADING_ELLIPSIS: Final = regex.compile(rf"^\s*{_EDGE_ELLIPSIS}\s*")
 _TRAILING_ELLIPSIS: Final = regex.compile(rf"\s*{_EDGE_ELLIPSIS}\s*$")
 _ANY_ELLIPSIS: Final = regex.compile(r"\u2026|\u22ef|\.\s?\.\s?\.")
 _WORDISH: Final = frozenset({WORD, NUMBER, CHAR, SCRIPT})
+_LABEL_COLON: Final = "\uff1a"
+"""The full-width colon ends a label before a date or a number in CJK text ("日期：2024-05-14"):
+a quote may start right after it, as after "、"."""
+_LIST_SEPARATOR: Final = regex.compile(r"[,;]\s+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,7 +327,8 @@ class PreparedSource:
             return False
         before = self._neighbour(index - 1) if index > 0 else None
         after = self._neighbour(index + 1) if index + 1 < len(self._meta) else None
-        return case_counts(self.source, self._starts[index], flags, before, after)
+        start = self._starts[index]
+        return case_counts(self.source, start, self._end(index), flags, before, after)
 
     def _neighbour(self, index: int) -> Neighbour:
         """What the case rule reads of token ``index`` next to a word (see ``case_counts``)."""
@@ -367,7 +377,7 @@ class PreparedSource:
             if accepted:
                 return self._found(accepted, len(scanned.tokens))
             first_refusal = first_refusal or refusal
-        if _ANY_ELLIPSIS.search(_strip_edge_ellipses(quote)):
+        if _ANY_ELLIPSIS.search(_strip_edge_ellipses(_unwrapped(quote) or quote)):
             return _unchecked(INNER_ELLIPSIS)
         if primary is None or not primary.tokens:
             return _unchecked(EMPTY_QUOTE)
@@ -512,16 +522,45 @@ class PreparedSource:
         kind = self.kind(outside)
         if kind == OPEN or self._unspaced_boundary(outside, inside):
             return True
+        if self._label_colon(outside) or self._ellipsis(outside):
+            return True
         if kind != QUOTE:
             return False
         return not (
             outside > 0 and self._meta[outside] & GLUED and self.kind(outside - 1) in _WORDISH
         )
 
+    def _compound(self, left: int, right: int, other: int) -> bool:
+        """Is either number at this edge (``left`` and ``right``) a compound written with
+        symbols, such as a date or a version ("2024-05-14", "2.10.2")?  Next to one, a comma
+        and a space separate the items of a list ("2024-05-14, 2.10.2"), while "2019, 2020"
+        goes on counting years, and a quote that stops at 2019 cuts it."""
+        if other == right:
+            return self._compound_part(left, -1) or self._compound_part(right, 1)
+        return self._compound_part(right, 1) or self._compound_part(left, -1)
+
+    def _compound_part(self, index: int, step: int) -> bool:
+        """Is number ``index`` written with separators ("3.12.1") or glued to a symbol on the
+        side ``step`` away from the gap ("05-14")?"""
+        if any(mark in self._keys[self._ids[index]] for mark in ".,'_"):
+            return True
+        neighbour = index + step
+        if not 0 <= neighbour < len(self._meta) or self.kind(neighbour) != SYMBOL:
+            return False
+        return bool(self._meta[max(index, neighbour)] & GLUED)
+
+    def _ellipsis(self, index: int) -> bool:
+        """Is token ``index`` an ellipsis (which marks words left out: "……and so", "work…")?"""
+        return self._keys[self._ids[index]] == "\u2026" and self.kind(index) == SYMBOL
+
+    def _label_colon(self, index: int) -> bool:
+        """Is token ``index`` a full-width colon alone (see ``_LABEL_COLON``)?"""
+        return self.source[self._starts[index] : self._end(index)] == _LABEL_COLON
+
     def _closing(self, inside: int, outside: int) -> bool:
         """True when the glued token after a match only closes it (see ``_opening``)."""
         kind = self.kind(outside)
-        if kind == CLOSE or self._unspaced_boundary(inside, outside):
+        if kind == CLOSE or self._unspaced_boundary(inside, outside) or self._ellipsis(outside):
             return True
         if kind != QUOTE:
             return False
@@ -543,14 +582,19 @@ class PreparedSource:
     def _continues(self, left: int, right: int, other: int) -> bool:
         """True when token ``other`` (``left`` or ``right``) continues a number at a match's
         edge: another number across whitespace and at most one punctuation mark other than a
-        full stop, on the same line; a symbol across whitespace only; a magnitude word."""
+        full stop, a list comma or a list semicolon; a symbol across whitespace only; a
+        magnitude word.  Never across a line break or a tab, which end a line of code, a table
+        row or a table cell ("5\n% of" is two rows of psql output)."""
         between = self.source[self._end(left) : self._starts[right]]
+        if "\n" in between or "\t" in between or "\r" in between:
+            return False
         gap = "".join(between.split())
         kind = self.kind(other)
-        if kind in (NUMBER, SCRIPT):  # "5 000", "2019, 2020"; not "section 7.\n4. Term"
-            return len(gap) <= 1 and "\n" not in between and gap != "."
+        if kind in (NUMBER, SCRIPT):  # "5 000", "5,000"; not "7. 4", nor a list "14, 2.10.2"
+            listed = _LIST_SEPARATOR.fullmatch(between) and self._compound(left, right, other)
+            return len(gap) <= 1 and gap != "." and not listed
         if kind == SYMBOL:
-            return not gap
+            return not gap and not self._label_colon(other)
         return (
             other == right
             and kind == WORD
@@ -586,8 +630,7 @@ class PreparedSource:
         window = closest_passage.best_window(quote_ids, self._ids, positions)
         if window is None:
             return None
-        first, equal = window
-        return self._closest_window(quote_ids, first, equal)
+        return self.closest_at(scanned, window[0], 0, len(self._ids))
 
     def aligned_scores(self, scanned: Scan, firsts: Iterable[int]) -> list[int]:
         """The closest passage's score (equal positions) of the quote laid at each token index
@@ -595,35 +638,119 @@ class PreparedSource:
         quote_ids = self._key_ids(scanned)
         return [closest_passage.aligned_equal(quote_ids, self._ids, first) for first in firsts]
 
-    def closest_at(self, scanned: Scan, first: int, equal: int) -> Closest:
-        """The closest passage of the quote laid at token ``first``, with ``equal`` positions."""
-        return self._closest_window(self._key_ids(scanned), first, equal)
+    def closest_at(self, scanned: Scan, first: int, lo: int, hi: int) -> Closest | None:
+        """The closest passage of the quote whose window starts at token ``first``, lined up
+        with the quote by an edit alignment of the tokens around the window (``align``), or None
+        when those tokens reach past ``[lo, hi)``, the tokens the caller may read (the one-off
+        check reads windows of the source, and then needs the whole source)."""
+        quote_ids = self._key_ids(scanned)
+        reach = closest_passage.reach(len(quote_ids))
+        start, stop = first - reach, first + len(quote_ids) + reach
+        if (start < lo and lo > 0) or (stop > hi and hi < len(self._ids)):
+            return None
+        tokens = scanned.tokens
 
-    def _closest_window(self, quote_ids: list[int], first: int, equal: int) -> Closest:
-        last = min(first + len(quote_ids), len(self._ids)) - 1
+        def alike(quote_index: int, source_index: int) -> bool:
+            """A changed token, not an added one: of the same kind, and a word spelled alike."""
+            token = tokens[quote_index]
+            if token.kind != self.kind(source_index):
+                return False
+            source_key = self._keys[self._ids[source_index]]
+            return token.kind != WORD or closest_passage.spelled_alike(token.key, source_key)
+
+        steps = closest_passage.align(quote_ids, self._ids, max(start, lo), min(stop, hi), alike)
+        return self._aligned(scanned, steps)
+
+    def _aligned(self, scanned: Scan, steps: list[closest_passage.Step]) -> Closest:
+        """The passage and its differences, from the alignment's steps."""
+        first = min(step.s0 for step in steps if step.s1 > step.s0)
+        last = max(step.s1 for step in steps if step.s1 > step.s0) - 1
         start, end = self.token_span(first, last)
-        differing = closest_passage.differing_positions(quote_ids, self._ids, first)
+        edits: list[Edit] = []
+        differences: list[tuple[int, int]] = []
+        for step in steps:
+            words = _spaced(scanned.tokens[step.q0 : step.q1])
+            if step.kind == EditKind.ADDED:
+                at = self._starts[step.s0] if step.s0 <= last else end
+                edits.append(Edit(step.kind, words, at, at))
+                differences.append((at, at))
+                continue
+            span = self.token_span(step.s0, step.s1 - 1)
+            edits.append(Edit(step.kind, words, *span))
+            if step.kind != EditKind.EQUAL:
+                differences.extend(self.token_span(i, i) for i in range(step.s0, step.s1))
+        size = len(scanned.tokens) + last - first + 1
         return Closest(
-            score=equal / len(quote_ids),
+            score=2 * closest_passage.equal_tokens(steps) / size,
             text=self.source[start:end],
             start=start,
             end=end,
-            differences=tuple(self.token_span(i, i) for i in differing),
+            differences=tuple(differences),
+            alignment=tuple(edits),
         )
+
+
+def _spaced(tokens: Sequence[Token]) -> str:
+    """Quote tokens as written, with one space where the quote has a gap between two."""
+    return "".join(
+        (" " if index and not token.glued else "") + token.text
+        for index, token in enumerate(tokens)
+    )
 
 
 def _only_form(quote: str) -> Scan | None:
     """The tokens of a quote that has one form to try (no ellipsis, no "[": see ``check``), or
     None: what the one-off shortcut needs, and what the full check reuses after it."""
-    if "[" in quote or _ANY_ELLIPSIS.search(quote):
+    if "[" in quote or _ANY_ELLIPSIS.search(quote) or _unwrapped(quote) is not None:
         return None
     return scan_text(quote)
 
 
 def _quote_forms(quote: str) -> list[str]:
-    """The quote as written, then without an ellipsis at its start or end."""
-    stripped = _strip_edge_ellipses(quote)
-    return [quote] if stripped == quote else [quote, stripped]
+    """The quote as written, then without the quotation marks around it, then each without an
+    ellipsis at its start or end (in that order; each form once)."""
+    unwrapped = _unwrapped(quote)
+    written = [quote] if unwrapped is None else [quote, unwrapped]
+    forms = [*written, *map(_strip_edge_ellipses, written)]
+    return list(dict.fromkeys(forms))
+
+
+# The pairs of marks a quotation is wrapped in, by how people and models write them.
+_WRAPPING: Final = {
+    "\u201c": "\u201d\u201c",  # “…” (and “…“)
+    "\u201e": "\u201c\u201d",  # „…“ „…”
+    '"': '"\u201d',
+    "\u201d": "\u201d",  # ”…” (Finnish, Swedish)
+    "\u00ab": "\u00bb",  # «…»
+    "\u00bb": "\u00ab",  # »…« (German, Danish)
+    "\u2018": "\u2019",  # ‘…’
+    "\u201a": "\u2018\u2019",
+    "\u2039": "\u203a",
+    "\u203a": "\u2039",
+    "\u300c": "\u300d",  # 「…」
+    "\u300e": "\u300f",  # 『…』
+    "\uff02": "\uff02",
+}
+_WRAPPING_KIND: Final = {
+    **dict.fromkeys('\u201c\u201d\u201e"\u00ab\u00bb\uff02', DOUBLE_QUOTES),
+    **dict.fromkeys("\u2018\u201a\u2039\u203a", SINGLE_QUOTES),
+    "\u300c": "\u300c\u300d",
+    "\u300e": "\u300e\u300f",
+}
+
+
+def _unwrapped(quote: str) -> str | None:
+    """The quote without the pair of quotation marks around it (“…”, "…", «…», 「…」, …), or
+    None when it is not wrapped in one: a mark of the same kind inside it (``"a" and "b"``)
+    means the marks are the source's, not the quoter's.  A source that has the marks too
+    matches the quote as written, which is tried first."""
+    text = quote.strip()
+    if len(text) < 3 or text[-1] not in _WRAPPING.get(text[0], ""):
+        return None
+    inner = text[1:-1]
+    if any(mark in inner for mark in _WRAPPING_KIND[text[0]]):
+        return None
+    return inner
 
 
 def _strip_edge_ellipses(quote: str) -> str:

@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING, Final, NamedTuple
 
 import regex
 
-from verifier.closest import Closest
+from verifier import closest as closest_passage
+from verifier.closest import Closest, Edit
 from verifier.tokenizer import INVISIBLE, NUMBER, REFERENCE_REACH, SYMBOL, WORD, Scan, Token
 
 if TYPE_CHECKING:
@@ -103,11 +104,12 @@ def _reach(scanned: Scan, anchor: int) -> _Reach:
 
 
 def _windows_around(
-    anchor: int, hits: list[int], quote: str, scanned: Scan, source: str
+    anchor: int, hits: list[int], quote: str, scanned: Scan, source: str, extra: int = 0
 ) -> list[_Window]:
-    """The windows around the hits of token ``anchor`` of the quote."""
+    """The windows around the hits of token ``anchor`` of the quote, ``extra`` characters wider
+    on each side."""
     start_in_quote = scanned.tokens[anchor].start
-    return _windows(hits, source, start_in_quote, len(quote) - start_in_quote)
+    return _windows(hits, source, start_in_quote, len(quote) - start_in_quote, extra)
 
 
 def _anchor_candidates(tokens: list[Token]) -> list[int]:
@@ -178,14 +180,19 @@ def _ascii_lowered(source: str) -> str:
     return lowered if len(lowered) == len(source) else source.translate(_ASCII_LOWER)
 
 
-def _windows(hits: list[int], source: str, before: int, after: int) -> list[_Window]:
+def _windows(
+    hits: list[int], source: str, before: int, after: int, extra: int = 0
+) -> list[_Window]:
     """Whitespace-bounded windows around the hits, merged where they overlap: twice the quote's
     length on either side of the anchor, and a margin (``_read`` sends the check to the whole
     source when an occurrence could reach past a window's edge)."""
     windows: list[_Window] = []
     for hit in hits:
-        start = _start_outside_marks(source, _whitespace_before(source, hit - 2 * before - MARGIN))
-        end = _end_outside_marks(source, _whitespace_after(source, hit + 2 * after + MARGIN))
+        start = _whitespace_before(source, hit - 2 * before - MARGIN - extra)
+        start = _start_outside_marks(source, start)
+        end = _end_outside_marks(
+            source, _whitespace_after(source, hit + 2 * after + MARGIN + extra)
+        )
         if windows and start <= windows[-1].end:
             last = windows[-1]
             windows[-1] = _Window(min(start, last.start), max(end, last.end), [*last.hits, hit])
@@ -306,9 +313,12 @@ def _closest_of_absent(
         return None
     anchor = min(present, key=lambda candidate: len(hits[candidate] or ()))
     reach = _reach(scanned, anchor)
+    aligned = closest_passage.reach(length)  # the alignment reads this many tokens more
+    wide = _Reach(reach.before + aligned, reach.after + aligned)
+    extra = 2 * aligned * -(-len(quote) // length)
     best: tuple[int, int, _Read, int] | None = None  # equal positions, start, window, token
-    for window in _windows_around(anchor, hits[anchor] or [], quote, scanned, source):
-        read = None if window.end - window.start == len(source) else _read(source, window, reach)
+    for window in _windows_around(anchor, hits[anchor] or [], quote, scanned, source, extra):
+        read = None if window.end - window.start == len(source) else _read(source, window, wide)
         if read is None:
             return None
         firsts = [
@@ -322,12 +332,19 @@ def _closest_of_absent(
                 best = (equal, at, read, first)
     if best is None or best[0] != length - 1:
         return None
-    equal, _, read, first = best
-    found = read.prepared.closest_at(scanned, first, equal)
+    _, _, read, first = best
+    found = read.prepared.closest_at(scanned, first, read.first_allowed, read.last_allowed + 1)
+    if found is None:
+        return None
+    shift = read.shift
     return Closest(
         score=found.score,
         text=found.text,
-        start=read.shift + found.start,
-        end=read.shift + found.end,
-        differences=tuple((read.shift + a, read.shift + b) for a, b in found.differences),
+        start=shift + found.start,
+        end=shift + found.end,
+        differences=tuple((shift + a, shift + b) for a, b in found.differences),
+        alignment=tuple(
+            Edit(edit.kind, edit.quote, shift + edit.start, shift + edit.end)
+            for edit in found.alignment
+        ),
     )

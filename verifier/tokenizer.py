@@ -11,22 +11,27 @@ The copy-noise list:
 1. Whitespace of any kind separates tokens and is otherwise ignored ("5 %" = "5%"); it is never
    dropped between two words or two numbers ("foo bar" != "foobar", "1 000" != "1000").
 2. Invisible characters are dropped (``INVISIBLE``: zero-width space, soft hyphen, word joiner,
-   BOM, bidirectional marks, variation selectors, a ZWJ/ZWNJ outside a word); a hyphen or soft
-   hyphen followed by a line break and a lower-case letter joins a hyphenated word.
-3. Quotation marks are compared by kind only: every double mark is one character, every
-   single mark (and apostrophe) another.
+   BOM, bidirectional marks, variation selectors, a ZWJ/ZWNJ but one after a letter of an
+   Indic script, ``_INDIC``); a hyphen or soft hyphen followed by a line break and a
+   lower-case letter joins a hyphenated word.
+3. Quotation marks are compared by kind only: every double mark (and the Hebrew gershayim) is
+   one character, every single mark (apostrophe, geresh) another.
 4. A dash standing alone is one character whatever its kind (``DASHES``, U+2212 minus included).
 5. Letter case of ordinary words is folded; case is kept (see ``_case_rule``) for
-   mixed-case words ("mW", "MHz"), all-capital words of 2-3 letters ("MB"), and short words
-   next to a number or glued to a symbol ("5 m", "A+").
+   mixed-case words ("mW", "MHz"), all-capital words of 2-3 letters ("MB"), a letter repeated
+   ("hhhh"), short words next to a number or glued to a symbol ("5 m", "A+"), words in code
+   (``_word_in_code``: "self.Items") and one-letter codes (``_letter_is_code``: "%H", "h" in a
+   table cell).
 6. Compatibility forms are folded (NFKC: ligatures, full-width forms), never superscripts,
    subscripts or fractions: those are tokens of their own, compared as written.
 7. Emoji (with their joiners, selectors and modifiers) and reference marks such as "[12]" are
    side items: kept, but a quote may leave them out (``PreparedSource`` compares the ones a
-   quote has).
-8. Sentence punctuation (``,`` ``;`` anywhere but between digits; ``.`` ``:`` before whitespace,
-   a closing mark or the end, but not at the very start of the text, where nothing precedes
-   them; CJK and Indic full stops and commas) separates tokens only.
+   quote has).  A "[...]" that is code (``reads_as_index``: "sys.exc_info()[1]", "Type[T]")
+   is not a reference mark but tokens.
+8. Sentence punctuation (``,`` ``;`` anywhere but between digits, glued to what follows or
+   closed by a "]" on its line, ``_GLUED_COMMA``; ``.`` ``:`` before whitespace, a closing mark
+   or the end, but not at the very start of the text, where nothing precedes them; CJK and
+   Indic full stops and commas; the Greek question mark) separates tokens only.
 
 Token kinds:
 
@@ -56,7 +61,7 @@ from typing import Any, Final, NamedTuple
 
 import regex
 
-NORMALIZER_ID: Final = "snap-exact@2"
+NORMALIZER_ID: Final = "snap-exact@3"
 
 WORD: Final = 1
 CHAR: Final = 2
@@ -86,16 +91,26 @@ INVISIBLE: Final = (
     "\u2066-\u206f\ufe00-\ufe0f\ufeff\U000e0001\U000e0100-\U000e01ef"
 )
 DASHES: Final = "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d\u05be\u2e3a\u2e3b"
-DOUBLE_QUOTES: Final = '"\u201c\u201d\u201e\u201f\u00ab\u00bb\u301d\u301e\u301f\uff02'
-SINGLE_QUOTES: Final = "'\u2018\u2019\u201a\u201b\u2039\u203a\uff07"
+# The Hebrew gershayim and geresh (U+05F4, U+05F3) are typed as ASCII " and ' everywhere: they
+# are compared as double and single marks.
+DOUBLE_QUOTES: Final = '"\u201c\u201d\u201e\u201f\u00ab\u00bb\u301d\u301e\u301f\uff02\u05f4'
+SINGLE_QUOTES: Final = "'\u2018\u2019\u201a\u201b\u2039\u203a\uff07\u05f3"
 UNSPACED: Final = (
     r"\p{Han}\p{Hiragana}\p{Katakana}\p{Bopomofo}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}\p{Yi}"
     "\u30fc\u3005\u3006\u3007\u309d\u309e\u30fd\u30fe\uff70"
 )
-_SENTENCE_ALWAYS = ",;\u3001\uff0c\uff1b\u060c\u061b\u0964\u0965\u3002\uff61\ufe12"
+# U+037E, the Greek question mark, is canonically ";" (NFC turns one into the other).
+_SENTENCE_ALWAYS = ",;\u037e\u3001\uff0c\uff1b\u060c\u061b\u0964\u0965\u3002\uff61\ufe12"
 _SENTENCE_BEFORE_GAP = ".:\uff0e\uff1a"
 _CLOSERS = rf"\s\p{{Pe}}\p{{Pf}}{DOUBLE_QUOTES}{SINGLE_QUOTES}\["
 _LETTER = r"[\p{L}\p{M}\p{Nl}]"
+# Scripts where a zero-width joiner or non-joiner after a letter changes the spelling (the
+# Devanagari eyelash ra, Malayalam chillu letters, Sinhala conjuncts): there it is compared.
+_INDIC = (
+    r"\p{Devanagari}\p{Bengali}\p{Gurmukhi}\p{Gujarati}\p{Oriya}\p{Tamil}\p{Telugu}"
+    r"\p{Kannada}\p{Malayalam}\p{Sinhala}"
+)
+_INDIC_JOINER = rf"(?:(?<=[{_INDIC}])[\u200c\u200d])"
 _HYPHEN_BREAK = r"[\-\u2010\u00ad][^\S\n]*+\r?\n[^\S\n]*+"
 _SYMBOL_CHAR = (
     rf"[[\p{{P}}\p{{S}}\p{{No}}]--[{SUPER_SUB}{DOUBLE_QUOTES}{SINGLE_QUOTES}\p{{Ps}}\p{{Pe}}"
@@ -114,6 +129,18 @@ _REFERENCE_BODY = (  # spaces as [ ]: the scanner is a VERBOSE pattern
     r"|failed[ ]verification|dubious|page[ ]needed|who\?|when\?|which\?|by[ ]whom\?"
     r"|according[ ]to[ ]whom\?"
 )
+# A "," or ";" is syntax, not sentence punctuation, and compared like any symbol, when it is
+# glued to what follows ("a{4,}b", "(x,)", "((),)"; not before a closing quotation mark, other
+# sentence punctuation that ends at a space, or a reference mark: "He said," she wrote;
+# "word,[1]"), or when a "]"
+# closes it within ``_IN_BRACKETS`` characters on its line ("[x; n]", "dict[str, int]").
+_IN_BRACKETS: Final = 24
+_LINE_END = r"\n\r\x85\u2028\u2029"
+_GLUED_COMMA = (
+    rf"[,;](?:(?![\s\p{{Pf}}{DOUBLE_QUOTES}{SINGLE_QUOTES}]|[,;.:]+(?:\s|$)|$"
+    rf"|\[(?i:{_REFERENCE_BODY})\])"
+    rf"|(?=[^\[\]{_LINE_END}]{{0,{_IN_BRACKETS}}}\]))"
+)
 
 # One alternative per token kind, tried in this order at each position; characters that no
 # alternative takes (whitespace, invisible characters, sentence punctuation, controls) only
@@ -121,7 +148,8 @@ _REFERENCE_BODY = (  # spaces as [ ]: the scanner is a VERBOSE pattern
 _SCANNER: Final = regex.compile(
     rf"""
     \s*+(?:
-      (?P<word>{_LETTER}++(?:(?:[{INVISIBLE}]++|{_HYPHEN_BREAK}(?=\p{{Ll}})){_LETTER}++)*+)
+      (?P<word>{_LETTER}++(?:(?:[{INVISIBLE}]++|{_HYPHEN_BREAK}(?=\p{{Ll}})){_LETTER}++)*+
+               {_INDIC_JOINER}?)
     | (?P<number>\p{{Nd}}++(?:[.,'\u2019_]\p{{Nd}}++)*+(?![\ufe0f\u20e3]))
     | (?P<emoji>{_EMOJI})
     | (?P<script>[{SUPER_SUB}]++)
@@ -133,7 +161,7 @@ _SCANNER: Final = regex.compile(
     | (?P<close>\p{{Pe}})
     | (?P<ellipsis>\.\.\.|\u2026|\u22ef)
     | (?P<symbol>(?:(?!{_EMOJI}){_SYMBOL_CHAR}|[{_SENTENCE_BEFORE_GAP}](?![{_CLOSERS}]|$)
-                   |(?<=\A\s*)[{_SENTENCE_BEFORE_GAP}])++)
+                   |(?<=\A\s*)[{_SENTENCE_BEFORE_GAP}]|{_GLUED_COMMA})++)
     )""",
     regex.VERBOSE | regex.VERSION1,
 )
@@ -257,6 +285,11 @@ def _twin(references: bool) -> _Twin:
     cited = _members(r"[\p{L}\p{N}\p{M}.,;:!?)\]\"'\u201d\u2019\u00bb]")
     cite_end = _members(r"[.,;:!?)\"'\u201d\u2019\u00bb\[]")
     next_word = _members(rf"[\p{{L}}\p{{N}}(\[{DOUBLE_QUOTES}{SINGLE_QUOTES}]")
+    comma_break = _members(rf"[\s\p{{Pf}}{DOUBLE_QUOTES}{SINGLE_QUOTES}]")
+    glued_comma = (
+        rf"[,;](?:(?![{comma_break}]|[,;.:]+(?:[{space}]|$)|$|\[(?i:{_REFERENCE_BODY})\])"
+        rf"|(?=[^\[\]{_LINE_END}]{{0,{_IN_BRACKETS}}}\]))"
+    )
     reference = (
         rf"""(?=\[)(?<=[{cited}])\[(?i:{_REFERENCE_BODY})\]
              (?=[{cite_end}]|[{space}]*$|[{space}]+[{next_word}])"""
@@ -274,7 +307,7 @@ def _twin(references: bool) -> _Twin:
         | (?P<open>[{opening}])
         | (?P<close>[{closing}])
         | (?P<ellipsis>\.\.\.|\u2026|\u22ef)
-        | (?P<symbol>(?:[{symbol}]|[{stop}](?![{closers}]|$))++)"""
+        | (?P<symbol>(?:[{symbol}]|[{stop}](?![{closers}]|$)|{glued_comma})++)"""
     unnamed = re.sub(r"\(\?P<\w+>", "(?:", alternatives)
     kind_of = rf"""(?P<word>[{letter}])|(?P<number>[{digit}])|(?P<script>[{script}])
         |(?P<reference>\[.)|(?P<quote>[{quotes}])|(?P<open>[{opening}])|(?P<close>[{closing}])
@@ -311,6 +344,9 @@ def _twin_characters() -> str:
 
 
 _INVISIBLE_RUN = regex.compile(rf"[{INVISIBLE}]+")
+_NOISE_IN_WORD = regex.compile(
+    rf"(?<![{_INDIC}])[\u200c\u200d]|[[{INVISIBLE}]--[\u200c\u200d]]", regex.VERSION1
+)
 _HYPHENATION = regex.compile(_HYPHEN_BREAK)
 _ONLY_INVISIBLE = regex.compile(rf"[{INVISIBLE}]*")
 _DASH_SET: Final = frozenset(DASHES)
@@ -426,15 +462,16 @@ were 0.5x a 1 MB source's size at the peak of preparing it)."""
 _CASE_NEVER: Final = 0
 _CASE_NEIGHBOURS: Final = 1
 _CASE_CAPITALS: Final = 2
+_CASE_LETTER: Final = 3
 CASE_SHIFT: Final = 6
 """Where a token's flags keep its ``_CASE_*`` rule (two bits above ``SENSITIVE``)."""
 CASE_MAY_COUNT: Final = SENSITIVE | 3 << CASE_SHIFT
 """The flags that say a token's case may be compared: mixed case, or a ``_CASE_*`` rule."""
 _NUMBERISH_BEFORE: Final = bytes(
-    1 if flags & KIND_MASK in (NUMBER, SCRIPT, SYMBOL) else 0 for flags in range(256)
+    1 if flags & KIND_MASK in (NUMBER, SCRIPT, SYMBOL, OPEN, CLOSE) else 0 for flags in range(256)
 )
 _NUMBERISH_AFTER: Final = bytes(
-    1 if flags & KIND_MASK in (NUMBER, SYMBOL) else 0 for flags in range(256)
+    1 if flags & KIND_MASK in (NUMBER, SYMBOL, OPEN, CLOSE) else 0 for flags in range(256)
 )
 
 
@@ -556,11 +593,14 @@ _TWIN_LONGEST_PIECE: Final = 64
 makes the twin hold its whole token list at once."""
 # Where the twin may cut a text into pieces read one by one: after a space, tab or line break that
 # follows a character other than whitespace or a hyphen (which can join a word across a line
-# break), and not within ``REFERENCE_REACH`` of a "[" (a reference mark holds spaces, and looks
-# past the spaces after it).  No token spans such a cut and nothing the scanner looks at before
-# or after a token crosses it, so each piece scans as it would in the whole text.
+# break), and not within ``REFERENCE_REACH`` of a "[" before it (a reference mark holds spaces,
+# and looks past the spaces after it), nor between a "," or ";" and a "]" that close by (a comma
+# looks ahead for one).  No token
+# spans such a cut and nothing the scanner looks at before or after a token crosses it, so each
+# piece scans as it would in the whole text.
 _TWIN_CUT: Final = re.compile(r"[^\s\-\u2010][ \t\r\n]")
 REFERENCE_REACH: Final = 32
+_COMMA_BEFORE: Final = re.compile("[,;]")
 """More characters than the longest reference mark ("[clarification needed]")."""
 
 
@@ -590,7 +630,10 @@ def _twin_pieces(text: str, piece: int) -> Iterator[tuple[int, int]]:
 def _twin_cut(text: str, at: int) -> int:
     """The first place to cut ``text`` from ``at`` on (see ``_TWIN_CUT``), or its end."""
     while at < len(text) and (cut := _TWIN_CUT.search(text, at)) is not None:
-        if text.find("[", max(cut.start() - REFERENCE_REACH, 0), cut.end()) < 0:
+        if text.find("[", max(cut.start() - REFERENCE_REACH, 0), cut.end()) < 0 and not (
+            _COMMA_BEFORE.search(text, max(cut.end() - REFERENCE_REACH, 0), cut.end())
+            and text.find("]", cut.end(), cut.end() + REFERENCE_REACH) >= 0
+        ):
             return cut.end()
         at = cut.end()
     return len(text)
@@ -696,7 +739,8 @@ def _general_columns(
     columns = Columns([], [], [], [], [], [], [])
     for group, raw, start in zip(groups, texts, starts, strict=True):
         end = start + len(raw)
-        if group in SIDE_KINDS:
+        index_mark = group == "reference" and reads_as_index(text, start, raw)
+        if group in SIDE_KINDS and not index_mark:
             side.append(SideItem(position.count, _side_key(group, raw), start, end))
             continue
         glued = position.count > 0 and (
@@ -708,7 +752,13 @@ def _general_columns(
         )
         if glued and side and side[-1].before == position.count:
             glued = False
-        if group == "word" and not raw.isascii() and _NEEDS_SPLIT.search(raw):
+        if index_mark:
+            for part in _scanner_without_references().finditer(raw):
+                name = part.lastgroup or ""
+                _append(columns, name, part.group(name), start + part.start(name), glued)
+                position.count += 1
+                glued = True
+        elif group == "word" and not raw.isascii() and _NEEDS_SPLIT.search(raw):
             for part in _WORD_PARTS.finditer(raw):
                 _append(columns, part.lastgroup or "", part.group(), start + part.start(), glued)
                 position.count += 1
@@ -718,6 +768,43 @@ def _general_columns(
             position.count += 1
         position.last_end = end
     return columns
+
+
+# What stands before a "[" that makes it an index or a type parameter, not a reference mark: an
+# identifier (with "_", a digit, an inner "." or "::", or camelCase), or a call "name(...)".
+_IDENTIFIER: Final = regex.compile(
+    r"(?:\w*[_\d]\w*|\w+(?:(?:\.|::|->)\w+)+|\w*\p{Ll}\p{Lu}\w*)\Z"
+    r"|(?:\w|\w[.:>]\w)[^\s(]*\([^\s]*\)\Z",
+    regex.VERSION1,
+)
+_CAPITALS_BODY: Final = regex.compile(r"\[(?:[A-Z]{1,2}|0)\]")
+_BRACKET_RUN: Final = regex.compile(r"\S*\Z")
+_RUN_REACH: Final = 64
+"""Characters read back from a "[" for the code before it (a longer run is read from its end)."""
+
+
+def reads_as_index(text: str, start: int, raw: str) -> bool:
+    """Is the "[...]" at ``start`` (a reference mark by its form) code: an index or a type
+    parameter?  A reference mark is a footnote in prose ("word[1]", "word.[12]", "[a]"); it is
+    not one in capitals ("Type[T]"), nor "[0]" (notes count from 1), nor after an identifier
+    ("items_2[1]", "self.items[0]"), a call ("sys.exc_info()[1]") or an index ("x_1[0][1]"),
+    which are read from the text before it up to the whitespace (a plain word is prose:
+    "arr[1]" stays a mark)."""
+    if _CAPITALS_BODY.fullmatch(raw):
+        return True
+    before = _BRACKET_RUN.search(text, max(start - _RUN_REACH, 0), start)
+    run = before.group() if before else ""
+    if run.endswith("]"):
+        opening = run.rfind("[")
+        if opening < 0:
+            return False
+        inner = run[opening:]
+        at = start - len(run) + opening
+        return not _REFERENCE_ONLY.fullmatch(inner) or reads_as_index(text, at, inner)
+    return _IDENTIFIER.search(run.lstrip("([{\"'\u201c\u2018")) is not None
+
+
+_REFERENCE_ONLY: Final = regex.compile(rf"\[(?i:{_REFERENCE_BODY.replace('[ ]', ' ')})\]")
 
 
 def _append(columns: Columns, group: str, raw: str, start: int, glued: bool) -> None:
@@ -775,14 +862,19 @@ def _settle(
     text: str, columns: Columns, index: int, before: Neighbour | None, after: Neighbour | None
 ) -> None:
     flags = columns.flags[index]
-    if case_counts(text, columns.starts[index], flags, before, after):
+    if case_counts(text, columns.starts[index], columns.ends[index], flags, before, after):
         columns.flags[index] = flags | SENSITIVE
 
 
 def case_counts(
-    text: str, start: int, flags: int, before: Neighbour | None, after: Neighbour | None
+    text: str,
+    start: int,
+    end: int,
+    flags: int,
+    before: Neighbour | None,
+    after: Neighbour | None,
 ) -> bool:
-    """Is the letter case of the token at ``start`` (with ``flags``, as scanned) compared, given
+    """Is the letter case of the token at ``start:end`` (with ``flags``, as scanned) compared, given
     the tokens ``before`` and ``after`` it?  The one definition of the rule, for the tokenizer,
     which settles it as it scans, and for a prepared source, which settles it for a token only
     when a quote is compared with it."""
@@ -792,7 +884,13 @@ def case_counts(
     if rule == _CASE_CAPITALS:
         return not (_capital_word(before) or _capital_word(after))
     if rule == _CASE_NEIGHBOURS:
+        if end - start > SHORT_WORD:
+            return _word_in_code(flags, before, after)
         return _unit_or_glued(text, start, flags, before, after)
+    if rule == _CASE_LETTER:
+        return _unit_or_glued(text, start, flags, before, after) or _letter_is_code(
+            text, start, end, flags, before, after
+        )
     return False
 
 
@@ -895,12 +993,12 @@ def _case_rule(kind: int, exact: str) -> tuple[int, int]:
     the bits from ``CASE_SHIFT``) and its ``_CASE_*`` rule."""
     if kind != WORD:
         return kind, _CASE_NEVER
-    if _mixed_case(exact):
+    if _mixed_case(exact) or _one_letter_repeated(exact):
         return kind | SENSITIVE, _CASE_NEVER
     if 2 <= len(exact) <= 3 and exact.isupper():
         return kind | _CASE_CAPITALS << CASE_SHIFT, _CASE_CAPITALS
-    if len(exact) > SHORT_WORD:
-        return kind, _CASE_NEVER
+    if len(exact) == 1:
+        return kind | _CASE_LETTER << CASE_SHIFT, _CASE_LETTER
     return kind | _CASE_NEIGHBOURS << CASE_SHIFT, _CASE_NEIGHBOURS
 
 
@@ -930,13 +1028,14 @@ def _side_key(group: str, raw: str) -> str:
 
 @functools.lru_cache(maxsize=1 << 12)
 def fold_word(raw: str) -> str:
-    """A word with hyphenation and invisible characters removed, NFKC applied, case kept.
+    """A word with hyphenation and invisible characters removed (but a joiner or non-joiner
+    after a letter of an Indic script: ``_INDIC``), NFKC applied, case kept.
 
     Cached because prose repeats its words; bounded so the cache cannot grow without end.
     """
     if raw.isascii() and raw.isalpha():
         return raw
-    joined = _INVISIBLE_RUN.sub("", _HYPHENATION.sub("", raw))
+    joined = _NOISE_IN_WORD.sub("", _HYPHENATION.sub("", raw))
     return unicodedata.normalize("NFKC", joined)
 
 
@@ -972,6 +1071,12 @@ def _mixed_case(word: str) -> bool:
     return rest != rest.lower() and word != word.upper()
 
 
+def _one_letter_repeated(word: str) -> bool:
+    """A letter written two or more times, as format codes are ("hhhh", "HH"): its case is
+    what it means."""
+    return len(word) >= 2 and len(set(word)) == 1 and word.lower() != word.upper()
+
+
 def _capitals(word: str) -> bool:
     return len(word) >= 2 and word.isupper()
 
@@ -991,6 +1096,72 @@ def _unit_or_glued(
         if glued and before_kind == SYMBOL:
             return True
     return after is not None and bool(after[0] & GLUED) and after[0] & KIND_MASK in (SYMBOL, NUMBER)
+
+
+def _word_in_code(flags: int, before: Neighbour | None, after: Neighbour | None) -> bool:
+    """Is a longer word's case compared?  In code: glued to a symbol other than a lone dash
+    ("self.Items", "a+Value"),
+    to an opening bracket after it ("Print(") or a closing one before it, or to brackets on both
+    sides ("(Items)").  Elsewhere it is an ordinary word ("(See below)" = "(see below)")."""
+    before_kind = _code_neighbour(before) if flags & GLUED else 0
+    after_kind = _code_neighbour(after) if after is not None and after[0] & GLUED else 0
+    if SYMBOL in (before_kind, after_kind) or after_kind == OPEN or before_kind == CLOSE:
+        return True
+    return before_kind in _BRACKETS and after_kind in _BRACKETS
+
+
+def _code_neighbour(neighbour: Neighbour | None) -> int:
+    """The kind of a neighbour, 0 for none and for a lone dash: a hyphen joins ordinary words
+    ("Short-circuiting" = "short-circuiting")."""
+    if neighbour is None or neighbour[2] == "-":
+        return 0
+    return neighbour[0] & KIND_MASK
+
+
+_BRACKETS: Final = frozenset({OPEN, CLOSE})
+_NEXT_TO_CODE: Final = frozenset({OPEN, CLOSE, SYMBOL, NUMBER, SCRIPT})
+_SPACE_AFTER: Final = regex.compile(r"\s*")
+
+
+def _letter_is_code(
+    text: str,
+    start: int,
+    end: int,
+    flags: int,
+    before: Neighbour | None,
+    after: Neighbour | None,
+) -> bool:
+    """Is the case of a one-letter word compared?  In format tables and code "h" and "H", "p"
+    and "P" are different things: a lone letter keeps its case glued to a bracket, symbol or
+    number on either side ("%H", "(p)", "x2"), between quotation marks ("'h'"), right before
+    a colon, comma or semicolon ("b: usize", "f(a, b)"), next to a
+    symbol other than a dash on its line ("x = 5"), or alone in a table cell or on a line (a
+    tab, a line break or an end of the text on both sides).  Elsewhere it is an ordinary word
+    ("A man" = "a man")."""
+    before_kind = before[0] & KIND_MASK if before is not None else 0
+    after_kind = after[0] & KIND_MASK if after is not None else 0
+    glued_before = bool(flags & GLUED) and before is not None
+    glued_after = after is not None and bool(after[0] & GLUED)
+    if (glued_before and before_kind in _NEXT_TO_CODE) or (
+        glued_after and after_kind in _NEXT_TO_CODE
+    ):
+        return True
+    if glued_before and glued_after and before_kind == after_kind == QUOTE:
+        return True
+    if text.startswith((":", ",", ";"), end):  # "a: usize", "(a, b)"
+        return True
+    gap_before = text[before[1] : start] if before is not None else "\n"
+    space = _SPACE_AFTER.match(text, end)
+    gap_after = space.group() if space and space.end() < len(text) and after is not None else "\n"
+    if (
+        before_kind == SYMBOL and before is not None and before[2] != "-" and "\n" not in gap_before
+    ) or (after_kind == SYMBOL and after is not None and after[2] != "-" and "\n" not in gap_after):
+        return True
+    return _cell_edge(gap_before) and _cell_edge(gap_after)
+
+
+def _cell_edge(gap: str) -> bool:
+    return "\t" in gap or "\n" in gap
 
 
 def _capital_word(neighbour: Neighbour | None) -> bool:

@@ -17,6 +17,23 @@ from pathlib import Path
 CORPUS_DIR = Path(__file__).resolve().parent
 DOCUMENTS_DIR = CORPUS_DIR / "documents"
 QUOTES_FILE = CORPUS_DIR / "quotes.jsonl"
+TECHNICAL_DIR = CORPUS_DIR / "technical"
+"""The technical corpus of issue 23 (format tables, pattern syntax, operator tables, signatures,
+psql output), in the same layout: ``technical/documents/*.txt`` and ``technical/quotes.jsonl``."""
+TECHNICAL_KINDS = (
+    "format_table_case",
+    "regex_punctuation",
+    "code_punctuation",
+    "index_not_reference",
+    "operator_table",
+    "psql_output",
+    "format_spec",
+    "prose_reference",
+    "list_continuation",
+    "wrapped_quote",
+    "stand_in",
+    "indic_joiner",
+)
 
 FOUND = "found"
 NOT_FOUND = "not_found"
@@ -69,17 +86,18 @@ class Case:
         )
 
 
-def load_documents() -> dict[str, str]:
+def load_documents(root: Path = CORPUS_DIR) -> dict[str, str]:
     """Documents by name (file stem). Bytes are decoded as-is: no newline translation."""
     return {
-        path.stem: path.read_bytes().decode("utf-8") for path in sorted(DOCUMENTS_DIR.glob("*.txt"))
+        path.stem: path.read_bytes().decode("utf-8")
+        for path in sorted((root / "documents").glob("*.txt"))
     }
 
 
-def load_cases() -> list[Case]:
+def load_cases(root: Path = CORPUS_DIR) -> list[Case]:
     """All labelled quotes, in file order; a malformed line raises with its line number."""
     cases = []
-    lines = QUOTES_FILE.read_bytes().decode("utf-8").split("\n")
+    lines = (root / "quotes.jsonl").read_bytes().decode("utf-8").split("\n")
     for number, text in enumerate(lines, start=1):
         if not text.strip():
             continue

@@ -398,7 +398,8 @@ def test_quote_longer_than_source_is_not_found() -> None:
     result = check_quote("one two three four", "one two")
     assert result.status == NOT_FOUND
     assert result.closest is not None
-    assert result.closest.score == 0.5
+    assert result.closest.score == 2 * 2 / (4 + 2)  # equal tokens over both lengths
+    assert result.closest.differences == ((7, 7),)  # the gap where "three four" would be
     assert result.closest.text == "one two"
 
 

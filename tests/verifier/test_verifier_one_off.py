@@ -152,6 +152,32 @@ def test_a_changed_quotes_closest_passage_equals_the_prepared_checks(case: tuple
     assert check_quote(quote, source) == prepare(source).check(quote)
 
 
+CODE_WORDS = ["f(x)", "a_1[0]", "h", "H", "(x,)", "[x;", "n]", "a{4,}b", "Type[T]", "%p", "12"]
+
+
+@st.composite
+def code_quotes(draw: st.DrawFn) -> tuple[str, str]:
+    """A source of code-like words (issue 23: glued commas, indexes, one-letter codes) and a
+    quote copied from it, sometimes with one word changed to another or to one found nowhere."""
+    words = draw(st.lists(st.sampled_from(CODE_WORDS), min_size=40, max_size=120))
+    gaps = st.sampled_from([" "] * 8 + ["\n", "\t", ", ", "; ", " " * 30, "[1] "])
+    source = words[0] + "".join(draw(gaps) + word for word in words[1:])
+    first = draw(st.integers(0, len(words) - 2))
+    quote_words = words[first : first + draw(st.integers(2, 6))]
+    change = draw(st.sampled_from(["none", "other", "absent"]))
+    if change != "none":
+        replacement = draw(st.sampled_from(CODE_WORDS)) if change == "other" else "zz"
+        quote_words[draw(st.integers(0, len(quote_words) - 1))] = replacement
+    return " ".join(quote_words), source
+
+
+@PROFILE
+@given(case=code_quotes())
+def test_code_like_quotes_agree_with_the_prepared_check(case: tuple[str, str]) -> None:
+    quote, source = case
+    assert check_quote(quote, source) == prepare(source).check(quote)
+
+
 @pytest.mark.parametrize(
     "quote",
     ["The rare 43 word stands", "rare 42 word stands twice", "The rare 42 word"],

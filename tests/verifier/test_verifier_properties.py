@@ -321,7 +321,7 @@ def test_closest_passage_is_a_source_slice_with_a_fair_score(
     assert 0 < closest.score < 1
     assert closest.text == source[closest.start : closest.end]
     for diff_start, diff_end in closest.differences:
-        assert closest.start <= diff_start < diff_end <= closest.end
+        assert closest.start <= diff_start <= diff_end <= closest.end  # empty: a gap
 
 
 LONG_PIECES = st.sampled_from(["a" * 300, "7" * 255, "x" * 254, "=" * 256, "日" * 3])

@@ -29,3 +29,16 @@ def test_importing_the_error_classes_does_not_compile_the_tokenizer() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
     )
     assert done.stdout.strip() == "False"
+
+
+def test_resolve_is_the_function_whatever_was_imported_first() -> None:
+    probe = (
+        "import verifier.resolve\n"
+        "from verifier import resolve, CONTEXT_MISMATCH\n"
+        "import verifier\n"
+        "print(callable(resolve), callable(verifier.resolve))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.strip() == "True True"

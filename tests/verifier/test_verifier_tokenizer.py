@@ -141,7 +141,7 @@ def test_side_items_are_emoji_and_reference_marks() -> None:
         ("The", False),
         ("NASA", False),
         ("word", False),
-        ("a", False),
+        ("a", True),  # a letter alone (a table cell, a line) keeps its case
     ],
 )
 def test_case_sensitive_words_by_shape(word: str, sensitive: bool) -> None:
