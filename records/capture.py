@@ -18,6 +18,7 @@ def capture_source(
     target: str,
     *,
     claim: Callable[[Session, SnapshotRecord], bool] | None = None,
+    method: str | None = None,
 ) -> SnapshotRecord:
     """Fetch, extract and store ``target``, then record the capture and its snapshot.
 
@@ -30,9 +31,16 @@ def capture_source(
     ``claim`` (workers) runs in the transaction that records the capture; when it returns False
     (another delivery of the same task recorded it first) nothing is recorded: the blobs are
     content-addressed, so storing them twice changed nothing either.
+
+    ``method`` (http, browser or auto; default ``SNAP_CAPTURE``) picks the HTTP path or the
+    browser (``snapshotter.browser``); the record says which was used.
     """
+    chosen = capture_method(workspace, target, method or workspace.settings.capture)
     try:
-        record = capture(target, workspace.store, workspace.fetch_options)
+        if chosen == "browser":
+            record = _capture_in_browser(workspace, target)
+        else:
+            record = capture(target, workspace.store, workspace.fetch_options)
     except (InputError, ConfigError):
         raise
     except CaptureError as error:
@@ -50,6 +58,41 @@ def capture_source(
         if claim is None or claim(session, record):
             record_snapshot(session, record)
     return record
+
+
+def capture_method(workspace: Workspace, target: str, asked: str) -> str:
+    """``http`` or ``browser`` for ``asked``: auto is the browser when one is installed and the
+    target is an http(s) URL, HTTP otherwise. An explicit browser capture that cannot be made
+    (no Chromium, a local file) is refused before anything is fetched (exit 2)."""
+    if asked == "http":
+        return "http"
+    from snapshotter.browser import BrowserUnavailable, browser_installed
+
+    installed = browser_installed(workspace.browser_options)
+    if asked == "auto":
+        return "browser" if installed and is_web_url(target) else "http"
+    if not installed:
+        raise BrowserUnavailable(
+            "a browser capture needs Chromium and Playwright: apt-get install chromium,"
+            " or name the executable with SNAP_BROWSER"
+        )
+    if not is_web_url(target):
+        raise InputError(
+            "a browser capture takes an http(s) URL; capture a local file without --browser"
+        )
+    return "browser"
+
+
+def _capture_in_browser(workspace: Workspace, target: str) -> SnapshotRecord:
+    from snapshotter.browser import capture_in_browser
+
+    return capture_in_browser(
+        target,
+        workspace.store,
+        workspace.fetch_options,
+        workspace.browser_options,
+        workspace.browser_session,
+    )
 
 
 def _record_failure(workspace: Workspace, target: str, error: CaptureError) -> None:

@@ -175,6 +175,19 @@ def enqueue_option(function: F) -> F:
     is_flag=True,
     help="TARGET is a file of URLs, one a line: a batch of capture tasks for workers.",
 )
+@click.option(
+    "--browser",
+    "capture",
+    flag_value="browser",
+    default=None,
+    help="Render the page in Chromium, every request through snap (also SNAP_CAPTURE=browser).",
+)
+@click.option(
+    "--http",
+    "capture",
+    flag_value="http",
+    help="Capture over HTTP only, whatever SNAP_CAPTURE says.",
+)
 @json_option
 @click.pass_context
 def fetch(
@@ -185,15 +198,23 @@ def fetch(
     timeout: float | None,
     deadline: float | None,
     enqueue: bool,
+    capture: str | None,
     as_json: bool,
 ) -> None:
     """Capture TARGET (an http(s) URL or a local file) and store it write-once.
 
-    With --enqueue, TARGET is a file of URLs, each captured by a worker (see snap jobs).
+    With --browser, the page is rendered in Chromium and its subresources, screenshot,
+    rendered DOM and rendered text are stored too. With --enqueue, TARGET is a file of URLs,
+    each captured by a worker (see snap jobs).
     """
     from records.capture import capture_source
 
-    limits: dict[str, Any] = {"max_bytes": max_bytes, "timeout": timeout, "deadline": deadline}
+    limits: dict[str, Any] = {
+        "max_bytes": max_bytes,
+        "timeout": timeout,
+        "deadline": deadline,
+        "capture": capture,
+    }
     if enqueue:
         from records.jobs import capture_items, read_url_list
 

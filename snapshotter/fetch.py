@@ -151,6 +151,18 @@ def fetch(target: str, options: FetchOptions, *, workdir: Path | None = None) ->
     return _HttpCapture(target, options, workdir).run()
 
 
+def fetch_http(url: str, options: FetchOptions, *, workdir: Path | None = None) -> Fetched:
+    """``fetch`` of a URL that is only ever fetched over http(s), never read from a local path
+    of the same spelling: a subresource a page names (``snapshotter.browser``)."""
+    try:
+        urlsplit(url).port  # noqa: B018 - parses the whole URL, port included
+    except ValueError as error:
+        raise FetchError(f"not a valid URL: {shown(url)} ({error})", url=url) from None
+    check_url_scheme(url)
+    _sweep_once(workdir)
+    return _HttpCapture(url, options, workdir).run()
+
+
 _swept: set[Path | None] = set()
 
 
@@ -868,6 +880,7 @@ __all__ = [
     "FetchOptions",
     "Fetched",
     "fetch",
+    "fetch_http",
     "fetching",
     "spool_body",
 ]
