@@ -149,6 +149,8 @@ class BrowserSession:
             loop.call_soon_threadsafe(loop.stop)
             if thread is not None:
                 thread.join(timeout=5)
+            if not loop.is_running():
+                loop.close()
         self._executor.shutdown(wait=False, cancel_futures=True)
         atexit.unregister(self.close)
 
