@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -15,6 +16,9 @@ if TYPE_CHECKING:
     from snapshotter.browser import BrowserOptions
     from snapshotter.browser.session import BrowserSession
     from snapshotter.fetch import FetchOptions
+
+
+_BROWSER_LOCK = threading.Lock()
 
 
 @dataclass
@@ -63,18 +67,19 @@ class Workspace:
     @property
     def browser_session(self) -> BrowserSession:
         """The process's browser session; BrowserUnavailable when no Chromium is installed."""
-        if self._browser is None:
-            from snapshotter.browser import BrowserUnavailable
-            from snapshotter.browser.session import BrowserSession
+        with _BROWSER_LOCK:  # the service captures on several threads at once
+            if self._browser is None:
+                from snapshotter.browser import BrowserUnavailable
+                from snapshotter.browser.session import BrowserSession
 
-            executable = self.browser_options.find()
-            if executable is None:
-                raise BrowserUnavailable(
-                    "a browser capture needs Chromium: apt-get install chromium,"
-                    " or name it with SNAP_BROWSER"
-                )
-            self._browser = BrowserSession(executable)
-        return self._browser
+                executable = self.browser_options.find()
+                if executable is None:
+                    raise BrowserUnavailable(
+                        "a browser capture needs Chromium: apt-get install chromium,"
+                        " or name it with SNAP_BROWSER"
+                    )
+                self._browser = BrowserSession(executable)
+            return self._browser
 
     def close(self) -> None:
         if self._browser is not None:

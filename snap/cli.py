@@ -218,7 +218,7 @@ def fetch(
     if enqueue:
         from records.jobs import capture_items, read_url_list
 
-        items = capture_items(read_url_list(Path(target)))
+        items = capture_items(read_url_list(Path(target)), method=capture)
         with workspace(ctx, allow_private=allow_private, **limits) as ws:
             start_batch(ctx, ws, "capture", {"urls": len(items)}, items, as_json)
         return
