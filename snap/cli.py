@@ -5,6 +5,7 @@ Errors are turned into one line and an exit code in exactly one place, ``SnapGro
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -295,6 +296,14 @@ def verify(
     ctx.exit(0 if report.passed else 1)
 
 
+def write_output(path: Path, data: bytes) -> None:
+    """The bytes ``snap show -o`` writes; an unwritable path is one line (exit 2)."""
+    try:
+        path.write_bytes(data)
+    except OSError as error:
+        raise InputError(f"cannot write {path}: {error.strerror}") from None
+
+
 def check_can_write(path: Path, given: Path) -> None:
     """Before any check is recorded: an --emit target that cannot be written is an input error,
     and so is the input file itself (it would be overwritten)."""
@@ -439,6 +448,18 @@ def reverify(
 @click.option("--text", "what", flag_value="text", default=True, help="The text (default).")
 @click.option("--raw", "what", flag_value="raw", help="The raw bytes as fetched.")
 @click.option("--headers", "what", flag_value="headers", help="The recorded response headers.")
+@click.option(
+    "--screenshot",
+    "what",
+    flag_value="screenshot",
+    help="The full-page PNG of the latest browser capture (with -o FILE).",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    help="Write the raw bytes or screenshot to this file instead of standard output.",
+)
 @click.option("--page", help="Only this page of a PDF (its label, or its number).")
 @click.option(
     "--around",
@@ -452,6 +473,7 @@ def show(
     ctx: click.Context,
     snapshot_id: str,
     what: str,
+    output: Path | None,
     page: str | None,
     around: int | None,
     as_json: bool,
@@ -464,7 +486,19 @@ def show(
 
     with workspace(ctx, existing=True) as ws:
         shown = run_show(ws, snapshot_id, what=what, page=page, around=around)
-    if as_json:
+    if output is not None and shown.raw is not None:
+        write_output(output, shown.raw)
+        document: dict[str, Any] = {
+            "snapshotId": shown.snapshot_id,
+            "what": shown.what,
+            "path": str(output),
+        }
+        document |= {"size": len(shown.raw), "sha256": hashlib.sha256(shown.raw).hexdigest()}
+        if as_json:
+            emit_json(document)
+        else:
+            click.echo(f"wrote {output} ({document['size']} bytes, sha256:{document['sha256']})")
+    elif as_json:
         emit_json(shown.to_json())
     elif shown.raw is not None:
         sys.stdout.buffer.write(shown.raw)
