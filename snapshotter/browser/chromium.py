@@ -135,4 +135,7 @@ def start_chromium(executable: str, *, timeout: float = START_TIMEOUT) -> Chromi
                 return started
         time.sleep(0.02)
     started.kill()
-    raise BrowserFailed(f"Chromium at {executable} did not start within {timeout:g} s")
+    raise BrowserFailed(
+        f"timed out: Chromium at {executable} did not start within {timeout:g} s"
+        " (bounded by the capture deadline)"
+    )

@@ -11,7 +11,6 @@ for reading the text, the DOM and the screenshot.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor
@@ -171,9 +170,13 @@ async def render_page(
     fetcher: ResourceFetcher,
     executor: Executor,
     on_crash: Callable[[], None],
+    on_stuck: Callable[[], None],
 ) -> Rendered:
     """Render ``job`` in a fresh context of ``browser``; raise BrowserFailed if the page
-    crashes, the browser goes away, or the deadline passes."""
+    crashes, the browser goes away, or the deadline passes. The context is closed whatever
+    happens, a cancelled render included (the session cancels one that runs past its
+    deadline); a context that cannot be closed within 5 s means a stuck browser, and
+    ``on_stuck`` kills it, so a page spinning in a script never keeps a renderer alive."""
     run = _PageRun(job, fetcher, executor)
     width, height = job.viewport
     context = await browser.new_context(
@@ -206,5 +209,8 @@ async def render_page(
                 f"the browser could not capture {job.url}: {error.message[:300]}"
             ) from None
     finally:
-        with contextlib.suppress(PlaywrightError, TimeoutError):
+        try:
             await asyncio.wait_for(context.close(), timeout=5)
+        except (PlaywrightError, TimeoutError):
+            if browser.is_connected():
+                on_stuck()

@@ -142,12 +142,16 @@ class ResourceFetcher:
                 self._entries[url] = entry
                 self._fetched += 1
         if shared is not None:
-            return shared.result(timeout=max(self.deadline - time.monotonic(), 0.0) + 1.0)
+            try:
+                return shared.result(timeout=max(self.deadline - time.monotonic(), 0.0) + 1.0)
+            except TimeoutError:
+                return Refused("the capture deadline had passed", "timedout")
         try:
             outcome = self._fetch(url, entry.record)
-        except BaseException as error:
-            entry.outcome.set_exception(error)
-            raise
+        except Exception as error:  # a store that failed, a bug: this request fails, reported
+            reason = f"could not fetch {url[:300]}: {type(error).__name__}: {error}"[:500]
+            entry.record |= {"outcome": "failed", "reason": reason}
+            outcome = Refused(reason, "failed")
         entry.outcome.set_result(outcome)
         return outcome
 

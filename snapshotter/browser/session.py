@@ -64,13 +64,17 @@ class BrowserSession:
             browser = self._started(job.deadline)
             loop = self._loop
         assert loop is not None
-        coroutine = render_page(browser, job, fetcher, self._executor, self._forget)
+        process = self._process
+        coroutine = render_page(
+            browser, job, fetcher, self._executor, self._forget, lambda: _kill_stuck(process)
+        )
         future = asyncio.run_coroutine_threadsafe(coroutine, loop)
         try:
             return future.result(timeout=max(job.deadline - time.monotonic(), 0.0) + GRACE)
         except concurrent.futures.TimeoutError:
+            # The render is cancelled and closes its own context (or kills a stuck browser,
+            # see render_page): other captures sharing this browser go on.
             future.cancel()
-            self._kill()
             raise BrowserFailed(
                 f"timed out: the capture of {job.url} in the browser ran past its deadline"
             ) from None
@@ -99,7 +103,12 @@ class BrowserSession:
             self._kill()
             if isinstance(error, (BrowserFailed, BrowserUnavailable)):
                 raise
-            raise BrowserFailed(f"could not connect to Chromium: {error}"[:400]) from None
+            if isinstance(error, TimeoutError):
+                raise BrowserFailed(
+                    f"timed out: Chromium did not start within {timeout:g} s"
+                    " (bounded by the capture deadline)"
+                ) from None
+            raise BrowserFailed(f"could not connect to Chromium: {error!r}"[:400]) from None
         return self._browser
 
     def _event_loop(self) -> asyncio.AbstractEventLoop:
@@ -153,6 +162,13 @@ class BrowserSession:
                 loop.close()
         self._executor.shutdown(wait=False, cancel_futures=True)
         atexit.unregister(self.close)
+
+
+def _kill_stuck(process: ChromiumProcess | None) -> None:
+    """Kill a browser that could not close a capture's context: the next capture sees it
+    dead and starts a new one."""
+    if process is not None:
+        process.kill()
 
 
 async def _stop(playwright: Any) -> None:
