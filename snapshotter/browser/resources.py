@@ -178,6 +178,16 @@ class ResourceFetcher:
         )
         try:
             fetched = fetch_http(url, options)
+        except TooLarge as error:
+            if options.max_bytes < self.options.max_bytes:  # the room left, not the cap
+                total = self.limits.max_total_bytes
+                error = TooLarge(
+                    f"{error.message}: what is left of the {total}-byte cap on a capture's"
+                    " subresources",
+                    status=error.status,
+                    final_url=error.final_url,
+                )
+            return self._failed(record, error)
         except FetchError as error:
             return self._failed(record, error)
         try:
