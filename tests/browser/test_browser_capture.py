@@ -246,7 +246,7 @@ if (navigator.serviceWorker) navigator.serviceWorker.register("/sw.js").catch(()
     assert by_url[f"http://{at}/post"]["outcome"] == "refused"
     assert "POST" in by_url[f"http://{at}/post"]["reason"]
     refused_kinds = {item["kind"] for item in document["refused"]}
-    assert "websocket" in refused_kinds
+    assert {"websocket", "service-worker"} <= refused_kinds
     assert http_server.paths() == ["/page"]  # the service worker script was never fetched
 
 
