@@ -14,6 +14,7 @@ from snap.config import Settings
 from snapshotter.browser.chromium import find_executable
 from snapshotter.browser.session import BrowserSession
 from tests.http_fixtures import http_server
+from tests.workers.conftest import postgres_url, queue, snap_pg  # noqa: F401  (fixtures)
 
 __all__ = ["http_server"]
 
