@@ -30,7 +30,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from snap.errors import InputError
+from snap.errors import FetchError, InputError
 from snapshotter.browser.chromium import NETWORK_FLAGS, find_executable
 from snapshotter.browser.errors import BrowserFailed, BrowserUnavailable
 from snapshotter.capture import BROWSER_PROVENANCE, RenderedText, SnapshotRecord
@@ -119,7 +119,16 @@ def capture_in_browser(
         )
     started = time.monotonic()
     deadline = started + options.deadline_seconds
-    fetched = fetch_http(target, options)
+    try:
+        fetched = fetch_http(target, options)
+    except FetchError as error:  # the main document failed: a failed browser capture
+        raise type(error)(
+            error.message,
+            url=error.url,
+            final_url=error.final_url,
+            status=error.status,
+            provenance={**error.provenance, "captureMethod": "browser"},
+        ) from None
     try:
         record = extract_and_store(fetched, store)
         if record.content_type not in RENDERED_TYPES:

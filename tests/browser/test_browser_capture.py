@@ -301,6 +301,18 @@ def test_a_browser_that_crashes_mid_capture_is_a_failed_capture_and_is_replaced(
     assert session.starts == starts + 1
 
 
+def test_a_main_document_that_fails_is_a_failed_browser_capture(
+    http_server: LoopbackServer, open_workspace: OpenWorkspace
+) -> None:
+    workspace = open_workspace()
+    with pytest.raises(CaptureError) as failure:
+        capture_source(workspace, http_server.url("/gone"), method="browser")
+    assert failure.value.exit_code == 1
+    with workspace.db.reading() as db:
+        failed = db.query(Capture).one()
+        assert (failed.outcome, failed.method, failed.http_status) == ("failed", "browser", 404)
+
+
 def test_a_page_that_is_not_html_is_captured_over_http_and_says_so(
     http_server: LoopbackServer, open_workspace: OpenWorkspace
 ) -> None:
