@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from records.evidence import Evidence, blob_state, recorded_blobs, recorded_head
+from records.evidence import Evidence, blob_state, capture_blobs, recorded_blobs
 from records.ids import resolve_citation_id, resolve_snapshot_id
 from records.models import Capture, Citation, Extraction, Snapshot, Verification
 from records.repository import (
@@ -105,8 +105,9 @@ def audited(
 def blob_states(
     workspace: Workspace, evidence: list[Evidence], heads: list[BlobRef]
 ) -> list[dict[str, Any]]:
-    """Every blob of the snapshot re-hashed now: raw, each extraction's text, and the HTTP
-    exchanges of each capture (``headers``), in the store the snapshot was recorded in."""
+    """Every blob of the snapshot re-hashed now: raw, each extraction's text, the HTTP
+    exchanges of each capture (``headers``) and a browser capture's blobs, in the store the
+    snapshot was recorded in."""
     seen: set[BlobRef] = set()
     states = []
     for item in evidence:
@@ -148,8 +149,9 @@ def snapshot_json(session: Session, snapshot: Snapshot, pending: Pending) -> dic
         "blobs": [],
     }
     evidence = [Evidence.of(snapshot, e) for e in extractions] or [Evidence.of(snapshot, None)]
-    heads = [recorded_head(c.provenance) for c in captures_of_snapshot(session, snapshot.id)]
-    pending.append((document, evidence, [head for head in heads if head is not None]))
+    captures = captures_of_snapshot(session, snapshot.id)
+    heads = [blob for capture in captures for blob in capture_blobs(capture.provenance)]
+    pending.append((document, evidence, heads))
     return document
 
 
@@ -162,6 +164,7 @@ def extraction_json(extraction: Extraction) -> dict[str, Any]:
         "hashes": {"text": extraction.text_hash, "norm": extraction.norm_hash},
         "textSize": extraction.text_size,
         "normalizer": extraction.normalizer,
+        "source": extraction.source,
         "textVersionId": extraction.text_version_id,
         "pages": len(extraction.pages or []),
         "flags": extraction.flags,
@@ -193,6 +196,7 @@ def capture_json(capture: Capture) -> dict[str, Any]:
         "outcome": capture.outcome,
         "error": capture.error,
         "snapshotId": capture.snapshot_id,
+        "method": capture.method,
         "provenance": capture.provenance,
     }
 

@@ -19,6 +19,7 @@ def capture_source(
     *,
     claim: Callable[[Session, SnapshotRecord], bool] | None = None,
     web_only: bool = False,
+    method: str | None = None,
 ) -> SnapshotRecord:
     """Fetch, extract and store ``target``, then record the capture and its snapshot.
 
@@ -34,9 +35,15 @@ def capture_source(
 
     ``web_only`` (the HTTP service, model output, the workers): ``target`` must be an absolute
     http(s) URL with a host; a local path or ``file:`` URL is refused (InputError, exit 2).
+    ``method`` (http, browser or auto; default ``SNAP_CAPTURE``) picks the HTTP path or the
+    browser (``snapshotter.browser``); the record says which was used.
     """
+    chosen = capture_method(workspace, target, method or workspace.settings.capture)
     try:
-        record = capture(target, workspace.store, workspace.fetch_options, web_only=web_only)
+        if chosen == "browser":
+            record = _capture_in_browser(workspace, target)
+        else:
+            record = capture(target, workspace.store, workspace.fetch_options, web_only=web_only)
     except (InputError, ConfigError):
         raise
     except CaptureError as error:
@@ -68,6 +75,41 @@ def web_url_refusal(target: str, not_web: str) -> str | None:
     except InvalidURL as error:
         return error.message
     return None
+
+
+def capture_method(workspace: Workspace, target: str, asked: str) -> str:
+    """``http`` or ``browser`` for ``asked``: auto is the browser when one is installed and the
+    target is an http(s) URL, HTTP otherwise. An explicit browser capture that cannot be made
+    (no Chromium, a local file) is refused before anything is fetched (exit 2)."""
+    if asked == "http":
+        return "http"
+    from snapshotter.browser import BrowserUnavailable, browser_installed
+
+    installed = browser_installed(workspace.browser_options)
+    if asked == "auto":
+        return "browser" if installed and has_web_scheme(target) else "http"
+    if not installed:
+        raise BrowserUnavailable(
+            "a browser capture needs Chromium and Playwright: apt-get install chromium,"
+            " or name the executable with SNAP_BROWSER"
+        )
+    if not has_web_scheme(target):
+        raise InputError(
+            "a browser capture takes an http(s) URL; capture a local file without --browser"
+        )
+    return "browser"
+
+
+def _capture_in_browser(workspace: Workspace, target: str) -> SnapshotRecord:
+    from snapshotter.browser import capture_in_browser
+
+    return capture_in_browser(
+        target,
+        workspace.store,
+        workspace.fetch_options,
+        workspace.browser_options,
+        workspace.browser_session,
+    )
 
 
 def _record_failure(workspace: Workspace, target: str, error: CaptureError) -> None:

@@ -20,7 +20,7 @@ from records.outcome import (
     EVIDENCE_HOLDS,
 )
 from snap.errors import BlobNotFound, IntegrityError, SnapError, StoreError
-from snapshotter.capture import HEADERS_BLOB
+from snapshotter.capture import BROWSER_PROVENANCE, HEADERS_BLOB
 from snapshotter.store import BlobStore, blob_key, canonical_location, open_store
 from snapshotter.store.hashing import NullSink
 
@@ -176,6 +176,29 @@ def recorded_head(provenance: dict[str, Any] | None) -> tuple[str, str, str | No
         return None
     version = named.get("versionId")
     return "headers", named["hash"], version if isinstance(version, str) else None
+
+
+def browser_blobs(provenance: dict[str, Any] | None) -> list[tuple[str, str, str | None]]:
+    """(kind, digest, recorded version) of every blob a browser capture's provenance names
+    (``browser.blobs``: its browser document, screenshot, DOM, rendered text and every
+    subresource body; snapshotter.browser)."""
+    summary = (provenance or {}).get(BROWSER_PROVENANCE)
+    if not isinstance(summary, dict) or not isinstance(summary.get("blobs"), list):
+        return []
+    found = []
+    for item in summary["blobs"]:
+        if isinstance(item, dict) and isinstance(item.get("hash"), str):
+            version = item.get("versionId")
+            kind = str(item.get("kind"))
+            found.append((kind, item["hash"], version if isinstance(version, str) else None))
+    return found
+
+
+def capture_blobs(provenance: dict[str, Any] | None) -> list[tuple[str, str, str | None]]:
+    """Every blob a stored capture names beside its snapshot's: its ``headers`` blob and, for
+    a browser capture, the browser's blobs."""
+    head = recorded_head(provenance)
+    return ([head] if head is not None else []) + browser_blobs(provenance)
 
 
 def recorded_blobs(evidence: Evidence) -> list[tuple[str, str, str | None]]:

@@ -19,7 +19,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from records.evidence import BlobState, Evidence, blob_state, recorded_blobs, recorded_head
+from records.evidence import BlobState, Evidence, blob_state, capture_blobs, recorded_blobs
 from records.models import Capture, Extraction, Snapshot
 from records.outcome import BLOB_SHADOWED, BLOB_STATES
 from records.texts import rehash_blob
@@ -92,18 +92,21 @@ class FsckPlan:
 
 
 def plan_fsck(workspace: Workspace) -> FsckPlan:
-    """Every blob a snapshot, extraction or stored capture (its ``headers``) names, with its
+    """Every blob a snapshot, extraction or stored capture (its ``headers``, a browser
+    capture's blobs) names, with its
     recorded version; then the blobs in the configured store that nothing names."""
     with workspace.db.reading() as session:
         snapshots = {s.id: s for s in session.scalars(select(Snapshot))}
         extractions = list(session.scalars(select(Extraction).order_by(Extraction.id)))
         stored = select(Capture.snapshot_id, Capture.provenance).where(Capture.outcome == "stored")
-        heads = [(str(row[0]), recorded_head(row[1])) for row in session.execute(stored)]
+        heads = [
+            (str(row[0]), blob) for row in session.execute(stored) for blob in capture_blobs(row[1])
+        ]
     evidence = [Evidence.of(s, None) for s in snapshots.values()]
     evidence += [Evidence.of(snapshots[e.snapshot_id], e) for e in extractions]
     blobs = [(item, blob) for item in evidence for blob in recorded_blobs(item)]
     own = {item.snapshot_id: item for item in evidence if item.extraction_id is None}
-    blobs += [(own[snapshot_id], head) for snapshot_id, head in heads if head is not None]
+    blobs += [(own[snapshot_id], blob) for snapshot_id, blob in heads]
     recorded: dict[tuple[str, str, str, str | None], RecordedBlob] = {}
     for item, (kind, digest, version) in blobs:
         key = (item.store_location, kind, digest, version)

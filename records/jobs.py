@@ -81,9 +81,12 @@ def item_key(name: str) -> str:
     return "sha256:" + hashlib.sha256(name.encode("utf-8")).hexdigest()
 
 
-def capture_items(urls: Iterable[str]) -> list[Item]:
-    """Keyed by the URL (its hash when very long); the URL itself is in the payload."""
-    return [(item_key(url), {"url": url}) for url in urls]
+def capture_items(urls: Iterable[str], *, method: str | None = None) -> list[Item]:
+    """Keyed by the URL (its hash when very long); the URL itself is in the payload, and the
+    capture method asked for (``snap fetch --enqueue --browser``), if any: without one the
+    worker's own SNAP_CAPTURE decides."""
+    extra = {"capture": method} if method else {}
+    return [(item_key(url), {"url": url, **extra}) for url in urls]
 
 
 def reverify_items(
@@ -227,7 +230,9 @@ def capture_item(workspace: Workspace, claimed: Claimed) -> str:
         return done_in(session, claimed.item_id, record.snapshot_id)
 
     target = str(claimed.payload.get("url", claimed.key))
-    return capture_source(workspace, target, claim=claim, web_only=True).snapshot_id
+    method = claimed.payload.get("capture")
+    chosen = str(method) if method in ("http", "browser", "auto") else None
+    return capture_source(workspace, target, claim=claim, web_only=True, method=chosen).snapshot_id
 
 
 def reverify_item(workspace: Workspace, claimed: Claimed) -> str:

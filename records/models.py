@@ -117,6 +117,10 @@ class Snapshot(Base):
     )
 
 
+EXTRACTION_SOURCES = ("raw", "rendered")
+CAPTURE_METHODS = ("http", "browser", "file", "import")
+
+
 class Extraction(Base):
     """One text made from a snapshot's raw bytes: by which extractor, decoded how, with what
     result. The same bytes may have several (a new extractor version, another declared charset);
@@ -138,11 +142,18 @@ class Extraction(Base):
     text_version_id: Mapped[str | None] = mapped_column(String(1024))
     pages: Mapped[list[Any]] = mapped_column(JSON, default=list)
     flags: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    # What the text was made from: the stored raw bytes ('raw', deterministic) or the page a
+    # browser rendered in one capture ('rendered'; its decoding names that capture).
+    source: Mapped[str] = mapped_column(String(10), default="raw", server_default="raw")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     __table_args__ = (
         UniqueConstraint(
             "snapshot_id", "extractor", "decoding", name="uq_extractions_snapshot_extractor"
+        ),
+        CheckConstraint(
+            "source IN (" + ", ".join(f"'{s}'" for s in EXTRACTION_SOURCES) + ")",
+            name="source_known",
         ),
         CheckConstraint(digest_check("text_hash"), name="text_hash_digest"),
         CheckConstraint(digest_check("norm_hash"), name="norm_hash_digest"),
@@ -166,9 +177,15 @@ class Capture(Base):
     error: Mapped[str | None] = mapped_column(Text)
     snapshot_id: Mapped[str | None] = mapped_column(ForeignKey("snapshots.id"))
     provenance: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    # http, browser (snapshotter.browser), file or import; NULL before it was recorded
+    method: Mapped[str | None] = mapped_column(String(10))
 
     __table_args__ = (
         UniqueConstraint("url", "fetched_at", name="uq_captures_url_fetched_at"),
+        CheckConstraint(
+            "method IS NULL OR method IN (" + ", ".join(f"'{m}'" for m in CAPTURE_METHODS) + ")",
+            name="method_known",
+        ),
         Index("ix_captures_url_key", "url_key"),
         Index("ix_captures_final_url_key", "final_url_key"),
         CheckConstraint("outcome IN ('stored', 'failed')", name="outcome_known"),

@@ -52,6 +52,8 @@ def record_snapshot(session: Session, record: SnapshotRecord) -> Capture:
     (once per fetch)."""
     insert_if_absent(session, Snapshot, snapshot_values(record))
     record_extraction(session, extraction_values(record))
+    if record.rendered is not None:  # after the raw one: the newest, read by default
+        record_extraction(session, rendered_values(record))
     capture = Capture(**capture_values(record))
     session.add(capture)
     session.flush()
@@ -69,6 +71,7 @@ def capture_values(record: SnapshotRecord) -> dict[str, Any]:
         "outcome": "stored",
         "snapshot_id": record.snapshot_id,
         "provenance": record.provenance,
+        "method": record.capture_method,
     }
 
 
@@ -123,6 +126,27 @@ def extraction_values(record: SnapshotRecord) -> dict[str, Any]:
         "text_version_id": record.text_blob.version_id if record.text_blob else None,
         "pages": [page_json(page) for page in record.pages],
         "flags": list(record.flags),
+        "created_at": utcnow(),
+    }
+
+
+def rendered_values(record: SnapshotRecord) -> dict[str, Any]:
+    """The extraction row of a browser capture's rendered text (``source`` 'rendered')."""
+    rendered = record.rendered
+    assert rendered is not None
+    return {
+        "snapshot_id": record.snapshot_id,
+        "extractor": rendered.extractor,
+        "decoding": rendered.decoding,
+        "content_type": rendered.content_type,
+        "text_hash": rendered.text_hash,
+        "norm_hash": rendered.norm_hash,
+        "text_size": rendered.text_size,
+        "normalizer": record.normalizer,
+        "text_version_id": rendered.text_blob.version_id,
+        "pages": [],
+        "flags": [],
+        "source": "rendered",
         "created_at": utcnow(),
     }
 
@@ -187,10 +211,19 @@ def record_failed_capture(session: Session, target: str, error: CaptureError) ->
         outcome="failed",
         error=error.message,
         provenance=dict(error.provenance),
+        method=failed_capture_method(error.provenance),
     )
     session.add(capture)
     session.flush()
     return capture
+
+
+def failed_capture_method(provenance: dict[str, object]) -> str:
+    """How a failed capture was being made: a browser capture says so in its provenance."""
+    method = provenance.get("captureMethod")
+    if method in ("browser", "http"):
+        return str(method)
+    return "file" if provenance.get("source") == "file" else "http"
 
 
 def get_snapshot(session: Session, snapshot_id: str) -> Snapshot | None:

@@ -7,7 +7,7 @@ import base64
 from dataclasses import dataclass
 from typing import Any
 
-from records.evidence import Evidence, recorded_head
+from records.evidence import Evidence, browser_blobs, recorded_head
 from records.ids import resolve_snapshot_id
 from records.repository import captures_of_snapshot, choose_extraction, get_snapshot
 from records.workspace import Workspace
@@ -20,7 +20,7 @@ AROUND = 200  # code points shown on each side of --around
 @dataclass(frozen=True)
 class Shown:
     snapshot_id: str
-    what: str  # "text" | "raw" | "headers"
+    what: str  # "text" | "raw" | "headers" | "screenshot"
     extraction_id: int | None = None
     text: str | None = None
     start: int = 0
@@ -40,7 +40,7 @@ class Shown:
                 "length": self.length,
                 "text": self.text,
             }
-        elif self.what == "raw":
+        elif self.what in ("raw", "screenshot"):
             raw = self.raw or b""
             document |= {"size": len(raw), "base64": base64.b64encode(raw).decode("ascii")}
         else:
@@ -67,6 +67,8 @@ def show(
         provenance = captures[-1].provenance if captures else {}
         final_url = (captures[-1].final_url or captures[-1].url) if captures else ""
     store = workspace.stores.store_for(evidence)
+    if what == "screenshot":
+        return Shown(evidence.snapshot_id, what, raw=latest_screenshot(store, evidence, captures))
     if what == "headers":
         exchanges = recorded_exchanges(store, provenance, final_url)
         return Shown(
@@ -88,6 +90,18 @@ def show(
         start,
         end,
         len(text),
+    )
+
+
+def latest_screenshot(store: BlobStore, evidence: Evidence, captures: Any) -> bytes:
+    """The full-page PNG of the snapshot's latest browser capture, re-hashed as it is read."""
+    for capture in reversed(list(captures)):
+        for kind, digest, version in browser_blobs(capture.provenance):
+            if kind == "screenshot":
+                return store.get("screenshot", digest, version_id=version)
+    raise RecordNotFound(
+        f"snapshot {evidence.snapshot_id} has no browser capture, so no screenshot;"
+        " capture it with snap fetch --browser"
     )
 
 

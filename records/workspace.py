@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -12,7 +13,12 @@ from snapshotter.store import BlobStore, open_store
 
 if TYPE_CHECKING:
     from records.texts import PreparedCache
+    from snapshotter.browser import BrowserOptions
+    from snapshotter.browser.session import BrowserSession
     from snapshotter.fetch import FetchOptions
+
+
+_BROWSER_LOCK = threading.Lock()
 
 
 @dataclass
@@ -23,6 +29,8 @@ class Workspace:
     _stores: StoreResolver | None = field(default=None, repr=False)
     # tokenized texts shared across runs; only a long-lived process (snap serve) sets one
     prepared: PreparedCache | None = field(default=None, repr=False)
+    # one browser for every browser capture of this process, started on first use
+    _browser: BrowserSession | None = field(default=None, repr=False)
 
     @classmethod
     def open(cls, settings: Settings, *, existing: bool = False) -> Workspace:
@@ -56,5 +64,31 @@ class Workspace:
 
         return FetchOptions.from_settings(self.settings)
 
+    @property
+    def browser_options(self) -> BrowserOptions:
+        from snapshotter.browser import BrowserOptions
+
+        return BrowserOptions.from_settings(self.settings)
+
+    @property
+    def browser_session(self) -> BrowserSession:
+        """The process's browser session; BrowserUnavailable when no Chromium is installed."""
+        with _BROWSER_LOCK:  # the service captures on several threads at once
+            if self._browser is None:
+                from snapshotter.browser import BrowserUnavailable
+                from snapshotter.browser.session import BrowserSession
+
+                executable = self.browser_options.find()
+                if executable is None:
+                    raise BrowserUnavailable(
+                        "a browser capture needs Chromium: apt-get install chromium,"
+                        " or name it with SNAP_BROWSER"
+                    )
+                self._browser = BrowserSession(executable)
+            return self._browser
+
     def close(self) -> None:
+        if self._browser is not None:
+            self._browser.close()
+            self._browser = None
         self.db.dispose()

@@ -5,6 +5,7 @@ Errors are turned into one line and an exit code in exactly one place, ``SnapGro
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -210,6 +211,19 @@ def enqueue_option(function: F) -> F:
     is_flag=True,
     help="TARGET is a file of URLs, one a line: a batch of capture tasks for workers.",
 )
+@click.option(
+    "--browser",
+    "capture",
+    flag_value="browser",
+    default=None,
+    help="Render the page in Chromium, every request through snap (also SNAP_CAPTURE=browser).",
+)
+@click.option(
+    "--http",
+    "capture",
+    flag_value="http",
+    help="Capture over HTTP only, whatever SNAP_CAPTURE says.",
+)
 @json_option
 @click.pass_context
 def fetch(
@@ -221,6 +235,7 @@ def fetch(
     timeout: float | None,
     deadline: float | None,
     enqueue: bool,
+    capture: str | None,
     as_json: bool,
 ) -> None:
     """Capture TARGET (an http(s) URL or a local file) and store it write-once.
@@ -228,7 +243,9 @@ def fetch(
     TARGET starting with http: or https: is always a URL (exit 2 unless it is an absolute URL
     with a host); a file: URL or anything else is a local file. Only this command reads
     local files: the HTTP service, verify --fetch and the workers capture web URLs only.
-    With --enqueue, TARGET is a file of URLs, each captured by a worker (see snap jobs).
+    With --browser, the page is rendered in Chromium and its subresources, screenshot,
+    rendered DOM and rendered text are stored too. With --enqueue, TARGET is a file of URLs,
+    each captured by a worker (see snap jobs).
     """
     from records.capture import capture_source
 
@@ -237,11 +254,12 @@ def fetch(
         "timeout": timeout,
         "deadline": deadline,
         "allow_networks": allow_networks,
+        "capture": capture,
     }
     if enqueue:
         from records.jobs import capture_items, read_url_list
 
-        items = capture_items(read_url_list(Path(target)))
+        items = capture_items(read_url_list(Path(target)), method=capture)
         with workspace(ctx, allow_private=allow_private, **limits) as ws:
             start_batch(ctx, ws, "capture", {"urls": len(items)}, items, as_json)
         return
@@ -317,6 +335,14 @@ def verify(
     else:
         click.echo(render.verify_report(report))
     ctx.exit(0 if report.passed else 1)
+
+
+def write_output(path: Path, data: bytes) -> None:
+    """The bytes ``snap show -o`` writes; an unwritable path is one line (exit 2)."""
+    try:
+        path.write_bytes(data)
+    except OSError as error:
+        raise InputError(f"cannot write {path}: {error.strerror}") from None
 
 
 def check_can_write(path: Path, given: Path) -> None:
@@ -462,6 +488,18 @@ def reverify(
 @click.option("--text", "what", flag_value="text", default=True, help="The text (default).")
 @click.option("--raw", "what", flag_value="raw", help="The raw bytes as fetched.")
 @click.option("--headers", "what", flag_value="headers", help="The recorded response headers.")
+@click.option(
+    "--screenshot",
+    "what",
+    flag_value="screenshot",
+    help="The full-page PNG of the latest browser capture (with -o FILE).",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    help="Write the raw bytes or screenshot to this file instead of standard output.",
+)
 @click.option("--page", help="Only this page of a PDF (its label, or its number).")
 @click.option(
     "--around",
@@ -475,6 +513,7 @@ def show(
     ctx: click.Context,
     snapshot_id: str,
     what: str,
+    output: Path | None,
     page: str | None,
     around: int | None,
     as_json: bool,
@@ -487,7 +526,19 @@ def show(
 
     with workspace(ctx, existing=True) as ws:
         shown = run_show(ws, snapshot_id, what=what, page=page, around=around)
-    if as_json:
+    if output is not None and shown.raw is not None:
+        write_output(output, shown.raw)
+        document: dict[str, Any] = {
+            "snapshotId": shown.snapshot_id,
+            "what": shown.what,
+            "path": str(output),
+        }
+        document |= {"size": len(shown.raw), "sha256": hashlib.sha256(shown.raw).hexdigest()}
+        if as_json:
+            emit_json(document)
+        else:
+            click.echo(f"wrote {output} ({document['size']} bytes, sha256:{document['sha256']})")
+    elif as_json:
         emit_json(shown.to_json())
     elif shown.raw is not None:
         sys.stdout.buffer.write(shown.raw)

@@ -32,6 +32,10 @@ MAX_HOST_CONCURRENCY = 1000
 MAX_TASK_RETRIES = 100
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 MAX_ALLOWED_NETWORKS = 1000
+CAPTURE_METHODS = ("http", "browser", "auto")  # SNAP_CAPTURE; see snapshotter.browser
+DEFAULT_BROWSER_MAX_RESOURCES = 500
+DEFAULT_BROWSER_MAX_TOTAL_BYTES = 200 * 1024 * 1024
+MAX_BROWSER_RESOURCES = 100_000
 
 
 def default_home(environ: Mapping[str, str]) -> Path:
@@ -108,6 +112,13 @@ def _queue(environ: Mapping[str, str]) -> str:
     return name
 
 
+def _capture(environ: Mapping[str, str]) -> str:
+    method = (environ.get("SNAP_CAPTURE") or "http").strip().lower()
+    if method not in CAPTURE_METHODS:
+        raise ConfigError(f"SNAP_CAPTURE must be http, browser or auto, got {method[:40]!r}")
+    return method
+
+
 def _flag(environ: Mapping[str, str], name: str) -> bool:
     value = environ.get(name, "").strip().lower()
     if value in ("", "0", "false", "no", "off"):
@@ -155,6 +166,11 @@ class Settings:
     host_concurrency: int = 2  # captures of one host running at once, over all workers
     host_delay: float = 1.0  # seconds between the starts of two captures of one host
     task_retries: int = 5  # tries of a task after a transient failure, with backoff
+    # Browser capture (snapshotter.browser): how captures are made, which Chromium, its caps.
+    capture: str = "http"  # http | browser | auto (the browser when one is installed)
+    browser: str | None = None  # the Chromium executable; None: /usr/bin/chromium or PATH
+    browser_max_resources: int = DEFAULT_BROWSER_MAX_RESOURCES
+    browser_max_total_bytes: int = DEFAULT_BROWSER_MAX_TOTAL_BYTES
 
     def __post_init__(self) -> None:
         """Validated here, so command-line overrides (``with_overrides``) are checked too."""
@@ -173,6 +189,22 @@ class Settings:
         )
         check_range("SNAP_HOST_DELAY", self.host_delay, 0, MAX_SECONDS, low_open=False)
         check_range("SNAP_TASK_RETRIES", self.task_retries, 0, MAX_TASK_RETRIES, low_open=False)
+        if self.capture not in CAPTURE_METHODS:
+            raise ConfigError(f"SNAP_CAPTURE must be http, browser or auto, got {self.capture!r}")
+        check_range(
+            "SNAP_BROWSER_MAX_RESOURCES",
+            self.browser_max_resources,
+            0,
+            MAX_BROWSER_RESOURCES,
+            low_open=False,
+        )
+        check_range(
+            "SNAP_BROWSER_MAX_TOTAL_BYTES",
+            self.browser_max_total_bytes,
+            0,
+            MAX_BYTES_LIMIT,
+            low_open=False,
+        )
 
     @property
     def capture_deadline(self) -> float:
@@ -202,6 +234,14 @@ class Settings:
             host_concurrency=_int_setting(env, "SNAP_HOST_CONCURRENCY", 2),
             host_delay=_float_setting(env, "SNAP_HOST_DELAY", 1.0) or 0.0,
             task_retries=_int_setting(env, "SNAP_TASK_RETRIES", 5),
+            capture=_capture(env),
+            browser=env.get("SNAP_BROWSER", "").strip() or None,
+            browser_max_resources=_int_setting(
+                env, "SNAP_BROWSER_MAX_RESOURCES", DEFAULT_BROWSER_MAX_RESOURCES
+            ),
+            browser_max_total_bytes=_int_setting(
+                env, "SNAP_BROWSER_MAX_TOTAL_BYTES", DEFAULT_BROWSER_MAX_TOTAL_BYTES
+            ),
         )
 
     def with_overrides(self, **changes: object) -> Settings:

@@ -187,7 +187,30 @@ def snapshot_summary(record: dict[str, Any]) -> str:
         lines.append(f"  pages     {len(record['pages'])}")
     if record["flags"]:
         lines.append(f"  flags     {', '.join(record['flags'])}: {record.get('reason') or ''}")
+    lines += browser_lines(record)
     return "\n".join(lines)
+
+
+def browser_lines(record: dict[str, Any]) -> list[str]:
+    """What a browser capture added: the rendered text and its extractor, and the blobs."""
+    browser = (record.get("provenance") or {}).get("browser") or {}
+    rendered = record.get("rendered")
+    if browser.get("skipped"):
+        return [f"  browser   {browser['skipped']}"]
+    if not rendered:
+        return []
+    kinds: dict[str, int] = {}
+    for blob in browser.get("blobs", []):
+        kinds[blob.get("kind", "?")] = kinds.get(blob.get("kind", "?"), 0) + 1
+    flags = browser.get("flags") or []
+    return [
+        f"  rendered  {rendered['hashes']['text']}  ({rendered['size']} bytes)",
+        f"  extractor {rendered['extractor']}",
+        f"  browser   {kinds.get('resource', 0)} subresources stored,"
+        f" {browser.get('refused', 0)} refused; screenshot, DOM and browser document"
+        f" {browser.get('document', {}).get('hash', '')}"
+        + (f"; {', '.join(flags)}" if flags else ""),
+    ]
 
 
 def audit_report(report: dict[str, Any]) -> str:

@@ -29,6 +29,30 @@ def rfc3339(moment: datetime | None) -> str | None:
 
 
 @dataclass(frozen=True)
+class RenderedText:
+    """The text a browser rendered in one capture (``snapshotter.browser``): a second
+    extraction of the same snapshot, beside the one made from the raw bytes. ``decoding``
+    names the capture's browser document, so the extraction's key is that capture."""
+
+    extractor: str
+    decoding: str
+    content_type: str
+    text_hash: str
+    norm_hash: str
+    text_size: int
+    text_blob: StoredBlob
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "extractor": self.extractor,
+            "decoding": self.decoding,
+            "hashes": {"text": self.text_hash, "norm": self.norm_hash},
+            "size": self.text_size,
+            "versionId": self.text_blob.version_id,
+        }
+
+
+@dataclass(frozen=True)
 class SnapshotRecord:
     """A stored capture: everything ``snap fetch --json`` prints and the database keeps."""
 
@@ -55,6 +79,16 @@ class SnapshotRecord:
     # What, besides the bytes and the extractor, decided the text: the declared Content-Type
     # (its charset). Part of the extraction's key in the records.
     decoding: str = ""
+    # How the capture was made: http, browser, file or import ("" : told by the provenance).
+    method: str = ""
+    rendered: RenderedText | None = None  # a browser capture's rendered text
+
+    @property
+    def capture_method(self) -> str:
+        if self.method:
+            return self.method
+        source = self.provenance.get("source")
+        return "file" if source == "file" else "import" if source == "warc" else "http"
 
     @property
     def lock_mode(self) -> str | None:
@@ -86,6 +120,8 @@ class SnapshotRecord:
             "flags": list(self.flags),
             "decoding": self.decoding,
             "reason": self.reason,
+            "method": self.capture_method,
+            "rendered": self.rendered.to_json() if self.rendered else None,
             "provenance": self.provenance,
         }
 
@@ -191,6 +227,7 @@ def store_capture(fetched: Fetched, extraction: Extraction, store: BlobStore) ->
     )
 
 
+BROWSER_PROVENANCE = "browser"  # the provenance key of a browser capture (snapshotter.browser)
 HEADERS_BLOB = "headersBlob"  # the provenance key naming a capture's ``headers`` blob
 HEAD_FORMAT = "snap-http-exchanges/1"  # the format of a ``headers`` blob (snapshotter.fetch)
 

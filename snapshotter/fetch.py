@@ -166,6 +166,15 @@ def fetch(
     return _copy_local(local, options, workdir)
 
 
+def fetch_http(url: str, options: FetchOptions, *, workdir: Path | None = None) -> Fetched:
+    """``fetch`` of a URL that is only ever fetched over http(s), never read from a local path
+    of the same spelling: a subresource a page names (``snapshotter.browser``). The URL must
+    pass ``snapshotter.weburl.web_url`` as any other: InvalidURL (exit 2) otherwise."""
+    checked = web_url(url)
+    _sweep_once(workdir)
+    return _HttpCapture(checked, options, workdir).run()
+
+
 _swept: set[Path | None] = set()
 
 
@@ -895,6 +904,7 @@ __all__ = [
     "FetchOptions",
     "Fetched",
     "fetch",
+    "fetch_http",
     "fetching",
     "spool_body",
 ]

@@ -28,6 +28,7 @@ html { font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
   color: #1a1a1a; background: #fff; }
 body { max-width: 62rem; margin: 0 auto; padding: 1rem 1.25rem; }
 header { border-bottom: 2px solid #1a1a1a; }
+figure.screenshot img { max-width: 100%; height: auto; border: 1px solid #999; }
 footer { border-top: 1px solid #767676; margin-top: 2.5rem; color: #3d3d3d; font-size: .9rem; }
 h1 { font-size: 1.6rem; margin: .5rem 0; }
 h2 { font-size: 1.3rem; margin: 2.5rem 0 .5rem; }
@@ -68,6 +69,8 @@ CSP = (
     f"default-src 'none'; style-src 'sha256-{STYLE_HASH}'; img-src 'none'; "
     "base-uri 'none'; form-action 'none'"
 )
+# A page with a browser capture's screenshot carries it inline (data:), and nothing else.
+CSP_WITH_SCREENSHOTS = CSP.replace("img-src 'none'", "img-src data:")
 LINK_NOTE = (
     "This link is a convenience, not evidence: it asks your browser to scroll to the quote on "
     "the page as it is today, which may have changed since it was captured, and it was built "
@@ -105,6 +108,7 @@ class Entry:
     closeness: Closeness | None = None
     link: str | None = None
     problem: str | None = None
+    screenshot: tuple[str, bytes] | None = None  # (digest, PNG) of the latest browser capture
 
 
 def esc(value: object) -> str:
@@ -124,11 +128,12 @@ def page_html(entries: list[Entry], *, made_at: str, version: str) -> str:
     title = page_title(entries)
     found = sum(latest_status(e) == Status.QUOTE_FOUND for e in entries)
     articles = "\n".join(article(number, entry) for number, entry in enumerate(entries, 1))
+    csp = CSP_WITH_SCREENSHOTS if any(entry.screenshot for entry in entries) else CSP
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{esc(CSP)}">
+<meta http-equiv="Content-Security-Policy" content="{esc(csp)}">
 <meta name="referrer" content="no-referrer">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light">
@@ -200,6 +205,7 @@ def article(number: int, entry: Entry) -> str:
         verdict(entry),
         claim_and_quote(citation),
         stored_text_section(entry),
+        screenshot_section(entry),
         link_section(entry),
         provenance_section(entry),
         timeline_section(entry.report["verifications"]),
@@ -207,6 +213,22 @@ def article(number: int, entry: Entry) -> str:
         "</article>",
     ]
     return "\n".join(part for part in parts if part)
+
+
+def screenshot_section(entry: Entry) -> str:
+    """The full-page screenshot of the browser capture, beside the marked quote: what the
+    reader saw, with the digest it is stored under."""
+    if entry.screenshot is None:
+        return ""
+    digest, png = entry.screenshot
+    data = base64.b64encode(png).decode("ascii")
+    return (
+        '<section><h3>The page as the browser capture rendered it</h3><figure class="screenshot">'
+        f'<img src="data:image/png;base64,{data}" alt="Full-page screenshot of the page as'
+        ' rendered in the browser capture">'
+        f"<figcaption>Full-page screenshot taken by the browser capture, stored as"
+        f" {code(digest)}.</figcaption></figure></section>"
+    )
 
 
 def verdict(entry: Entry) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 
 import snap
 from records.audit import audited
-from records.evidence import Evidence
+from records.evidence import Evidence, browser_blobs
 from records.exports.evidence_html import Closeness, Entry, Highlight, page_html, stored_capture
 from records.texts import SnapshotTexts
 from records.workspace import Workspace
@@ -62,12 +62,31 @@ def entry_for(workspace: Workspace, texts: SnapshotTexts, citation_id: str) -> E
     closeness = None if highlight else closest_now(report, source)
     return Entry(
         report,
+        screenshot=screenshot_of(workspace, report, chosen),
         evidence=chosen,
         text=source.source,
         highlight=highlight,
         closeness=closeness,
         link=live_link(report, source.source, highlight),
     )
+
+
+def screenshot_of(
+    workspace: Workspace, report: dict[str, Any], chosen: Evidence
+) -> tuple[str, bytes] | None:
+    """The screenshot of the newest browser capture of the chosen snapshot, re-hashed as it is
+    read; None when there is none or it cannot be read back intact (the blob list says so)."""
+    captures = [c for c in report["captures"] if c.get("snapshotId") == chosen.snapshot_id]
+    for capture in reversed(captures):
+        for kind, digest, version in browser_blobs(capture.get("provenance")):
+            if kind != "screenshot":
+                continue
+            try:
+                png = workspace.stores.store_for(chosen).get(kind, digest, version_id=version)
+            except (IntegrityError, BlobNotFound):
+                return None
+            return digest, png
+    return None
 
 
 def chosen_evidence(citation: dict[str, Any], evidence: list[Evidence]) -> Evidence | None:

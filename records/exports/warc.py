@@ -14,6 +14,13 @@ Per capture, in this order (the order crawlers write):
   a replay tool would serve it instead of the page;
 * ``conversion``: the extracted text under ``urn:snap:text:sha256:<hex>``, ``WARC-Refers-To``
   the response.
+* a browser capture (``snapshotter.browser``) adds, after its page: a request/response pair for
+  every subresource the page loaded (its exchanges as snap's fetcher made them, the body as
+  stored; a body already in the archive is a ``revisit``), so a replay tool shows the page
+  with its images and styles from the archive alone; then ``resource`` records for the
+  full-page screenshot (``urn:snap:screenshot:sha256:<hex>``), the rendered DOM
+  (``urn:snap:dom:…``) and the capture's browser document (``urn:snap:browser:…``), and the
+  rendered text as a second ``conversion``, each ``WARC-Refers-To`` the page's response.
 
 Every blob is read through the store's digest-checked path into a temporary file first: a
 damaged or missing blob stops the export (exit 1) before anything is written in its place.
@@ -22,6 +29,7 @@ damaged or missing blob stops the export (exit 1) before anything is written in 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import tempfile
 from collections.abc import Callable, Iterator
@@ -34,11 +42,11 @@ from warcio.statusandheaders import StatusAndHeaders, StatusAndHeadersParser
 from warcio.warcwriter import WARCWriter
 
 import snap
-from records.evidence import StoreResolver, recorded_head
+from records.evidence import StoreResolver, browser_blobs, recorded_head
 from records.exports.http_head import Exchange, Head, as_replayed, parse_exchanges
 from records.exports.selection import CaptureItem, Selection
 from snap.errors import IntegrityError
-from snapshotter.capture import HEADERS_BLOB
+from snapshotter.capture import BROWSER_PROVENANCE, HEAD_FORMAT, HEADERS_BLOB
 
 WARC_VERSION = "1.1"
 CONFORMS_TO = "http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/"
@@ -97,6 +105,7 @@ class _Writer:
         self.summary = WarcSummary()
         self.first_response: dict[str, tuple[str, str, str]] = {}  # snapshot → (id, uri, date)
         self.texts: set[str] = set()
+        self.resources: dict[str, tuple[str, str, str]] = {}  # body digest → (id, uri, date)
 
     # --- records -----------------------------------------------------------------------
 
@@ -122,6 +131,8 @@ class _Writer:
         self.summary.response_ids[capture.capture_id] = response_id
         self._metadata(capture, response_id)
         self._conversion(capture, response_id)
+        if browser_blobs(capture.provenance):
+            self._browser(capture, response_id)
 
     def _http(self, capture: CaptureItem) -> str:
         exchanges = self._exchanges(capture)
@@ -217,6 +228,93 @@ class _Writer:
         uri = TEXT_URI_PREFIX + evidence.text_hash
         with self._blob(capture, "text", evidence.text_hash, evidence.text_version_id) as text:
             self._write(uri, "conversion", text, headers, content_type="text/plain; charset=utf-8")
+
+    # --- a browser capture ---------------------------------------------------------------
+
+    def _browser(self, capture: CaptureItem, page_id: str) -> None:
+        """Every subresource of a browser capture, then its screenshot, DOM, browser document
+        and rendered text (see the module docstring)."""
+        named = {
+            kind: (digest, version) for kind, digest, version in browser_blobs(capture.provenance)
+        }
+        digest, version = named["browser"]
+        with self._blob(capture, "browser", digest, version) as blob:
+            document = json.loads(blob.read())
+        date = warc_date(capture)
+        for item in document.get("resources", []):
+            if item.get("outcome") == "stored" and isinstance(item.get("body"), dict):
+                self._subresource(capture, item, date)
+        refers = {"WARC-Date": date, "WARC-Refers-To": page_id}
+        for kind, media_type in (
+            ("screenshot", "image/png"),
+            ("dom", "text/html; charset=utf-8"),
+            ("browser", "application/json"),
+        ):
+            digest, version = named[kind]
+            with self._blob(capture, kind, digest, version) as blob:
+                headers = {**refers, "WARC-Payload-Digest": digest}
+                uri = f"urn:snap:{kind}:{digest}"
+                self._write(uri, "resource", blob, headers, content_type=media_type)
+        text = document.get("renderedText") or {}
+        if isinstance(text.get("hash"), str) and text["hash"] not in self.texts:
+            self.texts.add(text["hash"])
+            headers = {**refers, "WARC-Payload-Digest": text["hash"]}
+            uri = TEXT_URI_PREFIX + text["hash"]
+            with self._blob(capture, "text", text["hash"], text.get("versionId")) as blob:
+                self._write(
+                    uri, "conversion", blob, headers, content_type="text/plain; charset=utf-8"
+                )
+
+    def _subresource(self, capture: CaptureItem, item: dict[str, Any], date: str) -> None:
+        body = item["body"]
+        document = {"format": HEAD_FORMAT, "exchanges": item.get("exchanges") or []}
+        exchanges = parse_exchanges(json.dumps(document).encode(), body["hash"], url=item["url"])
+        for hop in exchanges[:-1]:
+            self._pair(hop, date, None)
+        if exchanges:
+            self._pair(exchanges[-1], date, (capture, body))
+
+    def _pair(
+        self,
+        exchange: Exchange,
+        date: str,
+        body_of: tuple[CaptureItem, dict[str, Any]] | None,
+    ) -> None:
+        """A subresource's request and response; the body from its ``resource`` blob, or a
+        revisit when the same bytes are already in the archive."""
+        common = {"WARC-Date": date, **({"WARC-IP-Address": exchange.ip} if exchange.ip else {})}
+        response_id = str(StatusAndHeadersParser.make_warc_id())
+        if exchange.request is not None:
+            request = _http_headers(exchange.request, request=True)
+            headers = {**common, "WARC-Concurrent-To": response_id}
+            self._write(exchange.url, "request", b"", headers, request)
+        headers = {**common, "WARC-Record-ID": response_id}
+        if body_of is None:
+            http = _http_headers(as_replayed(exchange.response, 0))
+            self._write(exchange.url, "response", b"", headers, http)
+            return
+        capture, body = body_of
+        digest = str(body["hash"])
+        http = _http_headers(as_replayed(exchange.response, int(body["size"])))
+        seen = self.resources.get(digest)
+        if seen is not None:
+            headers |= {
+                "WARC-Profile": RecordBuilder.REVISIT_PROFILE_1_1,
+                "WARC-Refers-To": seen[0],
+                "WARC-Refers-To-Target-URI": seen[1],
+                "WARC-Refers-To-Date": seen[2],
+                "WARC-Payload-Digest": digest,
+            }
+            self._write(exchange.url, "revisit", b"", headers, http)
+            return
+        version = body.get("versionId")
+        with self._blob(
+            capture, "resource", digest, version if isinstance(version, str) else None
+        ) as blob:
+            self._write(
+                exchange.url, "response", blob, {**headers, "WARC-Payload-Digest": digest}, http
+            )
+        self.resources[digest] = (response_id, exchange.url, date)
 
     # --- plumbing ----------------------------------------------------------------------
 
@@ -357,6 +455,13 @@ def provenance_fields(capture: CaptureItem) -> list[tuple[str, str]]:
     if isinstance(head, dict):
         fields.append(("snap-headers-sha256", head.get("hash")))
         fields.append(("snap-headers-version-id", head.get("versionId")))
+    browser = provenance.get(BROWSER_PROVENANCE)
+    if isinstance(browser, dict):
+        fields.append(("snap-capture-method", "browser" if "blobs" in browser else "http"))
+        fields.append(("snap-browser-extractor", browser.get("extractor")))
+        document = browser.get("document")
+        if isinstance(document, dict):
+            fields.append(("snap-browser-document-sha256", document.get("hash")))
     fields.append(
         (
             "payload",

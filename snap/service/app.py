@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import anyio.to_thread
 from fastapi import Depends, FastAPI, Path, Query, Request
@@ -114,6 +114,12 @@ class SnapJSONResponse(JSONResponse):
 class CaptureRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     url: str = Field(min_length=1, max_length=8192, description="An http or https URL.")
+    capture: Literal["http", "browser", "auto"] | None = Field(
+        None,
+        description="How to capture: over HTTP, in the browser (every request through snap's"
+        " fetcher; rendered text, screenshot and subresources stored too), or auto (the"
+        " browser when the server has one). Default: the server's SNAP_CAPTURE.",
+    )
 
 
 class ReverifyRequest(BaseModel):
@@ -361,7 +367,9 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
             raise InputError(WEB_ONLY_LINE)
         web_url(given.url)  # an absolute http(s) URL with a host, read alike by browsers
         try:
-            record = capture_source(workspace, given.url, web_only=True)
+            record = capture_source(
+                workspace, given.url, web_only=True, method=given.capture
+            )
         except SnapError as error:
             metrics.capture_failed(type(error).__name__)
             raise

@@ -35,6 +35,7 @@ from snap.errors import (
     VerifierError,
     exit_code_of,
 )
+from snapshotter.browser.errors import BrowserUnavailable
 
 MEDIA_TYPE = "application/problem+json"
 TYPE_PREFIX = "/problems/"  # a URI reference; docs/http.md lists every type
@@ -73,6 +74,9 @@ PROBLEMS: dict[type[BaseException], ProblemKind] = {
     RecordNotFound: ProblemKind(404, "not-found", "Nothing is recorded for this"),
     DatabaseError: ProblemKind(503, "database-unavailable", "The database cannot be used"),
     BrokerError: ProblemKind(503, "broker-unavailable", "The workers' broker cannot be reached"),
+    BrowserUnavailable: ProblemKind(
+        501, "browser-unavailable", "This server cannot capture in a browser"
+    ),
 }
 # Conditions of the HTTP layer itself, not of snap's use cases.
 UNAUTHORIZED = ProblemKind(401, "unauthorized", "A valid bearer token is needed")

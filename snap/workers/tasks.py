@@ -15,6 +15,7 @@ import os
 from typing import Any
 
 from celery import Task
+from celery.signals import worker_process_shutdown, worker_shutdown
 from celery.utils.time import get_exponential_backoff_interval
 
 from records import jobs
@@ -35,6 +36,16 @@ def opened() -> tuple[Workspace, Politeness]:
         _opened.clear()  # a forked child must not use its parent's connections
         _opened[pid] = (Workspace.open(settings()), Politeness(settings()))
     return _opened[pid]
+
+
+@worker_process_shutdown.connect
+@worker_shutdown.connect
+def close_opened(**_signal: Any) -> None:
+    """A worker process that ends closes its workspace, and with it the browser of its
+    browser captures: no Chromium outlives the worker that started it."""
+    for workspace, _politeness in list(_opened.values()):
+        workspace.close()
+    _opened.clear()
 
 
 def backoff(attempts: int) -> float:

@@ -15,7 +15,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
-KINDS = ("raw", "text", "headers")
+# ``resource``, ``screenshot``, ``dom`` and ``browser`` are a browser capture's subresource
+# bodies, full-page PNG, rendered DOM and the document listing them (snapshotter.browser).
+KINDS = ("raw", "text", "headers", "resource", "screenshot", "dom", "browser")
 DIGEST_PATTERN = re.compile(r"^sha256:[0-9a-f]{64}$")
 
 
