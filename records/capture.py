@@ -46,6 +46,9 @@ def capture_source(
         failure = CaptureError(f"could not capture {target[:300]}: {summary}", url=target)
         _record_failure(workspace, target, failure)
         raise failure from error
+    from records.attest.seal import seal  # cryptography is loaded only by commands that capture
+
+    record = seal(workspace.attestor, workspace.store, record)  # blob and TSA I/O: no transaction
     with workspace.db.session() as session:
         if claim is None or claim(session, record):
             record_snapshot(session, record)

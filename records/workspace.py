@@ -11,6 +11,7 @@ from snap.config import Settings
 from snapshotter.store import BlobStore, open_store
 
 if TYPE_CHECKING:
+    from records.attest.seal import Attestor
     from records.texts import PreparedCache
     from snapshotter.fetch import FetchOptions
 
@@ -23,6 +24,7 @@ class Workspace:
     _stores: StoreResolver | None = field(default=None, repr=False)
     # tokenized texts shared across runs; only a long-lived process (snap serve) sets one
     prepared: PreparedCache | None = field(default=None, repr=False)
+    _attestor: Attestor | None = field(default=None, repr=False)
 
     @classmethod
     def open(cls, settings: Settings, *, existing: bool = False) -> Workspace:
@@ -49,6 +51,15 @@ class Workspace:
         from snapshotter.fetch import FetchOptions  # only commands that fetch load http and ssl
 
         return FetchOptions.from_settings(self.settings)
+
+    @property
+    def attestor(self) -> Attestor:
+        """The signing key and time-stamping authority, loaded on first use."""
+        if self._attestor is None:
+            from records.attest.seal import Attestor
+
+            self._attestor = Attestor.from_settings(self.settings)
+        return self._attestor
 
     def close(self) -> None:
         self.db.dispose()

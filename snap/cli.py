@@ -872,3 +872,13 @@ def serve(
 
 
 main = cli
+
+
+def _add_attestation_commands() -> None:
+    from snap import cli_attest
+
+    cli.add_command(cli_attest.keys)
+    cli.add_command(cli_attest.log_group)
+
+
+_add_attestation_commands()

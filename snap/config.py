@@ -105,6 +105,11 @@ def _queue(environ: Mapping[str, str]) -> str:
     return name
 
 
+def _path_setting(environ: Mapping[str, str], name: str) -> Path | None:
+    raw = environ.get(name, "").strip()
+    return Path(raw).expanduser() if raw else None
+
+
 def _flag(environ: Mapping[str, str], name: str) -> bool:
     value = environ.get(name, "").strip().lower()
     if value in ("", "0", "false", "no", "off"):
@@ -134,6 +139,11 @@ class Settings:
     host_concurrency: int = 2  # captures of one host running at once, over all workers
     host_delay: float = 1.0  # seconds between the starts of two captures of one host
     task_retries: int = 5  # tries of a task after a transient failure, with backoff
+    # Attestation (records/attest): the key that signs manifests and checkpoints (None: the
+    # home's signing-key.pem when it exists), and the RFC 3161 time-stamping authority.
+    signing_key: Path | None = None
+    tsa_url: str | None = None
+    tsa_chain: Path | None = None
 
     def __post_init__(self) -> None:
         """Validated here, so command-line overrides (``with_overrides``) are checked too."""
@@ -178,6 +188,9 @@ class Settings:
             host_concurrency=_int_setting(env, "SNAP_HOST_CONCURRENCY", 2),
             host_delay=_float_setting(env, "SNAP_HOST_DELAY", 1.0) or 0.0,
             task_retries=_int_setting(env, "SNAP_TASK_RETRIES", 5),
+            signing_key=_path_setting(env, "SNAP_SIGNING_KEY"),
+            tsa_url=env.get("SNAP_TSA_URL", "").strip() or None,
+            tsa_chain=_path_setting(env, "SNAP_TSA_CHAIN"),
         )
 
     def with_overrides(self, **changes: object) -> Settings:

@@ -15,7 +15,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
-KINDS = ("raw", "text", "headers")
+# ``manifest``: a capture's canonical manifest; ``timestamp``: an RFC 3161 reply (records.attest)
+KINDS = ("raw", "text", "headers", "manifest", "timestamp")
 DIGEST_PATTERN = re.compile(r"^sha256:[0-9a-f]{64}$")
 
 

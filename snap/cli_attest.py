@@ -1,0 +1,108 @@
+"""Commands of attestation: ``snap keys``, ``snap log`` and ``snap attest`` (records.attest).
+
+Kept beside ``snap.cli`` and added to its group there; each parses, makes one library call and
+prints.
+"""
+
+from __future__ import annotations
+
+import click
+
+from snap.cli import emit_json, json_option, workspace
+from snap.config import Settings
+
+
+@click.group()
+def keys() -> None:
+    """Manage the key that signs manifests and checkpoints."""
+
+
+@keys.command("init")
+@click.option(
+    "--type",
+    "key_type",
+    type=click.Choice(["ecdsa-p256", "ed25519"]),
+    default="ecdsa-p256",
+    show_default=True,
+    help="ECDSA P-256 also signs WACZ packages; Ed25519 only manifests and checkpoints.",
+)
+@json_option
+@click.pass_context
+def keys_init(ctx: click.Context, key_type: str, as_json: bool) -> None:
+    """Generate the signing key (SNAP_SIGNING_KEY, else SNAP_HOME/signing-key.pem); an
+    existing key is never replaced. Prints the public key."""
+    from records.attest.seal import signing_key_path
+    from records.attest.signing import KeyType, write_new_key
+
+    settings: Settings = ctx.obj
+    path = signing_key_path(settings)
+    key = write_new_key(path, KeyType(key_type))
+    _print_key(str(path), key.key_type.value, key.key_id, key.public_pem(), as_json)
+
+
+@keys.command("show")
+@json_option
+@click.pass_context
+def keys_show(ctx: click.Context, as_json: bool) -> None:
+    """Print the public key and key id of the signing key."""
+    from records.attest.seal import signing_key_path
+    from records.attest.signing import load_key
+
+    settings: Settings = ctx.obj
+    path = signing_key_path(settings)
+    key = load_key(path)
+    _print_key(str(path), key.key_type.value, key.key_id, key.public_pem(), as_json)
+
+
+def _print_key(path: str, key_type: str, key_id: str, pem: str, as_json: bool) -> None:
+    if as_json:
+        emit_json({"path": path, "type": key_type, "keyId": key_id, "publicKey": pem})
+        return
+    click.echo(f"key    {path}\ntype   {key_type}\nkey id {key_id}")
+    click.echo(pem, nl=False)
+
+
+@click.group("log")
+def log_group() -> None:
+    """The verifiable log of captures, extractions and verifications."""
+
+
+@log_group.command("checkpoint")
+@json_option
+@click.pass_context
+def log_checkpoint(ctx: click.Context, as_json: bool) -> None:
+    """Sign and timestamp the log's size and root now (nothing new if nothing was added)."""
+    from records.attest.checkpoints import make_checkpoint
+
+    with workspace(ctx, existing=True) as ws:
+        result = make_checkpoint(ws)
+    if as_json:
+        emit_json(result.to_json())
+        return
+    state = "checkpoint" if result.created else "unchanged since checkpoint"
+    click.echo(f"{state} {result.id}: size {result.tree_size} root {result.root_hash}")
+    click.echo(
+        f"  signature {result.signature.get('state')}  timestamp"
+        f" {result.timestamp.get('genTime') or result.timestamp.get('reason')}"
+    )
+
+
+@log_group.command("verify")
+@json_option
+@click.pass_context
+def log_verify(ctx: click.Context, as_json: bool) -> None:
+    """Recompute the log from the database and check every checkpoint; exit 1 on any row
+    changed, removed or inserted behind the log's back."""
+    from records.attest.checkpoints import verify_log
+
+    with workspace(ctx, existing=True) as ws:
+        report = verify_log(ws)
+    if as_json:
+        emit_json(report.to_json())
+    else:
+        for problem in report.problems:
+            where = problem["position"]
+            click.echo(f"✗ {'' if where is None else f'position {where}: '}{problem['problem']}")
+        verdict = "intact" if report.ok else f"{len(report.problems)} problem(s)"
+        click.echo(f"log of {report.entries} entries, {report.checkpoints} checkpoints: {verdict}")
+    ctx.exit(0 if report.ok else 1)
