@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import Insert, or_, select, update
 from sqlalchemy.orm import Session
 
+from records.attest import log
 from records.models import Capture, Citation, Extraction, Snapshot, Verification, utcnow
 from records.urls import canonical_url
 from snap.errors import CaptureError, ExtractionConflict, InputError
@@ -55,6 +56,7 @@ def record_snapshot(session: Session, record: SnapshotRecord) -> Capture:
     capture = Capture(**capture_values(record))
     session.add(capture)
     session.flush()
+    log.append(session, [capture])
     return capture
 
 
@@ -87,6 +89,7 @@ def record_snapshot_once(session: Session, record: SnapshotRecord) -> tuple[Capt
         Capture.url == values["url"], Capture.fetched_at == values["fetched_at"]
     )
     capture = session.scalars(query).one()
+    log.append(session, [capture])
     return capture, inserted is not None
 
 
@@ -107,6 +110,7 @@ def record_extraction(session: Session, values: dict[str, Any]) -> Extraction:
             f" {extraction.id} with the same key recorded {extraction.text_hash}: the extractor"
             " is not deterministic or a stored text was replaced; nothing was recorded"
         )
+    log.append(session, [extraction])
     return extraction
 
 
@@ -190,6 +194,7 @@ def record_failed_capture(session: Session, target: str, error: CaptureError) ->
     )
     session.add(capture)
     session.flush()
+    log.append(session, [capture])
     return capture
 
 
@@ -392,6 +397,7 @@ def record_verifications(session: Session, rows: list[dict[str, Any]]) -> dict[s
                 )
             )
             ids.update({str(key): int(row_id) for key, row_id in found})
+    log.append_verifications(session, ids.values())
     return ids
 
 
