@@ -111,13 +111,10 @@ def append(session: Session, rows: Iterable[LeafRow]) -> list[int]:
     if session.get_bind().dialect.name == "postgresql":
         session.execute(select(func.pg_advisory_xact_lock(LOCK_KEY)))
     kinds = {kind for kind, _, _ in wanted}
-    present = set(
-        session.execute(
-            select(LogEntry.kind, LogEntry.record_id).where(
-                LogEntry.kind.in_(kinds), LogEntry.record_id.in_([rid for _, rid, _ in wanted])
-            )
-        ).tuples()
+    query = select(LogEntry.kind, LogEntry.record_id).where(
+        LogEntry.kind.in_(kinds), LogEntry.record_id.in_([rid for _, rid, _ in wanted])
     )
+    present = {(str(kind), str(record_id)) for kind, record_id in session.execute(query)}
     start = session.scalar(select(func.coalesce(func.max(LogEntry.position) + 1, 0))) or 0
     values: list[dict[str, Any]] = []
     for kind, record_id, row in wanted:
