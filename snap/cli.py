@@ -879,6 +879,7 @@ def _add_attestation_commands() -> None:
 
     cli.add_command(cli_attest.keys)
     cli.add_command(cli_attest.log_group)
+    cli.add_command(cli_attest.attest_command)
 
 
 _add_attestation_commands()

@@ -6,6 +6,8 @@ prints.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from snap.cli import emit_json, json_option, workspace
@@ -106,3 +108,58 @@ def log_verify(ctx: click.Context, as_json: bool) -> None:
         verdict = "intact" if report.ok else f"{len(report.problems)} problem(s)"
         click.echo(f"log of {report.entries} entries, {report.checkpoints} checkpoints: {verdict}")
     ctx.exit(0 if report.ok else 1)
+
+
+@click.command("attest")
+@click.argument("given", metavar="ID")
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Also write each piece as a file the printed commands check.",
+)
+@json_option
+@click.pass_context
+def attest_command(ctx: click.Context, given: str, out: Path | None, as_json: bool) -> None:
+    """Everything the other side needs to check a citation, snapshot or answer (ID) without
+    snap: manifests, signatures and public key, RFC 3161 tokens, inclusion proofs and their
+    checkpoint, with the openssl command that checks each. Exit 1 when one does not check."""
+    from records.attest.attest import attest, write_files
+
+    with workspace(ctx, existing=True) as ws:
+        result = attest(ws, given)
+    if out is not None:
+        write_files(result, out)
+    if as_json:
+        emit_json(result.to_json())
+    else:
+        for capture in result.captures:
+            click.echo(f"capture {capture['captureId']}")
+            manifest = capture.get("manifest")
+            if manifest is None:
+                click.echo(f"  {capture.get('note')}")
+                continue
+            signature = capture["signature"]
+            stamp = capture["timestamp"]
+            click.echo(f"  manifest  {manifest['sha256']}")
+            click.echo(
+                f"  signature {signature.get('state')}"
+                f" {signature.get('keyId') or signature.get('reason')}"
+            )
+            click.echo(f"  timestamp {stamp.get('genTime') or stamp.get('reason')}")
+            proof = capture.get("proof") or {}
+            click.echo(
+                f"  log       position {proof.get('position')}, proved against checkpoint"
+                f" {(proof.get('checkpoint') or {}).get('id', 'none yet')}"
+            )
+            for command in capture.get("check", []):
+                click.echo(f"    $ {command}")
+        for check in result.verifications:
+            proof = check.get("proof") or {}
+            click.echo(
+                f"verification {check['id']} {check['status']}: log position"
+                f" {proof.get('position')}"
+            )
+        for problem in result.problems:
+            click.echo(f"✗ {problem}")
+    ctx.exit(0 if result.ok else 1)

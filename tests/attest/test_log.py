@@ -121,7 +121,8 @@ def test_any_change_after_a_checkpoint_is_found(
     elif operation == "reorder_rows":  # two records swap their contents
         execute(
             workspace,
-            "UPDATE captures SET url = CASE WHEN id = :a THEN :ub ELSE :ua END WHERE id IN (:a, :b)",
+            "UPDATE captures SET url = CASE WHEN id = :a THEN :ub ELSE :ua END"
+            " WHERE id IN (:a, :b)",
             a=target,
             b=partner,
             ua=f"https://example.com/{which}",
@@ -183,10 +184,12 @@ def test_checkpoints_are_consistent_and_cli_reports(workspace: Workspace) -> Non
         session.flush()
         log.append(session, [capture])
     second = make_checkpoint(workspace)
-    assert second.created and second.tree_size == RECORDS + 1
+    assert second.created
+    assert second.tree_size == RECORDS + 1
     assert not make_checkpoint(workspace).created
     report = verify_log(workspace)
-    assert report.ok and report.checkpoints == 2
+    assert report.ok
+    assert report.checkpoints == 2
 
 
 def test_cli_log_verify_exit_codes(tmp_path: Path) -> None:
