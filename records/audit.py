@@ -12,6 +12,8 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from records.attest.checkpoints import tsa_chain
+from records.attest.checks import seal_blobs, seal_state
 from records.evidence import Evidence, blob_state, recorded_blobs, recorded_head
 from records.ids import resolve_citation_id, resolve_snapshot_id
 from records.models import Capture, Citation, Extraction, Snapshot, Verification
@@ -99,7 +101,19 @@ def audited(
     workspace.stores.check_all([e for _, evidence, _ in pending for e in evidence])
     for snapshot, evidence, heads in pending:
         snapshot["blobs"] = blob_states(workspace, evidence, heads)
+    add_seal_states(workspace, report)
     return report, [item for _, evidence, _ in pending for item in evidence]
+
+
+def add_seal_states(workspace: Workspace, report: dict[str, Any]) -> None:
+    """Each stored capture's manifest, signature and token checked now (``seal``; None for a
+    capture recorded before manifests were kept)."""
+    chain = tsa_chain(workspace)
+    for capture in report.get("captures", []):
+        if capture["outcome"] != "stored":
+            continue
+        state = seal_state(workspace.store, capture["provenance"], capture["snapshotId"], chain)
+        capture["seal"] = None if state is None else state.to_json()
 
 
 def blob_states(
@@ -148,7 +162,9 @@ def snapshot_json(session: Session, snapshot: Snapshot, pending: Pending) -> dic
         "blobs": [],
     }
     evidence = [Evidence.of(snapshot, e) for e in extractions] or [Evidence.of(snapshot, None)]
-    heads = [recorded_head(c.provenance) for c in captures_of_snapshot(session, snapshot.id)]
+    captures = captures_of_snapshot(session, snapshot.id)
+    heads = [recorded_head(c.provenance) for c in captures]
+    heads += [blob for c in captures for blob in seal_blobs(c.provenance)]
     pending.append((document, evidence, [head for head in heads if head is not None]))
     return document
 

@@ -323,7 +323,10 @@ def audit(
 
 def evidence_intact(report: dict[str, Any]) -> bool:
     snapshots = report.get("snapshots") or [report.get("snapshot")]
-    return all(blob["intact"] for s in snapshots if s for blob in s["blobs"])
+    seals = [c.get("seal") for c in report.get("captures", [])]
+    return all(blob["intact"] for s in snapshots if s for blob in s["blobs"]) and all(
+        seal["intact"] for seal in seals if seal
+    )
 
 
 def as_url(target: str) -> str:

@@ -200,6 +200,7 @@ def audit_report(report: dict[str, Any]) -> str:
         status = capture_source_label(capture)
         lines.append(f"  {capture['fetchedAt']}  {capture['outcome']:6}  {status:8}  {outcome}")
         lines += imported_from(capture)
+        lines += seal_lines(capture)
     checks = report.get("verifications")
     if checks is not None:
         lines.append("verifications")
@@ -217,11 +218,26 @@ def imported_from(capture: dict[str, Any]) -> list[str]:
     warc = (capture.get("provenance") or {}).get("warc")
     if not isinstance(warc, dict):
         return []
-    made_by = f", written by {warc['software']}" if warc.get("software") else ""
+    software = warc.get("software") or "software it does not name"
     where = f"{warc.get('file')}@{warc.get('offset')}"
     return [
-        one_line(f"    imported from {where} ({warc.get('type')} {warc.get('recordId')}{made_by})")
+        one_line(
+            f"    imported from {where} (sha256 {warc.get('fileDigest')}, {warc.get('type')}"
+            f" {warc.get('recordId')}), captured by {software} at the time that archive states;"
+            " not captured by snap"
+        )
     ]
+
+
+def seal_lines(capture: dict[str, Any]) -> list[str]:
+    """The capture's manifest signature and timestamp, checked now (``snap attest`` shows how
+    to check them without snap)."""
+    seal = capture.get("seal")
+    if not seal:
+        return []
+    lines = [f"signature {seal['signature']}", f"timestamp {seal['timestamp']}"]
+    lines += [f"✗ {problem}" for problem in seal["problems"]]
+    return ["    " + one_line(line) for line in lines]
 
 
 def capture_source_label(capture: dict[str, Any]) -> str:

@@ -29,7 +29,7 @@ from records.attest.log import (
     tree_state,
 )
 from records.attest.signing import Signature, load_public_pem, verify_signature
-from records.attest.timestamps import timestamp_problem
+from records.attest.timestamps import load_chain, timestamp_problem
 from records.models import Capture, Extraction, LogCheckpoint, LogEntry, Verification
 from records.workspace import Workspace
 from snapshotter.store import BlobStore
@@ -131,9 +131,12 @@ def verify_log(workspace: Workspace) -> LogReport:
     report.entries, report.checkpoints = len(entries), len(stored)
     _check_rows(report, entries, rows)
     leaves = [raw_digest(entry.leaf_hash) for entry in entries]
+    chain = tsa_chain(workspace)
     previous: LogCheckpoint | None = None
+    intact = 0  # the largest checkpointed prefix whose root still holds
     for checkpoint in stored:
-        _check_checkpoint(report, workspace.store, checkpoint, leaves)
+        if _check_checkpoint(report, workspace.store, checkpoint, leaves, intact, chain):
+            intact = max(intact, checkpoint.tree_size)
         if previous is not None:
             _check_consistency(report, previous, checkpoint, leaves)
         previous = checkpoint
@@ -189,41 +192,52 @@ def _check_rows(
         )
 
 
+def tsa_chain(workspace: Workspace) -> tuple[Any, ...] | None:
+    """The configured TSA chain, to check tokens against; None checks their imprint only."""
+    path = workspace.settings.tsa_chain
+    return None if path is None else load_chain(path)
+
+
 def _check_checkpoint(
-    report: LogReport, store: BlobStore, checkpoint: LogCheckpoint, leaves: list[bytes]
-) -> None:
+    report: LogReport,
+    store: BlobStore,
+    checkpoint: LogCheckpoint,
+    leaves: list[bytes],
+    intact: int,
+    chain: tuple[Any, ...] | None,
+) -> bool:
+    """Report what is wrong with one checkpoint; whether its root still holds."""
     label = f"checkpoint {checkpoint.id} (size {checkpoint.tree_size})"
     document = checkpoint.document.encode("utf-8")
     try:
         stated = json.loads(document)
     except ValueError:
         report.add(f"{label}: its document is not JSON")
-        return
+        return False
     if (stated.get("treeSize"), stated.get("rootHash")) != (
         checkpoint.tree_size,
         checkpoint.root_hash,
     ):
         report.add(f"{label}: its columns differ from its signed document")
+    holds = False
     if checkpoint.tree_size > len(leaves):
         report.add(f"{label}: the log now holds only {len(leaves)} entries", position=len(leaves))
-    elif hex_digest(merkle.root(leaves[: checkpoint.tree_size])) != checkpoint.root_hash:
+    elif hex_digest(merkle.root(leaves[: checkpoint.tree_size])) == checkpoint.root_hash:
+        holds = True
+    else:
         report.add(
             f"{label}: the log's first {checkpoint.tree_size} entries no longer have"
-            " its root: an entry below that position was changed, removed or moved",
-            position=_first_unproved(checkpoint, leaves),
+            f" its root: an entry at a position from {intact} to {checkpoint.tree_size - 1}"
+            " was changed, removed or moved",
+            position=intact,
         )
     problem = signature_problem(checkpoint.signature, document)
     if problem is not None:
         report.add(f"{label}: {problem}")
-    problem = token_problem(store, checkpoint.timestamp, document, chain=None)
+    problem = token_problem(store, checkpoint.timestamp, document, chain=chain)
     if problem is not None:
         report.add(f"{label}: {problem}")
-
-
-def _first_unproved(checkpoint: LogCheckpoint, leaves: list[bytes]) -> int:
-    """The size of the largest earlier checkpoint's prefix still intact is where the damage
-    can begin; without one, 0."""
-    return 0
+    return holds
 
 
 def _check_consistency(

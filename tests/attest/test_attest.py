@@ -77,3 +77,43 @@ def test_attest_refuses_a_token_of_another_document(tmp_path: Path, tsa: LocalTs
     result = runner.invoke(cli, ["attest", pages[0]["snapshotId"]], env=env)
     assert result.exit_code == 1
     assert "stamps another digest" in result.output
+
+
+def test_audit_and_fsck_refuse_a_swapped_token(tmp_path: Path, tsa: LocalTsa) -> None:
+    home = tmp_path / "home"
+    write_new_key(home / "signing-key.pem", KeyType.ED25519)
+    env = attesting_env(home, tsa)
+    runner = CliRunner()
+    ids = []
+    for text in ("first page", "second page"):
+        page = tmp_path / f"{text.replace(' ', '-')}.html"
+        page.write_text(f"<main><p>{text}</p></main>")
+        ids.append(json.loads(runner.invoke(cli, ["fetch", "--json", str(page)], env=env).output))
+    audited = runner.invoke(cli, ["audit", "--snapshot", ids[0]["snapshotId"], "--json"], env=env)
+    assert audited.exit_code == 0, audited.output
+    seal = json.loads(audited.output)["captures"][0]["seal"]
+    assert seal["intact"]
+    assert seal["signature"].startswith("valid")
+    assert seal["timestamp"].startswith("valid")
+    assert runner.invoke(cli, ["fsck"], env=env).exit_code == 0
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(f"sqlite:///{home / 'snap.db'}")
+    with engine.begin() as connection:
+        rows = connection.execute(sa.text("SELECT id, provenance FROM captures ORDER BY id")).all()
+        first, second = (json.loads(row[1]) for row in rows)
+        first["timestamp"] = second["timestamp"]
+        connection.execute(
+            sa.text("UPDATE captures SET provenance = :p WHERE id = :id"),
+            {"p": json.dumps(first), "id": rows[0][0]},
+        )
+    engine.dispose()
+    audited = runner.invoke(cli, ["audit", "--snapshot", ids[0]["snapshotId"]], env=env)
+    assert audited.exit_code == 1
+    assert "stamps another digest" in audited.output
+    checked = runner.invoke(cli, ["fsck", "--json"], env=env)
+    assert checked.exit_code == 1
+    assert any(
+        "stamps another digest" in p["problem"] for p in json.loads(checked.output)["problems"]
+    )
+    assert runner.invoke(cli, ["log", "verify"], env=env).exit_code == 1  # the row changed too
