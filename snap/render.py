@@ -334,15 +334,16 @@ def store_init(result: dict[str, Any]) -> str:
 
 def shown(document: dict[str, Any], *, offsets: bool) -> str:
     """``snap show``: the text as stored; with offsets, a header saying which code points."""
+    origin = f"# {one_line(document['origin'])}\n" if document.get("origin") else ""
     if document["what"] == "headers":
         if document.get("exchanges"):
-            return "\n\n".join(_exchange_text(item) for item in document["exchanges"])
+            return origin + "\n\n".join(_exchange_text(item) for item in document["exchanges"])
         headers = document["headers"] or {}
-        return "\n".join(f"{name}: {value}" for name, value in headers.items())
+        return origin + "\n".join(f"{name}: {value}" for name, value in headers.items())
     if not offsets:
         return str(document["text"])
     header = (
-        f"# {document['snapshotId']}, extraction {document['extractionId']}: code points "
+        f"{origin}# {document['snapshotId']}, extraction {document['extractionId']}: code points "
         f"{document['start']}–{document['end']} of {document['length']}"
     )
     return f"{header}\n{document['text']}"

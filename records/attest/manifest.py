@@ -143,6 +143,20 @@ def import_claims(provenance: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def origin_line(provenance: dict[str, Any]) -> str | None:
+    """For an imported capture: where it came from and who says it was captured when, in words
+    (never "captured by snap"); None for a capture snap made itself."""
+    if provenance.get("source") not in ("warc", "wacz", "import"):
+        return None
+    warc = provenance.get("warc") or {}
+    software = warc.get("software") or "software the archive does not name"
+    return (
+        f"imported from {warc.get('file')} (sha256 {warc.get('fileDigest')}, record"
+        f" {warc.get('recordId')}), captured by {software} at the time that archive states"
+        f" ({provenance.get('fetchedAt')}); not captured by snap"
+    )
+
+
 def _json_safe(value: Any) -> Any:
     """Drop what JCS cannot hold faithfully: a float becomes its repr string."""
     if isinstance(value, dict):
