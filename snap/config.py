@@ -144,6 +144,7 @@ class Settings:
     signing_key: Path | None = None
     tsa_url: str | None = None
     tsa_chain: Path | None = None
+    signing_cert: Path | None = None  # the key's certificate chain: WACZ packages get signed
 
     def __post_init__(self) -> None:
         """Validated here, so command-line overrides (``with_overrides``) are checked too."""
@@ -191,6 +192,7 @@ class Settings:
             signing_key=_path_setting(env, "SNAP_SIGNING_KEY"),
             tsa_url=env.get("SNAP_TSA_URL", "").strip() or None,
             tsa_chain=_path_setting(env, "SNAP_TSA_CHAIN"),
+            signing_cert=_path_setting(env, "SNAP_SIGNING_CERT"),
         )
 
     def with_overrides(self, **changes: object) -> Settings:

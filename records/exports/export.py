@@ -118,7 +118,11 @@ def _write(
             summary = write_warc(
                 out, selection, workspace.stores, filename=WARC_NAME, progress=progress
             )
-        written = write_wacz(target, warc, selection, summary)
+        from records.attest.wacz_signing import wacz_signer
+
+        signer, why = wacz_signer(workspace.attestor, workspace.settings.signing_cert)
+        sign = signer.signed_data if signer is not None else None
+        written = {**write_wacz(target, warc, selection, summary, sign), "signature": why}
     return {"records": summary.records, **written}
 
 
