@@ -90,3 +90,17 @@ def _timestamp_label(stamp: dict[str, Any], problem: str | None) -> str:
     if stamp.get("state") != "stamped":
         return str(stamp.get("reason") or "no trusted timestamp")
     return f"valid ({stamp.get('genTime')}, {stamp.get('tsa')})" if problem is None else problem
+
+
+def refuse_broken_seals(
+    store: BlobStore, captures: list[tuple[int, str, dict[str, Any]]], chain: Any
+) -> None:
+    """Before an export is written: every capture's seal checks, else nothing is written."""
+    from records.attest.errors import AttestationFailure
+
+    for capture_id, snapshot_id, provenance in captures:
+        state = seal_state(store, provenance, snapshot_id, chain)
+        if state is not None and not state.intact:
+            raise AttestationFailure(
+                f"capture {capture_id} of {snapshot_id}: {state.problems[0]}; nothing was written"
+            )

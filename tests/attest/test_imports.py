@@ -57,3 +57,27 @@ def test_a_crawler_warc_is_shown_as_imported(tmp_path: Path) -> None:
     assert "Captured by, as the archive states" in html
     assert "not captured by snap" in html
     assert WHEN[:10] in html
+
+
+def test_a_reexport_of_an_import_says_where_it_came_from(tmp_path: Path) -> None:
+    import gzip
+
+    env = {"SNAP_HOME": str(tmp_path / "home")}
+    warc = CrawlerWarc(tmp_path / "crawl.warc.gz")
+    record_id = warc.response("https://example.test/cdn", PAGE)
+    warc.write()
+    runner = CliRunner()
+    assert runner.invoke(cli, ["import", str(tmp_path / "crawl.warc.gz")], env=env).exit_code == 0
+    out = tmp_path / "again.warc.gz"
+    done = runner.invoke(
+        cli, ["export", "--format", "warc", "-o", str(out), "--url", "https://example.test/cdn"],
+        env=env,
+    )
+    assert done.exit_code == 0, done.output
+    text = gzip.decompress(out.read_bytes()).decode("utf-8", "replace")
+    assert "capture-method: import" in text
+    assert "imported-from-file: crawl.warc.gz" in text
+    assert f"imported-from-record-id: {record_id}" in text
+    assert "archive-claimed-ip-address: 192.0.2.7" in text
+    assert "WARC-IP-Address: 192.0.2.7" not in text
+    assert f"archive-claimed-software: {SOFTWARE}" in text
