@@ -111,6 +111,14 @@ def workspace(ctx: click.Context, *, existing: bool = False, **overrides: Any) -
         opened.close()
 
 
+def checkpoint_log(ws: Any) -> None:
+    """The end of a command that recorded something is the end of a batch: the log's new size
+    and root are signed and stamped (records.attest)."""
+    from records.attest.checkpoints import checkpoint_if_grown
+
+    checkpoint_if_grown(ws)
+
+
 def progress_counter(total: int, label: str) -> Any:
     """A progress bar on a terminal; silent in pipes, CI and tests."""
     return click.progressbar(
@@ -203,6 +211,7 @@ def fetch(
         return
     with workspace(ctx, allow_private=allow_private, **limits) as ws:
         record = capture_source(ws, target)
+        checkpoint_log(ws)
     if as_json:
         emit_json(record.to_json())
     else:
@@ -259,6 +268,7 @@ def verify(
         check_can_write(emit_path, file)
     with workspace(ctx, allow_private=allow_private) as ws:
         report = verify_citations(ws, given, fetch_missing=fetch_missing)
+        checkpoint_log(ws)
         if emit_path is not None:
             emitted = emit_verified(ws, report.results)
             write_json_file(emit_path, emitted)
@@ -409,6 +419,7 @@ def reverify(
             report = run_reverify(
                 ws, citations, progress=bar.update, refetch_errors=errors, run_id=run_id
             )
+            checkpoint_log(ws)
     if as_json:
         emit_json(report.to_json())
     else:
@@ -658,6 +669,7 @@ def import_(ctx: click.Context, path: Path, as_json: bool) -> None:
 
     with workspace(ctx) as ws, progress_counter(total_bytes(path), "importing") as bar:
         report = import_archive(ws, path, progress=bar.update)
+        checkpoint_log(ws)
     if as_json:
         emit_json(report.to_json())
     else:

@@ -105,6 +105,13 @@ def _queue(environ: Mapping[str, str]) -> str:
     return name
 
 
+def _tsa_per(environ: Mapping[str, str]) -> str:
+    value = environ.get("SNAP_TSA_PER", "").strip().lower() or "capture"
+    if value not in ("capture", "batch"):
+        raise ConfigError(f"SNAP_TSA_PER must be capture or batch, got {value[:40]!r}")
+    return value
+
+
 def _path_setting(environ: Mapping[str, str], name: str) -> Path | None:
     raw = environ.get(name, "").strip()
     return Path(raw).expanduser() if raw else None
@@ -145,6 +152,9 @@ class Settings:
     tsa_url: str | None = None
     tsa_chain: Path | None = None
     signing_cert: Path | None = None  # the key's certificate chain: WACZ packages get signed
+    # "capture": one TSA request per manifest; "batch": manifests are signed, and stamped by
+    # the log checkpoint that includes them (one TSA request per batch)
+    tsa_per: str = "capture"
 
     def __post_init__(self) -> None:
         """Validated here, so command-line overrides (``with_overrides``) are checked too."""
@@ -193,6 +203,7 @@ class Settings:
             tsa_url=env.get("SNAP_TSA_URL", "").strip() or None,
             tsa_chain=_path_setting(env, "SNAP_TSA_CHAIN"),
             signing_cert=_path_setting(env, "SNAP_SIGNING_CERT"),
+            tsa_per=_tsa_per(env),
         )
 
     def with_overrides(self, **changes: object) -> Settings:

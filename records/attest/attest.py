@@ -85,6 +85,27 @@ def attest(workspace: Workspace, given: str) -> Attestation:
     return result
 
 
+def _checkpoint_token(
+    workspace: Workspace, result: Attestation, proof: dict[str, Any] | None, chain: Any
+) -> None:
+    """The token of the checkpoint a proof is against, inlined, and checked."""
+    checkpoint = (proof or {}).get("checkpoint")
+    if not checkpoint:
+        return
+    stamp = checkpoint.get("timestamp") or {}
+    document = str(checkpoint["document"]).encode("utf-8")
+    problem = signature_problem(checkpoint.get("signature") or {}, document)
+    if problem is not None:
+        result.problems.append(f"checkpoint {checkpoint['id']}: {problem}")
+    if stamp.get("state") != "stamped":
+        return
+    reply = workspace.store.get("timestamp", stamp["hash"], version_id=stamp.get("versionId"))
+    checkpoint["timestamp"] = {**stamp, "token": base64.b64encode(reply).decode("ascii")}
+    problem = token_problem(workspace.store, stamp, document, chain=chain)
+    if problem is not None:
+        result.problems.append(f"checkpoint {checkpoint['id']}: {problem}")
+
+
 def _looks_like_snapshot(given: str) -> bool:
     return given.startswith("sha256:") or (
         len(given) >= 8 and all(ch in "0123456789abcdefABCDEF" for ch in given.rstrip("…"))
@@ -102,6 +123,7 @@ def _capture(
     stamp = provenance.get("timestamp") or {"state": "none", "reason": "no trusted timestamp"}
     entry: dict[str, Any] = {"captureId": capture_id, "proof": None}
     entry["proof"] = inclusion_proof(workspace, "capture", str(capture_id))
+    _checkpoint_token(workspace, result, entry["proof"], chain)
     if not named.get("hash"):
         entry["manifest"] = None
         entry["note"] = "recorded before manifests were kept: no manifest, signature or token"
@@ -146,6 +168,10 @@ def check_commands(capture_id: int, signature: dict[str, Any], stamp: dict[str, 
             " -CAfile tsa-chain.pem"
         )
     commands.append(f"python3 check_inclusion.py {base}.proof.json  # RFC 9162, hashlib only")
+    commands.append(
+        f"openssl ts -verify -in {base}.checkpoint.tsr -data {base}.checkpoint.json"
+        " -CAfile tsa-chain.pem  # when the checkpoint is stamped"
+    )
     return commands
 
 
@@ -189,7 +215,13 @@ def write_files(attestation: Attestation, folder: Path) -> list[Path]:
         token = capture.get("timestamp") or {}
         if token.get("token"):
             pieces[".manifest.tsr"] = base64.b64decode(token["token"])
-        pieces[".proof.json"] = json.dumps(capture.get("proof"), indent=2).encode("utf-8")
+        proof = capture.get("proof") or {}
+        pieces[".proof.json"] = json.dumps(proof, indent=2).encode("utf-8")
+        checkpoint = proof.get("checkpoint") or {}
+        if checkpoint:
+            pieces[".checkpoint.json"] = str(checkpoint["document"]).encode("utf-8")
+            if (checkpoint.get("timestamp") or {}).get("token"):
+                pieces[".checkpoint.tsr"] = base64.b64decode(checkpoint["timestamp"]["token"])
         for suffix, data in pieces.items():
             path = base.with_name(base.name + suffix)
             path.write_bytes(data)

@@ -38,6 +38,7 @@ class Attestor:
 
     key: SigningKey | None
     tsa: TsaConfig | None
+    per_batch: bool = False  # manifests are stamped through the checkpoint that includes them
     unsigned_reason: str = f"{NOT_SIGNED}: no SNAP_SIGNING_KEY (run snap keys init)"
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -48,7 +49,7 @@ class Attestor:
         tsa = None
         if settings.tsa_url:
             tsa = TsaConfig.load(settings.tsa_url, settings.tsa_chain, timeout=settings.timeout)
-        return cls(key, tsa)
+        return cls(key, tsa, per_batch=settings.tsa_per == "batch")
 
     def stamp(self, store: BlobStore, data: bytes) -> dict[str, Any]:
         """A timestamp over ``data`` stored as a blob, or why there is none."""
@@ -99,5 +100,13 @@ def seal_manifest(attestor: Attestor, store: BlobStore, manifest: Manifest) -> d
             "versionId": blob.version_id,
             "signature": attestor.sign(manifest.data),
         },
-        TIMESTAMP: attestor.stamp(store, manifest.data),
+        TIMESTAMP: BATCHED if attestor.per_batch and attestor.tsa else attestor.stamp(
+            store, manifest.data
+        ),
     }
+
+
+BATCHED = {
+    "state": "batched",
+    "reason": "stamped through the log checkpoint that includes this capture (SNAP_TSA_PER=batch)",
+}

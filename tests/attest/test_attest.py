@@ -36,6 +36,7 @@ def test_attest_exports_pieces_that_standard_tools_check(tmp_path: Path, tsa: Lo
     capture = document["captures"][0]
     assert capture["timestamp"]["state"] == "stamped"
     (out / "tsa-chain.pem").write_bytes(tsa.chain_path.read_bytes())
+    assert capture["proof"]["checkpoint"]["timestamp"]["state"] == "stamped"
     for command in capture["check"]:
         line = command.split("  #")[0].replace("python3", sys.executable, 1)
         done = subprocess.run(line, shell=True, cwd=out, capture_output=True, check=False)  # noqa: S602
@@ -117,3 +118,28 @@ def test_audit_and_fsck_refuse_a_swapped_token(tmp_path: Path, tsa: LocalTsa) ->
         "stamps another digest" in p["problem"] for p in json.loads(checked.output)["problems"]
     )
     assert runner.invoke(cli, ["log", "verify"], env=env).exit_code == 1  # the row changed too
+
+
+def test_per_batch_manifests_are_stamped_through_the_checkpoint(
+    tmp_path: Path, tsa: LocalTsa
+) -> None:
+    home = tmp_path / "home"
+    write_new_key(home / "signing-key.pem", KeyType.ECDSA_P256)
+    env = attesting_env(home, tsa) | {"SNAP_TSA_PER": "batch"}
+    page = tmp_path / "page.html"
+    page.write_text("<main><p>batched</p></main>")
+    runner = CliRunner()
+    before = len(tsa.requests)
+    fetched = json.loads(runner.invoke(cli, ["fetch", "--json", str(page)], env=env).output)
+    assert fetched["provenance"]["timestamp"]["state"] == "batched"
+    assert len(tsa.requests) == before + 1  # the checkpoint at the end of the command only
+    out = tmp_path / "out"
+    result = runner.invoke(
+        cli, ["attest", fetched["snapshotId"], "--json", "--out", str(out)], env=env
+    )
+    assert result.exit_code == 0, result.output
+    (out / "tsa-chain.pem").write_bytes(tsa.chain_path.read_bytes())
+    [capture] = json.loads(result.output)["captures"]
+    command = next(c for c in capture["check"] if "checkpoint.tsr" in c).split("  #")[0]
+    done = subprocess.run(command, shell=True, cwd=out, capture_output=True, check=False)  # noqa: S602
+    assert done.returncode == 0, done.stderr

@@ -70,7 +70,8 @@ def test_a_reexport_of_an_import_says_where_it_came_from(tmp_path: Path) -> None
     assert runner.invoke(cli, ["import", str(tmp_path / "crawl.warc.gz")], env=env).exit_code == 0
     out = tmp_path / "again.warc.gz"
     done = runner.invoke(
-        cli, ["export", "--format", "warc", "-o", str(out), "--url", "https://example.test/cdn"],
+        cli,
+        ["export", "--format", "warc", "-o", str(out), "--url", "https://example.test/cdn"],
         env=env,
     )
     assert done.exit_code == 0, done.output
