@@ -13,6 +13,7 @@ certificate chain or a TSA the package is written unsigned and the export says w
 from __future__ import annotations
 
 import base64
+import itertools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -91,3 +92,50 @@ def _pem_chain(chain: tuple[x509.Certificate, ...]) -> str:
         if certificate not in seen:
             seen.append(certificate)
     return "".join(c.public_bytes(serialization.Encoding.PEM).decode("ascii") for c in seen)
+
+
+def signed_data_state(signed: Any, package_hash: str) -> str:
+    """What an imported WACZ's ``signedData`` proves, checked with ``cryptography`` and
+    ``rfc3161-client``: "valid: …" (which domain and root, and when stamped), or "invalid: …".
+    Whether the named root is to be trusted is for the reader: its fingerprint is recorded."""
+    if not isinstance(signed, dict):
+        return "invalid: signedData is not an object"
+    if str(signed.get("hash", "")).removeprefix("sha256:") != package_hash.removeprefix("sha256:"):
+        return "invalid: signedData signs another datapackage.json"
+    signature = str(signed.get("signature", ""))
+    try:
+        raw = base64.b64decode(signature, validate=True)
+        public: Any
+        if signed.get("domainCert"):
+            chain = x509.load_pem_x509_certificates(str(signed["domainCert"]).encode("ascii"))
+            for child, parent in itertools.pairwise(chain):
+                child.verify_directly_issued_by(parent)
+            public = chain[0].public_key()
+            signer = f"domain {signed.get('domain')}, root sha256:{_fingerprint(chain[-1])}"
+        else:
+            public = serialization.load_pem_public_key(str(signed["publicKey"]).encode("ascii"))
+            signer = f"an anonymous key sha256:{key_id(public)[7:]}"
+        if not isinstance(public, ec.EllipticCurvePublicKey):
+            return "invalid: the signing key is not ECDSA"
+        public.verify(raw, str(signed["hash"]).encode("ascii"), ec.ECDSA(hashes.SHA256()))
+    except Exception as error:  # any malformed or failing piece is "invalid", with its reason
+        return f"invalid: the signature does not verify ({type(error).__name__})"
+    if not signed.get("timeSignature"):
+        return f"valid: signed by {signer}, not timestamped"
+    try:
+        reply = base64.b64decode(str(signed["timeSignature"]), validate=True)
+        tsa_chain = tuple(
+            x509.load_pem_x509_certificates(str(signed["timestampCert"]).encode("ascii"))
+        )
+    except Exception as error:
+        return f"invalid: the timestamp cannot be read ({type(error).__name__})"
+    from records.attest.timestamps import gen_time, timestamp_problem
+
+    problem = timestamp_problem(tsa_chain, reply, signature.encode("ascii"))
+    if problem is not None:
+        return f"invalid: the timestamp {problem}"
+    return f"valid: signed by {signer}, stamped {gen_time(reply)}"
+
+
+def _fingerprint(certificate: x509.Certificate) -> str:
+    return certificate.fingerprint(hashes.SHA256()).hex()

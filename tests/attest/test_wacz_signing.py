@@ -25,6 +25,7 @@ from records.attest.signing import KeyType, write_new_key
 from snap.cli import cli
 from tests.attest.conftest import attesting_env
 from tests.attest.tsa import LocalTsa, issue
+from tests.http_fixtures import LoopbackServer
 
 authsign_verifier = pytest.importorskip("authsign.verifier")
 authsign_crypto = pytest.importorskip("authsign.crypto")
@@ -102,12 +103,17 @@ def signed_wacz(tsa: LocalTsa, tmp_path_factory: pytest.TempPathFactory) -> Path
         + tsa.ca.public_bytes(serialization.Encoding.PEM)
     )
     env = attesting_env(home, tsa) | {"SNAP_SIGNING_CERT": str(chain)}
-    page = folder / "page.html"
-    page.write_text(
-        "<html><body><main><p>The origin serves only 1 request in 10.</p></main></body></html>"
-    )
     runner = CliRunner()
-    fetched = runner.invoke(cli, ["fetch", "--json", str(page)], env=env)
+    with LoopbackServer() as server:
+        server.route(
+            "/cdn",
+            body=b"<html><body><main><p>The origin serves only 1 request in 10.</p></main>"
+            b"</body></html>",
+        )
+        fetched = runner.invoke(
+            cli, ["fetch", "--json", "--allow-private", server.url("/cdn")], env=env
+        )
+    assert fetched.exit_code == 0, fetched.output
     snapshot_id = json.loads(fetched.output)["snapshotId"]
     citation = folder / "citation.json"
     citation.write_text(
@@ -162,3 +168,37 @@ def test_one_byte_flipped_is_refused(
         rewrite(signed_wacz, tampered, member, lambda data: flip(data, len(data) // 2))
     result = validate(tampered, verifier_url)
     assert result.returncode != 0, result.stdout
+
+
+def test_importing_a_signed_wacz_records_its_signature(signed_wacz: Path, tmp_path: Path) -> None:
+    env = {"SNAP_HOME": str(tmp_path / "elsewhere")}
+    runner = CliRunner()
+    imported = runner.invoke(cli, ["import", str(signed_wacz)], env=env)
+    assert imported.exit_code == 0, imported.output
+    audited = json.loads(
+        runner.invoke(cli, ["audit", "--url", _url_of(signed_wacz), "--json"], env=env).output
+    )
+    provenance = audited["captures"][0]["provenance"]
+    assert provenance["archiveSignature"].startswith("valid: signed by domain evidence.snap.test")
+    tampered = tmp_path / "tampered.wacz"
+
+    def change(data: bytes) -> bytes:
+        digest = json.loads(data)
+        value = bytearray(digest["signedData"]["signature"].encode())
+        value[10] = ord("A") if value[10] != ord("A") else ord("B")
+        digest["signedData"]["signature"] = value.decode()
+        return json.dumps(digest).encode()
+
+    rewrite(signed_wacz, tampered, "datapackage-digest.json", change)
+    env = {"SNAP_HOME": str(tmp_path / "third")}
+    assert runner.invoke(cli, ["import", str(tampered)], env=env).exit_code == 0
+    audited = json.loads(
+        runner.invoke(cli, ["audit", "--url", _url_of(signed_wacz), "--json"], env=env).output
+    )
+    assert audited["captures"][0]["provenance"]["archiveSignature"].startswith("invalid:")
+
+
+def _url_of(wacz: Path) -> str:
+    with zipfile.ZipFile(wacz) as archive:
+        pages = archive.read("pages/pages.jsonl").decode().splitlines()
+    return json.loads(pages[1])["url"]
