@@ -102,21 +102,28 @@ def kind_of(row: LeafRow) -> str:
     return str(leaf_document(row)["kind"])
 
 
-def append(session: Session, rows: Iterable[LeafRow]) -> list[int]:
-    """Append ``rows`` (flushed, with ids) to the log, skipping any already in it; their
-    positions, in order."""
+NEXT_POSITION = select(func.coalesce(func.max(LogEntry.position) + 1, 0))
+INSERT_ENTRIES = insert(LogEntry)
+
+
+def append(session: Session, rows: Iterable[LeafRow], *, new: bool = False) -> list[int]:
+    """Append ``rows`` (flushed, with ids) to the log, skipping any already in it (``new``:
+    the caller has just inserted them, so none can be); their positions, in order."""
     wanted = [(kind_of(row), str(row.id), row) for row in rows]
     if not wanted:
         return []
     if session.get_bind().dialect.name == "postgresql":
         session.execute(select(func.pg_advisory_xact_lock(LOCK_KEY)))
-    kinds = {kind for kind, _, _ in wanted}
-    query = select(LogEntry.kind, LogEntry.record_id).where(
-        LogEntry.kind.in_(kinds), LogEntry.record_id.in_([rid for _, rid, _ in wanted])
-    )
-    present = {(str(kind), str(record_id)) for kind, record_id in session.execute(query)}
-    start = session.scalar(select(func.coalesce(func.max(LogEntry.position) + 1, 0))) or 0
+    present: set[tuple[str, str]] = set()
+    if not new:
+        query = select(LogEntry.kind, LogEntry.record_id).where(
+            LogEntry.kind.in_({kind for kind, _, _ in wanted}),
+            LogEntry.record_id.in_([rid for _, rid, _ in wanted]),
+        )
+        present = {(str(kind), str(record_id)) for kind, record_id in session.execute(query)}
+    start = session.scalar(NEXT_POSITION) or 0
     values: list[dict[str, Any]] = []
+    now = datetime.now(UTC)
     for kind, record_id, row in wanted:
         if (kind, record_id) in present:
             continue
@@ -128,11 +135,11 @@ def append(session: Session, rows: Iterable[LeafRow]) -> list[int]:
                 "kind": kind,
                 "record_id": record_id,
                 "leaf_hash": leaf,
-                "appended_at": datetime.now(UTC),
+                "appended_at": now,
             }
         )
     if values:
-        session.execute(insert(LogEntry), values)
+        session.execute(INSERT_ENTRIES, values)
     return [value["position"] for value in values]
 
 
@@ -143,7 +150,7 @@ def append_verifications(session: Session, ids: Iterable[int]) -> None:
         chunk = wanted[start : start + 500]
         query = select(Verification).where(Verification.id.in_(chunk)).order_by(Verification.id)
         rows += list(session.scalars(query))
-    append(session, rows)
+    append(session, rows, new=True)
 
 
 def stored_leaves(session: Session) -> list[LogEntry]:
