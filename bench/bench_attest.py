@@ -50,8 +50,8 @@ def page(index: int) -> bytes:
 def switched_off() -> Iterator[None]:
     """Today's capture: no manifest, no log append."""
     with (
-        mock.patch.object(attest_seal, "seal", lambda _a, _s, record: record),
-        mock.patch.object(attest_log, "append", lambda _session, _rows: []),
+        mock.patch.object(attest_seal, "seal", side_effect=lambda _a, _s, record: record),
+        mock.patch.object(attest_log, "append", return_value=[]),
     ):
         yield
 
@@ -105,7 +105,8 @@ def main() -> None:
         return
     for mode in ("baseline", "unsigned", "per batch", "per capture"):
         seconds = results[mode]
-        print(f"{mode:12} {seconds:7.2f} s  {args.pages / seconds:7.1f} pages/s  {seconds / base:5.2f}x")
+        rate = args.pages / seconds
+        print(f"{mode:12} {seconds:7.2f} s  {rate:7.1f} pages/s  {seconds / base:5.2f}x")
 
 
 if __name__ == "__main__":
