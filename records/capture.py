@@ -31,6 +31,7 @@ def capture_source(
     (another delivery of the same task recorded it first) nothing is recorded: the blobs are
     content-addressed, so storing them twice changed nothing either.
     """
+    attestor = workspace.attestor  # an unusable key or TSA setting is refused before fetching
     try:
         record = capture(target, workspace.store, workspace.fetch_options)
     except (InputError, ConfigError):
@@ -48,7 +49,7 @@ def capture_source(
         raise failure from error
     from records.attest.seal import seal  # cryptography is loaded only by commands that capture
 
-    record = seal(workspace.attestor, workspace.store, record)  # blob and TSA I/O: no transaction
+    record = seal(attestor, workspace.store, record)  # blob and TSA I/O: no transaction
     with workspace.db.session() as session:
         if claim is None or claim(session, record):
             record_snapshot(session, record)

@@ -11,6 +11,7 @@ only ECDSA; Ed25519 signs manifests and checkpoints but not WACZ packages.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import os
 from dataclasses import dataclass
@@ -63,12 +64,16 @@ class SigningKey:
             else (KeyType.ECDSA_P256)
         )
 
-    @property
+    @functools.cached_property
     def key_id(self) -> str:
         return key_id(self.public)
 
-    def public_pem(self) -> str:
+    @functools.cached_property
+    def _public_pem(self) -> str:
         return public_pem(self.public)
+
+    def public_pem(self) -> str:
+        return self._public_pem
 
     def sign(self, data: bytes) -> Signature:
         if isinstance(self.private, ed25519.Ed25519PrivateKey):

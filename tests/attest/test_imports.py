@@ -57,6 +57,7 @@ def test_a_crawler_warc_is_shown_as_imported(tmp_path: Path) -> None:
     assert "Captured by, as the archive states" in html
     assert "not captured by snap" in html
     assert WHEN[:10] in html
+    assert "Manifest signature" in html
 
 
 def test_a_reexport_of_an_import_says_where_it_came_from(tmp_path: Path) -> None:

@@ -154,3 +154,25 @@ def test_an_unreachable_tsa_still_records_the_capture(tmp_path: Path, tsa: Local
         workspace.close()
     assert record.provenance["timestamp"]["state"] == "none"
     assert "127.0.0.1:9" in record.provenance["timestamp"]["reason"]
+
+
+def test_unusable_key_or_tsa_settings_are_one_line_and_exit_2(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from snap.cli import cli
+
+    page = tmp_path / "page.html"
+    page.write_bytes(PAGE)
+    runner = CliRunner()
+    cases = [
+        {"SNAP_SIGNING_KEY": str(tmp_path / "missing.pem")},
+        {"SNAP_TSA_URL": "http://127.0.0.1:9/tsa"},  # and no SNAP_TSA_CHAIN
+        {"SNAP_TSA_PER": "sometimes"},
+    ]
+    for extra in cases:
+        env = {"SNAP_HOME": str(tmp_path / "home"), **extra}
+        result = runner.invoke(cli, ["fetch", str(page)], env=env)
+        assert result.exit_code == 2, (extra, result.output)
+        assert result.output.count("\n") == 1
+        assert result.output.startswith("snap: error: SNAP_")
+    assert not (tmp_path / "home" / "store" / "raw").exists()  # refused before capturing
