@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from records.attest.checkpoints import tsa_chain
+from records.attest.checkpoints import inclusion_proofs, tsa_chain
 from records.attest.checks import seal_blobs, seal_state
 from records.evidence import Evidence, blob_state, recorded_blobs, recorded_head
 from records.ids import resolve_citation_id, resolve_snapshot_id
@@ -108,12 +108,28 @@ def audited(
 def add_seal_states(workspace: Workspace, report: dict[str, Any]) -> None:
     """Each stored capture's manifest, signature and token checked now (``seal``; None for a
     capture recorded before manifests were kept)."""
+    add_log_proofs(workspace, report)
     chain = tsa_chain(workspace)
     for capture in report.get("captures", []):
         if capture["outcome"] != "stored":
             continue
         state = seal_state(workspace.store, capture["provenance"], capture["snapshotId"], chain)
         capture["seal"] = None if state is None else state.to_json()
+
+
+def add_log_proofs(workspace: Workspace, report: dict[str, Any]) -> None:
+    """Each capture and verification shown, with its inclusion proof and the checkpoint it is
+    proved against (``logProof``), so the other side can check it offline."""
+    captures = report.get("captures", [])
+    checks = list(report.get("verifications") or [])
+    checks += [v for c in report.get("citations", []) for v in c.get("verifications", [])]
+    wanted = [("capture", str(c["captureId"])) for c in captures]
+    wanted += [("verification", str(v["verificationId"])) for v in checks]
+    proofs = inclusion_proofs(workspace, wanted)
+    for capture in captures:
+        capture["logProof"] = proofs.get(("capture", str(capture["captureId"])))
+    for check in checks:
+        check["logProof"] = proofs.get(("verification", str(check["verificationId"])))
 
 
 def blob_states(

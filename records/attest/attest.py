@@ -227,3 +227,38 @@ def write_files(attestation: Attestation, folder: Path) -> list[Path]:
             path.write_bytes(data)
             written.append(path)
     return written
+
+
+def export_attestations(
+    workspace: Workspace, captures: list[tuple[int, dict[str, Any]]], verification_ids: list[int]
+) -> list[dict[str, Any]]:
+    """For an export: each capture's manifest, signature, token and inclusion proof, and each
+    verification's inclusion proof, with the checkpoint they are proved against."""
+    from records.attest.checkpoints import inclusion_proofs
+
+    wanted = [("capture", str(capture_id)) for capture_id, _ in captures]
+    wanted += [("verification", str(vid)) for vid in verification_ids]
+    proofs = inclusion_proofs(workspace, wanted)
+    lines: list[dict[str, Any]] = []
+    for capture_id, provenance in captures:
+        named = provenance.get("manifest") or {}
+        stamp = dict(provenance.get("timestamp") or {})
+        line: dict[str, Any] = {
+            "captureId": capture_id,
+            "manifest": None,
+            "logProof": proofs.get(("capture", str(capture_id))),
+        }
+        if named.get("hash"):
+            data = workspace.store.get("manifest", named["hash"], version_id=named.get("versionId"))
+            line["manifest"] = {"sha256": named["hash"], "document": data.decode("utf-8")}
+            line["signature"] = named.get("signature")
+            if stamp.get("state") == "stamped":
+                reply = workspace.store.get(
+                    "timestamp", stamp["hash"], version_id=stamp.get("versionId")
+                )
+                stamp["token"] = base64.b64encode(reply).decode("ascii")
+            line["timestamp"] = stamp
+        lines.append(line)
+    for vid in verification_ids:
+        lines.append({"verificationId": vid, "logProof": proofs.get(("verification", str(vid)))})
+    return lines

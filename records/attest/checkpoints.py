@@ -299,26 +299,45 @@ def token_problem(
 def inclusion_proof(workspace: Workspace, kind: str, record_id: str) -> dict[str, Any] | None:
     """The record's leaf, its position and the audit path to the newest checkpoint that holds
     it, with that checkpoint: all the other side needs to check it offline."""
+    return inclusion_proofs(workspace, [(kind, record_id)]).get((kind, record_id))
+
+
+def inclusion_proofs(
+    workspace: Workspace, wanted: list[tuple[str, str]]
+) -> dict[tuple[str, str], dict[str, Any] | None]:
+    """``inclusion_proof`` of several records, reading the log once."""
+    if not wanted:
+        return {}
     with workspace.db.reading() as session:
-        entry = session.scalars(
-            select(LogEntry).where(LogEntry.kind == kind, LogEntry.record_id == record_id)
-        ).first()
-        if entry is None:
-            return None
+        entries = stored_leaves(session)
         checkpoint = latest_checkpoint(session)
+        by_key = {(e.kind, e.record_id): e for e in entries}
+        rows = {key: _rows_of(session, *key) for key in wanted if key in by_key}
+    leaves = [raw_digest(e.leaf_hash) for e in entries]
+    proofs: dict[tuple[str, str], dict[str, Any] | None] = {}
+    for key in wanted:
+        entry = by_key.get(key)
+        if entry is None:
+            proofs[key] = None
+            continue
         if checkpoint is None or checkpoint.tree_size <= entry.position:
-            return {"position": entry.position, "leafHash": entry.leaf_hash, "checkpoint": None}
-        leaves = [raw_digest(e.leaf_hash) for e in stored_leaves(session)]
-        rows = _rows_of(session, kind, record_id)
-    path = merkle.inclusion_proof(entry.position, leaves[: checkpoint.tree_size])
-    return {
-        "position": entry.position,
-        "treeSize": checkpoint.tree_size,
-        "leaf": base64.b64encode(rows).decode("ascii") if rows else None,
-        "leafHash": entry.leaf_hash,
-        "path": [p.hex() for p in path],
-        "checkpoint": checkpoint_json(checkpoint),
-    }
+            proofs[key] = {
+                "position": entry.position,
+                "leafHash": entry.leaf_hash,
+                "checkpoint": None,
+            }
+            continue
+        path = merkle.inclusion_proof(entry.position, leaves[: checkpoint.tree_size])
+        leaf = rows.get(key)
+        proofs[key] = {
+            "position": entry.position,
+            "treeSize": checkpoint.tree_size,
+            "leaf": base64.b64encode(leaf).decode("ascii") if leaf else None,
+            "leafHash": entry.leaf_hash,
+            "path": [p.hex() for p in path],
+            "checkpoint": checkpoint_json(checkpoint),
+        }
+    return proofs
 
 
 def _rows_of(session: Any, kind: str, record_id: str) -> bytes | None:

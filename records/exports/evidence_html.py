@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -457,8 +458,24 @@ def seal_facts(capture: dict[str, Any]) -> list[tuple[str, str]]:
         ("Manifest SHA-256", code(manifest.get("hash") or "-") + esc(verdict)),
         ("Manifest signature", esc(seal["signature"])),
         ("Trusted timestamp", esc(seal["timestamp"])),
+        ("Verifiable log", log_fact(capture.get("logProof"))),
         ("Check it yourself", f"{code('snap attest')} prints the openssl commands"),
     ]
+
+
+def log_fact(proof: dict[str, Any] | None) -> str:
+    """Where the capture is in the log, and the proof, in words and as data."""
+    if not proof:
+        return "not in the log (recorded before the log was kept)"
+    checkpoint = proof.get("checkpoint")
+    if not checkpoint:
+        return f"entry {esc(proof['position'])}; no checkpoint covers it yet"
+    data = json.dumps(proof, sort_keys=True)
+    return (
+        f"entry {esc(proof['position'])} of {esc(proof['treeSize'])}, proved against the signed"
+        f" checkpoint {esc(checkpoint['id'])} (root {code(checkpoint['rootHash'])})"
+        f"<details><summary>inclusion proof (RFC 9162)</summary><pre>{esc(data)}</pre></details>"
+    )
 
 
 def text_facts(entry: Entry, snapshot: dict[str, Any]) -> list[tuple[str, str]]:

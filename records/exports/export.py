@@ -123,11 +123,16 @@ def _write(
             summary = write_warc(
                 out, selection, workspace.stores, filename=WARC_NAME, progress=progress
             )
+        from records.attest.attest import export_attestations
         from records.attest.wacz_signing import wacz_signer
 
         signer, why = wacz_signer(workspace.attestor, workspace.settings.signing_cert)
         sign = signer.signed_data if signer is not None else None
-        written = {**write_wacz(target, warc, selection, summary, sign), "signature": why}
+        checks = [v.id for c in selection.citations for v in c.verifications]
+        sealed_captures = [(c.capture_id, c.provenance) for c in selection.captures]
+        proofs = export_attestations(workspace, sealed_captures, checks)
+        wacz = write_wacz(target, warc, selection, summary, sign, attestations=proofs)
+        written = {**wacz, "signature": why}
     return {"records": summary.records, **written}
 
 

@@ -38,6 +38,8 @@ def write_wacz(
     selection: Selection,
     summary: WarcSummary,
     sign: Callable[[str, str], dict[str, Any]] | None = None,
+    *,
+    attestations: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Package ``warc`` (written for ``selection``) as a WACZ at ``out``; returns counts.
     ``sign(hash, created)`` gives the ``signedData`` of ``datapackage-digest.json``
@@ -50,6 +52,10 @@ def write_wacz(
         ("pages/pages.jsonl", _jsonl([_pages_header(), *pages]), zipfile.ZIP_DEFLATED),
         ("annotations/annotations.jsonl", _jsonl(notes), zipfile.ZIP_DEFLATED),
     ]
+    if attestations:  # manifests, tokens and inclusion proofs (records.attest), one a line
+        files.append(
+            ("attestations/attestations.jsonl", _jsonl(attestations), zipfile.ZIP_DEFLATED)
+        )
     created = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     with zipfile.ZipFile(out, "w") as archive:
         resources = [_add(archive, name, data, method) for name, data, method in files]

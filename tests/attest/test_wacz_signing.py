@@ -149,6 +149,31 @@ def test_wacz_validate_verify_auth_accepts_the_signed_export(
     assert signed["domain"] == "evidence.snap.test"
 
 
+def test_the_wacz_carries_proofs_checkable_with_hashlib_alone(signed_wacz: Path) -> None:
+    import base64
+
+    from tests.attest.test_merkle import standalone_inclusion
+
+    with zipfile.ZipFile(signed_wacz) as archive:
+        lines = archive.read("attestations/attestations.jsonl").decode().splitlines()
+    attestations = [json.loads(line) for line in lines]
+    kinds = {"capture" if "captureId" in a else "verification" for a in attestations}
+    assert kinds == {"capture", "verification"}
+    for attestation in attestations:
+        proof = attestation["logProof"]
+        root = json.loads(proof["checkpoint"]["document"])["rootHash"].removeprefix("sha256:")
+        assert standalone_inclusion(
+            proof["position"],
+            proof["treeSize"],
+            base64.b64decode(proof["leaf"]),
+            proof["path"],
+            root,
+        )
+    capture = next(a for a in attestations if "captureId" in a)
+    assert capture["timestamp"]["token"]
+    assert json.loads(capture["manifest"]["document"])["format"] == "snap-capture-manifest/1"
+
+
 @pytest.mark.parametrize("member", ["datapackage.json", "archive/data.warc.gz", "signature"])
 def test_one_byte_flipped_is_refused(
     signed_wacz: Path, verifier_url: str, tmp_path: Path, member: str
