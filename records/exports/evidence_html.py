@@ -474,7 +474,7 @@ def log_fact(proof: dict[str, Any] | None) -> str:
     return (
         f"entry {esc(proof['position'])} of {esc(proof['treeSize'])}, proved against the signed"
         f" checkpoint {esc(checkpoint['id'])} (root {code(checkpoint['rootHash'])})"
-        f"<details><summary>inclusion proof (RFC 9162)</summary><pre>{esc(data)}</pre></details>"
+        f"; the inclusion proof (RFC 9162): {code(data)}"
     )
 
 
