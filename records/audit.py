@@ -12,6 +12,8 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from records.attest.checkpoints import inclusion_proofs, tsa_chain
+from records.attest.checks import seal_blobs, seal_state
 from records.evidence import Evidence, blob_state, capture_blobs, recorded_blobs
 from records.ids import resolve_citation_id, resolve_snapshot_id
 from records.models import Capture, Citation, Extraction, Snapshot, Verification
@@ -99,7 +101,35 @@ def audited(
     workspace.stores.check_all([e for _, evidence, _ in pending for e in evidence])
     for snapshot, evidence, heads in pending:
         snapshot["blobs"] = blob_states(workspace, evidence, heads)
+    add_seal_states(workspace, report)
     return report, [item for _, evidence, _ in pending for item in evidence]
+
+
+def add_seal_states(workspace: Workspace, report: dict[str, Any]) -> None:
+    """Each stored capture's manifest, signature and token checked now (``seal``; None for a
+    capture recorded before manifests were kept)."""
+    add_log_proofs(workspace, report)
+    chain = tsa_chain(workspace)
+    for capture in report.get("captures", []):
+        if capture["outcome"] != "stored":
+            continue
+        state = seal_state(workspace.store, capture["provenance"], capture["snapshotId"], chain)
+        capture["seal"] = None if state is None else state.to_json()
+
+
+def add_log_proofs(workspace: Workspace, report: dict[str, Any]) -> None:
+    """Each capture and verification shown, with its inclusion proof and the checkpoint it is
+    proved against (``logProof``), so the other side can check it offline."""
+    captures = report.get("captures", [])
+    checks = list(report.get("verifications") or [])
+    checks += [v for c in report.get("citations", []) for v in c.get("verifications", [])]
+    wanted = [("capture", str(c["captureId"])) for c in captures]
+    wanted += [("verification", str(v["verificationId"])) for v in checks]
+    proofs = inclusion_proofs(workspace, wanted)
+    for capture in captures:
+        capture["logProof"] = proofs.get(("capture", str(capture["captureId"])))
+    for check in checks:
+        check["logProof"] = proofs.get(("verification", str(check["verificationId"])))
 
 
 def blob_states(
@@ -150,7 +180,8 @@ def snapshot_json(session: Session, snapshot: Snapshot, pending: Pending) -> dic
     }
     evidence = [Evidence.of(snapshot, e) for e in extractions] or [Evidence.of(snapshot, None)]
     captures = captures_of_snapshot(session, snapshot.id)
-    heads = [blob for capture in captures for blob in capture_blobs(capture.provenance)]
+    heads = [blob for c in captures for blob in capture_blobs(c.provenance)]
+    heads += [blob for c in captures for blob in seal_blobs(c.provenance)]
     pending.append((document, evidence, heads))
     return document
 

@@ -19,6 +19,8 @@ from typing import Any
 
 from sqlalchemy import select
 
+from records.attest.checkpoints import tsa_chain
+from records.attest.checks import seal_blobs, seal_state
 from records.evidence import BlobState, Evidence, blob_state, capture_blobs, recorded_blobs
 from records.models import Capture, Extraction, Snapshot
 from records.outcome import BLOB_SHADOWED, BLOB_STATES
@@ -85,6 +87,8 @@ class FsckPlan:
     recorded: list[RecordedBlob]
     orphans: list[tuple[str, str]]
     snapshots: int
+    # (snapshot id, provenance) of every stored capture: its seal is checked too
+    captures: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
     @property
     def blobs(self) -> list[object]:
@@ -99,9 +103,11 @@ def plan_fsck(workspace: Workspace) -> FsckPlan:
         snapshots = {s.id: s for s in session.scalars(select(Snapshot))}
         extractions = list(session.scalars(select(Extraction).order_by(Extraction.id)))
         stored = select(Capture.snapshot_id, Capture.provenance).where(Capture.outcome == "stored")
-        heads = [
-            (str(row[0]), blob) for row in session.execute(stored) for blob in capture_blobs(row[1])
-        ]
+        rows = [(str(row[0]), dict(row[1] or {})) for row in session.execute(stored)]
+    heads = [(snapshot_id, blob) for snapshot_id, provenance in rows for blob in capture_blobs(provenance)]
+    heads += [
+        (snapshot_id, blob) for snapshot_id, provenance in rows for blob in seal_blobs(provenance)
+    ]
     evidence = [Evidence.of(s, None) for s in snapshots.values()]
     evidence += [Evidence.of(snapshots[e.snapshot_id], e) for e in extractions]
     blobs = [(item, blob) for item in evidence for blob in recorded_blobs(item)]
@@ -115,7 +121,7 @@ def plan_fsck(workspace: Workspace) -> FsckPlan:
     named = {(b.kind, b.digest) for b in recorded.values() if here(b.evidence.store_location)}
     orphans = sorted(blob for blob in workspace.store.iterate() if blob not in named)
     ordered = sorted(recorded.values(), key=lambda b: (b.kind, b.digest, b.snapshot_id))
-    return FsckPlan(ordered, orphans, len(snapshots))
+    return FsckPlan(ordered, orphans, len(snapshots), rows)
 
 
 def fsck(
@@ -136,6 +142,11 @@ def fsck(
         report.blobs_checked += 1
         if progress is not None:
             progress(1)
+    chain = tsa_chain(workspace)
+    for snapshot_id, provenance in plan.captures:
+        state = seal_state(workspace.store, provenance, snapshot_id, chain)
+        for problem in state.problems if state is not None else ():
+            report.problems.append({"snapshotId": snapshot_id, "problem": problem})
     for kind, digest in plan.orphans:
         report.orphans.append(blob_key(kind, digest))
         report.blobs_checked += 1

@@ -272,6 +272,24 @@ def run_here(
                 mark_failed(workspace.db, item_id, error, retrying=False)
         if progress is not None:
             progress(1)
+    from records.attest.checkpoints import checkpoint_if_grown
+
+    checkpoint_if_grown(workspace)  # the batch's records, signed and stamped once
+
+
+def checkpoint_when_finished(workspace: Workspace, batch_id: str) -> None:
+    """A worker that finishes a batch's last item checkpoints the log (two finishing at once
+    make two checkpoints, both true)."""
+    with workspace.db.reading() as session:
+        open_items = session.scalar(
+            select(func.count())
+            .select_from(BatchItem)
+            .where(BatchItem.batch_id == batch_id, BatchItem.state.in_(("pending", "running")))
+        )
+    if not open_items:
+        from records.attest.checkpoints import checkpoint_if_grown
+
+        checkpoint_if_grown(workspace)
 
 
 # Reading a batch's state ---------------------------------------------------------------------

@@ -330,3 +330,50 @@ class BatchItem(Base):
             name="error_kind_known",
         ),
     )
+
+
+LOG_KINDS = ("capture", "extraction", "verification")
+
+
+class LogEntry(Base):
+    """One record in the verifiable log (records.attest.log), in the order it was recorded:
+    ``position`` is its leaf index in the Merkle tree, ``leaf_hash`` the RFC 9162 leaf hash of
+    the record's canonical form when it was appended. Append-only, like verifications."""
+
+    __tablename__ = "log_entries"
+
+    position: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    kind: Mapped[str] = mapped_column(String(20))
+    record_id: Mapped[str] = mapped_column(String(200))
+    leaf_hash: Mapped[str] = mapped_column(String(DIGEST_LENGTH))
+    appended_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    __table_args__ = (
+        UniqueConstraint("kind", "record_id", name="uq_log_entries_kind_record"),
+        CheckConstraint(digest_check("leaf_hash"), name="leaf_hash_digest"),
+        CheckConstraint(
+            "kind IN (" + ", ".join(f"'{kind}'" for kind in LOG_KINDS) + ")", name="kind_known"
+        ),
+        CheckConstraint("position >= 0", name="position_nonnegative"),
+    )
+
+
+class LogCheckpoint(Base):
+    """A signed, timestamped statement of the log's size and root: ``document`` is its
+    canonical JSON (what is signed and stamped), ``signature`` and ``timestamp`` as a capture's
+    manifest records them (records.attest.seal)."""
+
+    __tablename__ = "log_checkpoints"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    tree_size: Mapped[int] = mapped_column(Integer)
+    root_hash: Mapped[str] = mapped_column(String(DIGEST_LENGTH))
+    document: Mapped[str] = mapped_column(Text)
+    signature: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    timestamp: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    __table_args__ = (
+        CheckConstraint(digest_check("root_hash"), name="root_hash_digest"),
+        CheckConstraint("tree_size >= 0", name="tree_size_nonnegative"),
+    )

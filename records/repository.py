@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import Insert, or_, select, update
 from sqlalchemy.orm import Session
 
+from records.attest import log
 from records.models import Capture, Citation, Extraction, Snapshot, Verification, utcnow
 from records.urls import canonical_url, without_tracking
 from snap.errors import CaptureError, ExtractionConflict, InputError
@@ -51,12 +52,14 @@ def record_snapshot(session: Session, record: SnapshotRecord) -> Capture:
     a different text of the same bytes is a new extraction, never dropped) and a capture row
     (once per fetch)."""
     insert_if_absent(session, Snapshot, snapshot_values(record))
-    record_extraction(session, extraction_values(record))
+    extraction = record_extraction(session, extraction_values(record), logged=False)
+    extractions = [extraction]
     if record.rendered is not None:  # after the raw one: the newest, read by default
-        record_extraction(session, rendered_values(record))
+        extractions.append(record_extraction(session, rendered_values(record), logged=False))
     capture = Capture(**capture_values(record))
     session.add(capture)
     session.flush()
+    log.append(session, [*extractions, capture])  # one append: the extractions may be logged
     return capture
 
 
@@ -90,12 +93,16 @@ def record_snapshot_once(session: Session, record: SnapshotRecord) -> tuple[Capt
         Capture.url == values["url"], Capture.fetched_at == values["fetched_at"]
     )
     capture = session.scalars(query).one()
+    log.append(session, [capture])
     return capture, inserted is not None
 
 
-def record_extraction(session: Session, values: dict[str, Any]) -> Extraction:
+def record_extraction(
+    session: Session, values: dict[str, Any], *, logged: bool = True
+) -> Extraction:
     """Insert the extraction unless its key is recorded; the same key with another text is a
-    non-deterministic extractor or tampering, and is refused loudly."""
+    non-deterministic extractor or tampering, and is refused loudly. ``logged``: append it to
+    the log here (else the caller appends it with the capture, in one go)."""
     insert_if_absent(session, Extraction, values)
     query = select(Extraction).where(
         Extraction.snapshot_id == values["snapshot_id"],
@@ -110,6 +117,8 @@ def record_extraction(session: Session, values: dict[str, Any]) -> Extraction:
             f" {extraction.id} with the same key recorded {extraction.text_hash}: the extractor"
             " is not deterministic or a stored text was replaced; nothing was recorded"
         )
+    if logged:
+        log.append(session, [extraction])
     return extraction
 
 
@@ -215,6 +224,7 @@ def record_failed_capture(session: Session, target: str, error: CaptureError) ->
     )
     session.add(capture)
     session.flush()
+    log.append(session, [capture], new=True)
     return capture
 
 
@@ -412,6 +422,7 @@ def record_verifications(session: Session, rows: list[dict[str, Any]]) -> dict[s
     now = utcnow()
     insert = dialect_insert(session)
     ids: dict[str, int] = {}
+    inserted_now: list[int] = []
     statement = _batched(
         insert(Verification)
         .on_conflict_do_nothing()
@@ -423,8 +434,9 @@ def record_verifications(session: Session, rows: list[dict[str, Any]]) -> dict[s
         # executemany of one cached statement: SQLAlchemy sends it as multi-row INSERTs
         # ("insertmanyvalues") without compiling a new statement for every batch size, and
         # each gives back the ids it inserted.
-        inserted = session.execute(statement, values)
-        ids.update({str(key): int(row_id) for key, row_id in inserted})
+        inserted = {str(key): int(row_id) for key, row_id in session.execute(statement, values)}
+        ids.update(inserted)
+        inserted_now += inserted.values()
         earlier = [row["idempotency_key"] for row in chunk if row["idempotency_key"] not in ids]
         if earlier:  # inserted by an earlier try of the same batch: read back
             found = session.execute(
@@ -433,6 +445,7 @@ def record_verifications(session: Session, rows: list[dict[str, Any]]) -> dict[s
                 )
             )
             ids.update({str(key): int(row_id) for key, row_id in found})
+    log.append_verifications(session, inserted_now)  # an earlier try logged its own
     return ids
 
 

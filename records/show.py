@@ -7,6 +7,7 @@ import base64
 from dataclasses import dataclass
 from typing import Any
 
+from records.attest.manifest import origin_line
 from records.evidence import Evidence, browser_blobs, recorded_head
 from records.ids import resolve_snapshot_id
 from records.repository import captures_of_snapshot, choose_extraction, get_snapshot
@@ -29,6 +30,7 @@ class Shown:
     raw: bytes | None = None
     headers: dict[str, Any] | None = None
     exchanges: list[dict[str, Any]] | None = None  # from the capture's headers blob, if any
+    origin: str | None = None  # an imported capture: where from, as its archive states
 
     def to_json(self) -> dict[str, Any]:
         document: dict[str, Any] = {"snapshotId": self.snapshot_id, "what": self.what}
@@ -47,6 +49,7 @@ class Shown:
             document["headers"] = self.headers
             if self.exchanges is not None:
                 document["exchanges"] = self.exchanges
+        document["origin"] = self.origin
         return document
 
 
@@ -69,14 +72,16 @@ def show(
     store = workspace.stores.store_for(evidence)
     if what == "screenshot":
         return Shown(evidence.snapshot_id, what, raw=latest_screenshot(store, evidence, captures))
+    origin = origin_line(provenance)
     if what == "headers":
         exchanges = recorded_exchanges(store, provenance, final_url)
+        headers = provenance.get("headers") or {}
         return Shown(
-            evidence.snapshot_id, what, headers=provenance.get("headers") or {}, exchanges=exchanges
+            evidence.snapshot_id, what, headers=headers, exchanges=exchanges, origin=origin
         )
     if what == "raw":
         raw = store.get("raw", evidence.raw_hash, version_id=evidence.raw_version_id)
-        return Shown(evidence.snapshot_id, what, raw=raw)
+        return Shown(evidence.snapshot_id, what, raw=raw, origin=origin)
     if evidence.text_hash is None:
         raise RecordNotFound(f"snapshot {evidence.snapshot_id} has no text; try --raw")
     data = store.get("text", evidence.text_hash, version_id=evidence.text_version_id)
@@ -90,6 +95,7 @@ def show(
         start,
         end,
         len(text),
+        origin=origin,
     )
 
 

@@ -12,6 +12,7 @@ from snap.config import Settings
 from snapshotter.store import BlobStore, open_store
 
 if TYPE_CHECKING:
+    from records.attest.seal import Attestor
     from records.texts import PreparedCache
     from snapshotter.browser import BrowserOptions
     from snapshotter.browser.session import BrowserSession
@@ -31,6 +32,7 @@ class Workspace:
     prepared: PreparedCache | None = field(default=None, repr=False)
     # one browser for every browser capture of this process, started on first use
     _browser: BrowserSession | None = field(default=None, repr=False)
+    _attestor: Attestor | None = field(default=None, repr=False)
 
     @classmethod
     def open(cls, settings: Settings, *, existing: bool = False) -> Workspace:
@@ -86,6 +88,15 @@ class Workspace:
                     )
                 self._browser = BrowserSession(executable)
             return self._browser
+
+    @property
+    def attestor(self) -> Attestor:
+        """The signing key and time-stamping authority, loaded on first use."""
+        if self._attestor is None:
+            from records.attest.seal import Attestor
+
+            self._attestor = Attestor.from_settings(self.settings)
+        return self._attestor
 
     def close(self) -> None:
         if self._browser is not None:

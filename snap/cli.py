@@ -114,6 +114,14 @@ def workspace(ctx: click.Context, *, existing: bool = False, **overrides: Any) -
         opened.close()
 
 
+def checkpoint_log(ws: Any) -> None:
+    """The end of a command that recorded something is the end of a batch: the log's new size
+    and root are signed and stamped (records.attest)."""
+    from records.attest.checkpoints import checkpoint_if_grown
+
+    checkpoint_if_grown(ws)
+
+
 def progress_counter(total: int, label: str) -> Any:
     """A progress bar on a terminal; silent in pipes, CI and tests."""
     return click.progressbar(
@@ -265,6 +273,7 @@ def fetch(
         return
     with workspace(ctx, allow_private=allow_private, **limits) as ws:
         record = capture_source(ws, target)
+        checkpoint_log(ws)
     if as_json:
         emit_json(record.to_json())
     else:
@@ -322,6 +331,7 @@ def verify(
         check_can_write(emit_path, file)
     with workspace(ctx, allow_private=allow_private, allow_networks=allow_networks) as ws:
         report = verify_citations(ws, given, fetch_missing=fetch_missing)
+        checkpoint_log(ws)
         if emit_path is not None:
             emitted = emit_verified(ws, report.results)
             write_json_file(emit_path, emitted)
@@ -394,7 +404,10 @@ def audit(
 
 def evidence_intact(report: dict[str, Any]) -> bool:
     snapshots = report.get("snapshots") or [report.get("snapshot")]
-    return all(blob["intact"] for s in snapshots if s for blob in s["blobs"])
+    seals = [c.get("seal") for c in report.get("captures", [])]
+    return all(blob["intact"] for s in snapshots if s for blob in s["blobs"]) and all(
+        seal["intact"] for seal in seals if seal
+    )
 
 
 def as_url(target: str) -> str:
@@ -476,6 +489,7 @@ def reverify(
             report = run_reverify(
                 ws, citations, progress=bar.update, refetch_errors=errors, run_id=run_id
             )
+            checkpoint_log(ws)
     if as_json:
         emit_json(report.to_json())
     else:
@@ -781,6 +795,7 @@ def import_(ctx: click.Context, path: Path, as_json: bool) -> None:
 
     with workspace(ctx) as ws, progress_counter(total_bytes(path), "importing") as bar:
         report = import_archive(ws, path, progress=bar.update)
+        checkpoint_log(ws)
     if as_json:
         emit_json(report.to_json())
     else:
@@ -1017,3 +1032,14 @@ def serve(
 
 
 main = cli
+
+
+def _add_attestation_commands() -> None:
+    from snap import cli_attest
+
+    cli.add_command(cli_attest.keys)
+    cli.add_command(cli_attest.log_group)
+    cli.add_command(cli_attest.attest_command)
+
+
+_add_attestation_commands()

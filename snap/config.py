@@ -119,6 +119,18 @@ def _capture(environ: Mapping[str, str]) -> str:
     return method
 
 
+def _tsa_per(environ: Mapping[str, str]) -> str:
+    value = environ.get("SNAP_TSA_PER", "").strip().lower() or "capture"
+    if value not in ("capture", "batch"):
+        raise ConfigError(f"SNAP_TSA_PER must be capture or batch, got {value[:40]!r}")
+    return value
+
+
+def _path_setting(environ: Mapping[str, str], name: str) -> Path | None:
+    raw = environ.get(name, "").strip()
+    return Path(raw).expanduser() if raw else None
+
+
 def _flag(environ: Mapping[str, str], name: str) -> bool:
     value = environ.get(name, "").strip().lower()
     if value in ("", "0", "false", "no", "off"):
@@ -171,6 +183,15 @@ class Settings:
     browser: str | None = None  # the Chromium executable; None: /usr/bin/chromium or PATH
     browser_max_resources: int = DEFAULT_BROWSER_MAX_RESOURCES
     browser_max_total_bytes: int = DEFAULT_BROWSER_MAX_TOTAL_BYTES
+    # Attestation (records/attest): the key that signs manifests and checkpoints (None: the
+    # home's signing-key.pem when it exists), and the RFC 3161 time-stamping authority.
+    signing_key: Path | None = None
+    tsa_url: str | None = None
+    tsa_chain: Path | None = None
+    signing_cert: Path | None = None  # the key's certificate chain: WACZ packages get signed
+    # "capture": one TSA request per manifest; "batch": manifests are signed, and stamped by
+    # the log checkpoint that includes them (one TSA request per batch)
+    tsa_per: str = "capture"
 
     def __post_init__(self) -> None:
         """Validated here, so command-line overrides (``with_overrides``) are checked too."""
@@ -242,6 +263,11 @@ class Settings:
             browser_max_total_bytes=_int_setting(
                 env, "SNAP_BROWSER_MAX_TOTAL_BYTES", DEFAULT_BROWSER_MAX_TOTAL_BYTES
             ),
+            signing_key=_path_setting(env, "SNAP_SIGNING_KEY"),
+            tsa_url=env.get("SNAP_TSA_URL", "").strip() or None,
+            tsa_chain=_path_setting(env, "SNAP_TSA_CHAIN"),
+            signing_cert=_path_setting(env, "SNAP_SIGNING_CERT"),
+            tsa_per=_tsa_per(env),
         )
 
     def with_overrides(self, **changes: object) -> Settings:

@@ -234,6 +234,7 @@ def audit_report(report: dict[str, Any]) -> str:
         status = capture_source_label(capture)
         lines.append(f"  {capture['fetchedAt']}  {capture['outcome']:6}  {status:8}  {outcome}")
         lines += imported_from(capture)
+        lines += seal_lines(capture)
     checks = report.get("verifications")
     if checks is not None:
         lines.append("verifications")
@@ -251,11 +252,26 @@ def imported_from(capture: dict[str, Any]) -> list[str]:
     warc = (capture.get("provenance") or {}).get("warc")
     if not isinstance(warc, dict):
         return []
-    made_by = f", written by {warc['software']}" if warc.get("software") else ""
+    software = warc.get("software") or "software it does not name"
     where = f"{warc.get('file')}@{warc.get('offset')}"
     return [
-        one_line(f"    imported from {where} ({warc.get('type')} {warc.get('recordId')}{made_by})")
+        one_line(
+            f"    imported from {where} (sha256 {warc.get('fileDigest')}, {warc.get('type')}"
+            f" {warc.get('recordId')}), captured by {software} at the time that archive states;"
+            " not captured by snap"
+        )
     ]
+
+
+def seal_lines(capture: dict[str, Any]) -> list[str]:
+    """The capture's manifest signature and timestamp, checked now (``snap attest`` shows how
+    to check them without snap)."""
+    seal = capture.get("seal")
+    if not seal:
+        return []
+    lines = [f"signature {seal['signature']}", f"timestamp {seal['timestamp']}"]
+    lines += [f"✗ {problem}" for problem in seal["problems"]]
+    return ["    " + one_line(line) for line in lines]
 
 
 def capture_source_label(capture: dict[str, Any]) -> str:
@@ -359,15 +375,16 @@ def relocated(result: dict[str, Any]) -> str:
 
 def shown(document: dict[str, Any], *, offsets: bool) -> str:
     """``snap show``: the text as stored; with offsets, a header saying which code points."""
+    origin = f"# {one_line(document['origin'])}\n" if document.get("origin") else ""
     if document["what"] == "headers":
         if document.get("exchanges"):
-            return "\n\n".join(_exchange_text(item) for item in document["exchanges"])
+            return origin + "\n\n".join(_exchange_text(item) for item in document["exchanges"])
         headers = document["headers"] or {}
-        return "\n".join(f"{name}: {value}" for name, value in headers.items())
+        return origin + "\n".join(f"{name}: {value}" for name, value in headers.items())
     if not offsets:
         return str(document["text"])
     header = (
-        f"# {document['snapshotId']}, extraction {document['extractionId']}: code points "
+        f"{origin}# {document['snapshotId']}, extraction {document['extractionId']}: code points "
         f"{document['start']}–{document['end']} of {document['length']}"
     )
     return f"{header}\n{document['text']}"

@@ -42,7 +42,8 @@ def empty_tables(engine: sa.Engine) -> None:
         connection.execute(sa.text("SET LOCAL session_replication_role = replica"))
         connection.execute(
             sa.text(
-                "TRUNCATE batch_items, batches, verifications, citations, captures, extractions,"
+                "TRUNCATE log_entries, log_checkpoints, batch_items, batches, verifications,"
+                " citations, captures, extractions,"
                 " snapshots"
                 " RESTART IDENTITY"
             )

@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -405,6 +406,8 @@ def stored_capture(report: dict[str, Any]) -> dict[str, Any] | None:
 def capture_facts(capture: dict[str, Any], provenance: dict[str, Any]) -> list[tuple[str, str]]:
     if not capture:
         return [("Captured", "no capture of the cited URL stored this snapshot")]
+    if provenance.get("source") == "warc":
+        return imported_facts(capture, provenance)
     facts = [("Captured from", inline(capture["url"]))]
     if capture.get("finalUrl") and capture["finalUrl"] != capture["url"]:
         facts.append(("Final URL", inline(capture["finalUrl"])))
@@ -438,7 +441,63 @@ def capture_facts(capture: dict[str, Any], provenance: dict[str, Any]) -> list[t
     if isinstance(headers, dict) and headers:
         listed = "<br>".join(f"{inline(k)}: {inline(v)}" for k, v in headers.items())
         facts.append(("Response headers recorded", listed))
-    return facts
+    return facts + seal_facts(capture)
+
+
+def imported_facts(capture: dict[str, Any], provenance: dict[str, Any]) -> list[tuple[str, str]]:
+    """An imported capture: where it came from, and what its archive claims, never shown as
+    facts of a capture by snap (its date, peer address and software are the archive's word)."""
+    warc = provenance.get("warc") or {}
+    software = warc.get("software") or "software the archive does not name"
+    facts = [
+        (
+            "Imported from",
+            f"{inline(warc.get('file'))} (SHA-256 {code(warc.get('fileDigest') or '-')},"
+            f" record {code(warc.get('recordId') or '-')}): not captured by snap",
+        ),
+        ("Captured by, as the archive states", inline(software)),
+        ("Archived URL", inline(capture["url"])),
+        ("Capture time, as the archive states", time(capture["fetchedAt"])),
+    ]
+    if capture.get("httpStatus"):
+        facts.append(("HTTP status, as archived", esc(capture["httpStatus"])))
+    if provenance.get("ip"):
+        facts.append(("Server address, as the archive states", code(provenance["ip"])))
+    facts.append(
+        ("Archive signature", esc(provenance.get("archiveSignature") or "none carried"))
+    )
+    return facts + seal_facts(capture)
+
+
+def seal_facts(capture: dict[str, Any]) -> list[tuple[str, str]]:
+    """The manifest's signature and trusted timestamp, checked while the page was made."""
+    seal = capture.get("seal")
+    manifest = (capture.get("provenance") or {}).get("manifest") or {}
+    if not seal:
+        return [("Manifest", "none (recorded before manifests were kept)")]
+    verdict = "" if seal["intact"] else " — FAILED: " + "; ".join(seal["problems"])
+    return [
+        ("Manifest SHA-256", code(manifest.get("hash") or "-") + esc(verdict)),
+        ("Manifest signature", esc(seal["signature"])),
+        ("Trusted timestamp", esc(seal["timestamp"])),
+        ("Verifiable log", log_fact(capture.get("logProof"))),
+        ("Check it yourself", f"{code('snap attest')} prints the openssl commands"),
+    ]
+
+
+def log_fact(proof: dict[str, Any] | None) -> str:
+    """Where the capture is in the log, and the proof, in words and as data."""
+    if not proof:
+        return "not in the log (recorded before the log was kept)"
+    checkpoint = proof.get("checkpoint")
+    if not checkpoint:
+        return f"entry {esc(proof['position'])}; no checkpoint covers it yet"
+    data = json.dumps(proof, sort_keys=True)
+    return (
+        f"entry {esc(proof['position'])} of {esc(proof['treeSize'])}, proved against the signed"
+        f" checkpoint {esc(checkpoint['id'])} (root {code(checkpoint['rootHash'])})"
+        f"; the inclusion proof (RFC 9162): {code(data)}"
+    )
 
 
 def text_facts(entry: Entry, snapshot: dict[str, Any]) -> list[tuple[str, str]]:

@@ -94,6 +94,11 @@ def _write(
     name: str,
     progress: Callable[[int], None] | None,
 ) -> dict[str, Any]:
+    from records.attest.checkpoints import tsa_chain
+    from records.attest.checks import refuse_broken_seals
+
+    sealed = [(c.capture_id, c.snapshot_id, c.provenance) for c in selection.captures]
+    refuse_broken_seals(workspace.store, sealed, tsa_chain(workspace))
     if fmt == "html":
         from records.exports.evidence_page import render_evidence_page
 
@@ -118,7 +123,16 @@ def _write(
             summary = write_warc(
                 out, selection, workspace.stores, filename=WARC_NAME, progress=progress
             )
-        written = write_wacz(target, warc, selection, summary)
+        from records.attest.attest import export_attestations
+        from records.attest.wacz_signing import wacz_signer
+
+        signer, why = wacz_signer(workspace.attestor, workspace.settings.signing_cert)
+        sign = signer.signed_data if signer is not None else None
+        checks = [v.id for c in selection.citations for v in c.verifications]
+        sealed_captures = [(c.capture_id, c.provenance) for c in selection.captures]
+        proofs = export_attestations(workspace, sealed_captures, checks)
+        wacz = write_wacz(target, warc, selection, summary, sign, attestations=proofs)
+        written = {**wacz, "signature": why}
     return {"records": summary.records, **written}
 
 

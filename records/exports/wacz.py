@@ -15,7 +15,7 @@ import hashlib
 import io
 import json
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -32,8 +32,18 @@ WARC_NAME = "data.warc.gz"
 PAGES_FORMAT = "json-pages-1.0"
 
 
-def write_wacz(out: Path, warc: Path, selection: Selection, summary: WarcSummary) -> dict[str, int]:
-    """Package ``warc`` (written for ``selection``) as a WACZ at ``out``; returns counts."""
+def write_wacz(
+    out: Path,
+    warc: Path,
+    selection: Selection,
+    summary: WarcSummary,
+    sign: Callable[[str, str], dict[str, Any]] | None = None,
+    *,
+    attestations: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """Package ``warc`` (written for ``selection``) as a WACZ at ``out``; returns counts.
+    ``sign(hash, created)`` gives the ``signedData`` of ``datapackage-digest.json``
+    (records.attest.wacz_signing)."""
     pages = list(_pages(selection, summary))
     notes = list(web_annotations(selection, summary))
     files: list[tuple[str, bytes | Path, int]] = [
@@ -42,17 +52,23 @@ def write_wacz(out: Path, warc: Path, selection: Selection, summary: WarcSummary
         ("pages/pages.jsonl", _jsonl([_pages_header(), *pages]), zipfile.ZIP_DEFLATED),
         ("annotations/annotations.jsonl", _jsonl(notes), zipfile.ZIP_DEFLATED),
     ]
+    if attestations:  # manifests, tokens and inclusion proofs (records.attest), one a line
+        files.append(
+            ("attestations/attestations.jsonl", _jsonl(attestations), zipfile.ZIP_DEFLATED)
+        )
     created = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     with zipfile.ZipFile(out, "w") as archive:
         resources = [_add(archive, name, data, method) for name, data, method in files]
         package = _datapackage(selection, pages, resources, created)
         archive.writestr(_info("datapackage.json", zipfile.ZIP_DEFLATED), package)
-        digest = {"path": "datapackage.json", "hash": _sha256(package)}
+        digest: dict[str, Any] = {"path": "datapackage.json", "hash": _sha256(package)}
+        if sign is not None:
+            digest["signedData"] = sign(digest["hash"], created)
         archive.writestr(
             _info("datapackage-digest.json", zipfile.ZIP_DEFLATED),
             json.dumps(digest, indent=2).encode("utf-8"),
         )
-    return {"pages": len(pages), "annotations": len(notes)}
+    return {"pages": len(pages), "annotations": len(notes), "signed": sign is not None}
 
 
 def _pages_header() -> dict[str, Any]:

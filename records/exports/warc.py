@@ -42,6 +42,7 @@ from warcio.statusandheaders import StatusAndHeaders, StatusAndHeadersParser
 from warcio.warcwriter import WARCWriter
 
 import snap
+from records.attest.manifest import origin_line
 from records.evidence import StoreResolver, browser_blobs, recorded_head
 from records.exports.http_head import Exchange, Head, as_replayed, parse_exchanges
 from records.exports.selection import CaptureItem, Selection
@@ -152,6 +153,8 @@ class _Writer:
         response (None: a redirect hop, whose body was not kept)."""
         uri = exchange.url if exchange is not None else capture.final_url
         ip = exchange.ip if exchange is not None and exchange.ip else capture.provenance.get("ip")
+        if origin_line(capture.provenance) is not None:  # an import: the address is a claim,
+            ip = None  # kept in the metadata record as what its archive states
         common = {"WARC-Date": date, **({"WARC-IP-Address": str(ip)} if ip else {})}
         response_id = str(StatusAndHeadersParser.make_warc_id())
         if exchange is not None and exchange.request is not None:
@@ -417,6 +420,34 @@ def _title(head: bytes) -> str:
     return " ".join(match.group(1).decode("utf-8", "replace").split())[:300]
 
 
+def origin_fields(provenance: dict[str, Any]) -> list[tuple[str, Any]]:
+    """How the capture came to snap, and its seal; for an import, the archive it came from
+    and what that archive states (its address, date and software), named as claims."""
+    manifest = provenance.get("manifest") or {}
+    signature = manifest.get("signature") or {}
+    stamp = provenance.get("timestamp") or {}
+    fields: list[tuple[str, Any]] = [
+        ("snap-manifest-sha256", manifest.get("hash")),
+        ("snap-manifest-signature-key-id", signature.get("keyId")),
+        ("snap-timestamp-sha256", stamp.get("hash")),
+    ]
+    if origin_line(provenance) is None:
+        return [("ip-address", provenance.get("ip")), *fields]
+    warc = provenance.get("warc") or {}
+    return [
+        ("capture-method", "import"),
+        ("imported-from", origin_line(provenance)),
+        ("imported-from-file", warc.get("file")),
+        ("imported-from-sha256", warc.get("fileDigest")),
+        ("imported-from-record-id", warc.get("recordId")),
+        ("archive-claimed-software", warc.get("software")),
+        ("archive-claimed-date", provenance.get("fetchedAt")),
+        ("archive-claimed-ip-address", provenance.get("ip")),
+        ("archive-signature", provenance.get("archiveSignature") or "none carried"),
+        *fields,
+    ]
+
+
 def provenance_fields(capture: CaptureItem) -> list[tuple[str, str]]:
     """The capture's provenance as WARC named fields, one value per line."""
     evidence = capture.evidence
@@ -440,7 +471,7 @@ def provenance_fields(capture: CaptureItem) -> list[tuple[str, str]]:
         ("http-status", capture.status),
         ("content-type", capture.content_type),
         ("user-agent", provenance.get("userAgent")),
-        ("ip-address", provenance.get("ip")),
+        *origin_fields(provenance),
         ("port", provenance.get("port")),
         ("tls-cert-sha256", provenance.get("tlsCertSha256")),
         ("local-path", provenance.get("path")),

@@ -82,6 +82,7 @@ def provenance_of(
             "software": software,
         },
         "snapVersion": snap.__version__,
+        "archiveSignature": source.signature,
     }
     ip = headers.get_header("WARC-IP-Address")
     if ip:

@@ -39,6 +39,8 @@ class WarcSource:
     member: str | None
     digest: str
     size: int
+    # the WACZ's signedData (records.attest.wacz_signing): "none", "valid: …" or "invalid: …"
+    signature: str = "none"
 
 
 @dataclass
@@ -194,7 +196,7 @@ def _open_wacz(path: Path) -> Archive:
 def _checked_warcs(package: zipfile.ZipFile, path: Path) -> list[WarcSource]:
     """Every listed resource checked against its hash; the WARCs under ``archive/``."""
     listing = _read_member(package, "datapackage.json", path)
-    _check_listing_digest(package, listing, path)
+    signature = _check_listing_digest(package, listing, path)
     resources = _resources(listing, path)
     names = set(package.namelist())
     warcs: list[WarcSource] = []
@@ -212,7 +214,7 @@ def _checked_warcs(package: zipfile.ZipFile, path: Path) -> list[WarcSource]:
         # The WARC is known by its SHA-256 in the records, whatever the listing used.
         digest = found if algorithm == "sha256" else _member_digest(package, member)[0]
         name = f"{path.name}#{member}"
-        warcs.append(WarcSource(name=name, member=member, digest=digest, size=size))
+        warcs.append(WarcSource(name, member, digest, size, signature))
     listed = {resource["path"] for resource in resources}
     unlisted = sorted(n for n in names if n.startswith("archive/") and n[-1] != "/")
     unlisted = [name for name in unlisted if name not in listed]
@@ -236,10 +238,11 @@ def _read_member(package: zipfile.ZipFile, member: str, path: Path) -> bytes:
     return package.read(member)
 
 
-def _check_listing_digest(package: zipfile.ZipFile, listing: bytes, path: Path) -> None:
-    """``datapackage-digest.json`` names the SHA-256 of ``datapackage.json``: check it."""
+def _check_listing_digest(package: zipfile.ZipFile, listing: bytes, path: Path) -> str:
+    """``datapackage-digest.json`` names the SHA-256 of ``datapackage.json``: check it; then
+    what its signature (``signedData``), if any, proves."""
     if "datapackage-digest.json" not in package.namelist():
-        return
+        return "none"
     try:
         digest = json.loads(_read_member(package, "datapackage-digest.json", path))
         declared = str(digest["hash"])
@@ -251,6 +254,11 @@ def _check_listing_digest(package: zipfile.ZipFile, listing: bytes, path: Path) 
             f"{shown(path)}: datapackage.json was changed: datapackage-digest.json declares"
             f" {declared[:80]}, the file hashes to sha256:{actual}"
         )
+    if "signedData" not in digest:
+        return "none"
+    from records.attest.wacz_signing import signed_data_state
+
+    return signed_data_state(digest["signedData"], actual)
 
 
 def _resources(listing: bytes, path: Path) -> list[dict[str, Any]]:

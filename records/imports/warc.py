@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
+from records.attest.seal import seal
 from records.imports.fields import (
     head_bytes,
     http_status,
@@ -280,6 +281,8 @@ class _ImportRun:
             self.latest[key] = snapshot
 
     def _record_capture(self, snapshot: SnapshotRecord, base: RecordResult) -> RecordResult:
+        # its manifest says "import" and names the archive; blob and TSA I/O, no transaction
+        snapshot = seal(self.workspace.attestor, self.workspace.store, snapshot)
         with self.workspace.db.session() as session:
             capture, created = record_snapshot_once(session, snapshot)
             same = same_record(capture.provenance, snapshot.provenance)

@@ -64,8 +64,11 @@ def run(task: Task[Any, Any], item_id: int) -> str | None:
     try:
         if claimed.kind == "capture":
             with politeness.slot(str(claimed.payload.get("url", claimed.key))):
-                return jobs.run_item(workspace, claimed)
-        return jobs.run_item(workspace, claimed)
+                result = jobs.run_item(workspace, claimed)
+        else:
+            result = jobs.run_item(workspace, claimed)
+        jobs.checkpoint_when_finished(workspace, claimed.batch_id)
+        return result
     except SnapError as error:
         retrying = is_transient(error) and claimed.attempts <= settings().task_retries
         jobs.mark_failed(workspace.db, item_id, error, retrying=retrying)

@@ -17,7 +17,18 @@ from typing import BinaryIO, Protocol
 
 # ``resource``, ``screenshot``, ``dom`` and ``browser`` are a browser capture's subresource
 # bodies, full-page PNG, rendered DOM and the document listing them (snapshotter.browser).
-KINDS = ("raw", "text", "headers", "resource", "screenshot", "dom", "browser")
+# ``manifest``: a capture's canonical manifest; ``timestamp``: an RFC 3161 reply (records.attest)
+KINDS = (
+    "raw",
+    "text",
+    "headers",
+    "resource",
+    "screenshot",
+    "dom",
+    "browser",
+    "manifest",
+    "timestamp",
+)
 DIGEST_PATTERN = re.compile(r"^sha256:[0-9a-f]{64}$")
 
 

@@ -40,6 +40,7 @@ def test_wacz_validates_and_carries_pages_index_and_annotations(
         "indexes/index.cdx",
         "pages/pages.jsonl",
         "annotations/annotations.jsonl",
+        "attestations/attestations.jsonl",  # manifests, tokens and log proofs (records.attest)
         "datapackage.json",
         "datapackage-digest.json",
     }

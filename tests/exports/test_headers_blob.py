@@ -19,8 +19,8 @@ def test_fsck_checks_the_headers_blob(
     record = capture_and_cite(backend, http_server, tmp_path)
     code, report = run_json(backend, "fsck")
     assert code == 0, report
-    assert report["blobsChecked"] == 3  # raw, text and headers
-    assert report["states"]["intact"] == 3
+    assert report["blobsChecked"] == 4  # raw, text, headers and the manifest
+    assert report["states"]["intact"] == 4
     assert report["orphans"] == []
     if backend.name != "embedded":
         return  # a locked S3 version cannot be damaged in place (see Backend.corrupt)

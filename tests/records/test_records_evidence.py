@@ -63,8 +63,8 @@ def test_a_recorded_version_that_does_not_hash_is_damaged(
     backend.corrupt("raw", record["hashes"]["raw"])
     code, checked = run_json(backend, "fsck")
     assert code == 1
-    # text and the capture's headers intact, raw damaged
-    assert checked["states"] == {"intact": 2, "shadowed": 0, "damaged": 1, "missing": 0}
+    # text, the capture's headers and its manifest intact, raw damaged
+    assert checked["states"] == {"intact": 3, "shadowed": 0, "damaged": 1, "missing": 0}
     [problem] = checked["problems"]
     assert problem["state"] == "damaged"
     assert problem["kind"] == "raw"

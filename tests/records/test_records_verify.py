@@ -225,6 +225,6 @@ def test_fsck_is_clean_after_captures(workspace: Workspace, example_page: Path) 
     record: SnapshotRecord = capture_source(workspace, str(example_page))
     report = fsck(workspace, plan_fsck(workspace))
     assert report.ok
-    assert report.blobs_checked == 2
+    assert report.blobs_checked == 3  # raw, text and the manifest
     assert report.snapshots_checked == 1
     assert record.text_hash is not None

@@ -1,0 +1,264 @@
+"""``snap attest ID``: everything the other side needs to check a snapshot, a citation or an
+answer without trusting snap, and the standard command that checks each piece.
+
+For every stored capture: the manifest (its exact bytes), its signature and public key, its
+RFC 3161 token, and the inclusion proof of the capture's log entry with the checkpoint it is
+proved against; for a citation, also each verification's inclusion proof. snap re-checks the
+signatures and tokens itself as it gathers them; a failure is an integrity failure (exit 1).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+
+from records.attest.checkpoints import inclusion_proof, signature_problem, token_problem
+from records.attest.timestamps import load_chain
+from records.ids import resolve_citation_id, resolve_snapshot_id
+from records.models import Capture, Citation, Verification
+from records.workspace import Workspace
+from snap.errors import RecordNotFound
+
+
+@dataclass
+class Attestation:
+    subject: dict[str, Any]
+    captures: list[dict[str, Any]] = field(default_factory=list)
+    verifications: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "subject": self.subject,
+            "captures": self.captures,
+            "verifications": self.verifications,
+            "problems": self.problems,
+        }
+
+
+def attest(workspace: Workspace, given: str) -> Attestation:
+    """The attestation of a snapshot id, a citation id or an answer id."""
+    with workspace.db.reading() as session:
+        citations: list[Citation] = []
+        if session.get(Citation, given) is None and _looks_like_snapshot(given):
+            snapshot_id = resolve_snapshot_id(session, given)
+            subject = {"snapshotId": snapshot_id}
+            snapshot_ids = [snapshot_id]
+        else:
+            citations = list(session.scalars(select(Citation).where(Citation.answer_id == given)))
+            if citations:
+                subject = {"answerId": given}
+            else:
+                citation_id = resolve_citation_id(session, given)
+                citations = [c for c in [session.get(Citation, citation_id)] if c is not None]
+                subject = {"citationId": citation_id}
+            snapshot_ids = sorted({c.snapshot_id for c in citations if c.snapshot_id})
+        query = select(Capture).where(
+            Capture.snapshot_id.in_(snapshot_ids), Capture.outcome == "stored"
+        )
+        captures = [(c.id, dict(c.provenance or {})) for c in session.scalars(query)]
+        checks = select(Verification.id, Verification.citation_id, Verification.status).where(
+            Verification.citation_id.in_([c.id for c in citations])
+        )
+        verifications = list(session.execute(checks.order_by(Verification.id)))
+    if not captures and not citations:
+        raise RecordNotFound(f"nothing recorded for {given!r}")
+    result = Attestation(subject)
+    chain = load_chain(workspace.settings.tsa_chain) if workspace.settings.tsa_chain else None
+    for capture_id, provenance in sorted(captures, key=lambda item: item[0]):
+        result.captures.append(_capture(workspace, result, capture_id, provenance, chain))
+    for verification_id, citation_id, status in verifications:
+        proof = inclusion_proof(workspace, "verification", str(verification_id))
+        result.verifications.append(
+            {"id": verification_id, "citationId": citation_id, "status": status, "proof": proof}
+        )
+    return result
+
+
+def _checkpoint_token(
+    workspace: Workspace, result: Attestation, proof: dict[str, Any] | None, chain: Any
+) -> None:
+    """The token of the checkpoint a proof is against, inlined, and checked."""
+    checkpoint = (proof or {}).get("checkpoint")
+    if not checkpoint:
+        return
+    stamp = checkpoint.get("timestamp") or {}
+    document = str(checkpoint["document"]).encode("utf-8")
+    problem = signature_problem(checkpoint.get("signature") or {}, document)
+    if problem is not None:
+        result.problems.append(f"checkpoint {checkpoint['id']}: {problem}")
+    if stamp.get("state") != "stamped":
+        return
+    reply = workspace.store.get("timestamp", stamp["hash"], version_id=stamp.get("versionId"))
+    checkpoint["timestamp"] = {**stamp, "token": base64.b64encode(reply).decode("ascii")}
+    problem = token_problem(workspace.store, stamp, document, chain=chain)
+    if problem is not None:
+        result.problems.append(f"checkpoint {checkpoint['id']}: {problem}")
+
+
+def _looks_like_snapshot(given: str) -> bool:
+    return given.startswith("sha256:") or (
+        len(given) >= 8 and all(ch in "0123456789abcdefABCDEF" for ch in given.rstrip("…"))
+    )
+
+
+def _capture(
+    workspace: Workspace,
+    result: Attestation,
+    capture_id: int,
+    provenance: dict[str, Any],
+    chain: Any,
+) -> dict[str, Any]:
+    named = provenance.get("manifest") or {}
+    stamp = provenance.get("timestamp") or {"state": "none", "reason": "no trusted timestamp"}
+    entry: dict[str, Any] = {"captureId": capture_id, "proof": None}
+    entry["proof"] = inclusion_proof(workspace, "capture", str(capture_id))
+    _checkpoint_token(workspace, result, entry["proof"], chain)
+    if not named.get("hash"):
+        entry["manifest"] = None
+        entry["note"] = "recorded before manifests were kept: no manifest, signature or token"
+        return entry
+    data = workspace.store.get("manifest", named["hash"], version_id=named.get("versionId"))
+    entry["manifest"] = {"sha256": named["hash"], "document": data.decode("utf-8")}
+    signature = dict(named.get("signature") or {})
+    entry["signature"] = signature
+    problem = signature_problem(signature, data)
+    if problem is not None:
+        result.problems.append(f"capture {capture_id}: the manifest's {problem[4:]}")
+    token: dict[str, Any] = dict(stamp)
+    if stamp.get("state") == "stamped":
+        reply = workspace.store.get("timestamp", stamp["hash"], version_id=stamp.get("versionId"))
+        token["token"] = base64.b64encode(reply).decode("ascii")
+        problem = token_problem(workspace.store, stamp, data, chain=chain)
+        if problem is not None:
+            result.problems.append(f"capture {capture_id}: the manifest's {problem[4:]}")
+    entry["timestamp"] = token
+    entry["check"] = check_commands(capture_id, signature, stamp)
+    return entry
+
+
+def check_commands(capture_id: int, signature: dict[str, Any], stamp: dict[str, Any]) -> list[str]:
+    """The standard tools' command lines, over the files ``write_files`` writes."""
+    base = f"capture-{capture_id}"
+    commands = [f"sha256sum {base}.manifest.json  # the manifest's sha256"]
+    if signature.get("state") == "signed":
+        if signature.get("algorithm") == "ed25519":
+            commands.append(
+                f"openssl pkeyutl -verify -pubin -inkey {base}.public-key.pem -rawin"
+                f" -in {base}.manifest.json -sigfile {base}.manifest.sig"
+            )
+        else:
+            commands.append(
+                f"openssl dgst -sha256 -verify {base}.public-key.pem"
+                f" -signature {base}.manifest.sig {base}.manifest.json"
+            )
+    if stamp.get("state") == "stamped":
+        commands.append(
+            f"openssl ts -verify -in {base}.manifest.tsr -data {base}.manifest.json"
+            " -CAfile tsa-chain.pem"
+        )
+    commands.append(f"python3 check_inclusion.py {base}.proof.json  # RFC 9162, hashlib only")
+    commands.append(
+        f"openssl ts -verify -in {base}.checkpoint.tsr -data {base}.checkpoint.json"
+        " -CAfile tsa-chain.pem  # when the checkpoint is stamped"
+    )
+    return commands
+
+
+CHECK_INCLUSION = """\
+# RFC 9162 inclusion check of a snap proof file, Python standard library only.
+import base64, hashlib, json, sys
+proof = json.load(open(sys.argv[1]))
+h = lambda data: hashlib.sha256(data).digest()
+fn, sn = proof["position"], proof["treeSize"] - 1
+r = h(b"\\x00" + base64.b64decode(proof["leaf"]))
+assert "sha256:" + r.hex() == proof["leafHash"], "the leaf is not the record shown"
+for p in map(bytes.fromhex, proof["path"]):
+    assert sn > 0, "proof too long"
+    if fn % 2 or fn == sn:
+        r = h(b"\\x01" + p + r)
+        while fn % 2 == 0 and fn:
+            fn, sn = fn // 2, sn // 2
+    else:
+        r = h(b"\\x01" + r + p)
+    fn, sn = fn // 2, sn // 2
+checkpoint = json.loads(proof["checkpoint"]["document"])
+assert sn == 0 and "sha256:" + r.hex() == checkpoint["rootHash"], "not in the checkpoint's tree"
+print("included at position", proof["position"], "of", checkpoint["treeSize"])
+"""
+
+
+def write_files(attestation: Attestation, folder: Path) -> list[Path]:
+    """The pieces as files the commands above read, and the standalone inclusion check."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "check_inclusion.py").write_text(CHECK_INCLUSION)
+    written = [folder / "check_inclusion.py"]
+    for capture in attestation.captures:
+        base = folder / f"capture-{capture['captureId']}"
+        pieces: dict[str, bytes] = {}
+        if capture.get("manifest"):
+            pieces[".manifest.json"] = capture["manifest"]["document"].encode("utf-8")
+        signature = capture.get("signature") or {}
+        if signature.get("state") == "signed":
+            pieces[".manifest.sig"] = base64.b64decode(signature["value"])
+            pieces[".public-key.pem"] = str(signature["publicKey"]).encode("ascii")
+        token = capture.get("timestamp") or {}
+        if token.get("token"):
+            pieces[".manifest.tsr"] = base64.b64decode(token["token"])
+        proof = capture.get("proof") or {}
+        pieces[".proof.json"] = json.dumps(proof, indent=2).encode("utf-8")
+        checkpoint = proof.get("checkpoint") or {}
+        if checkpoint:
+            pieces[".checkpoint.json"] = str(checkpoint["document"]).encode("utf-8")
+            if (checkpoint.get("timestamp") or {}).get("token"):
+                pieces[".checkpoint.tsr"] = base64.b64decode(checkpoint["timestamp"]["token"])
+        for suffix, data in pieces.items():
+            path = base.with_name(base.name + suffix)
+            path.write_bytes(data)
+            written.append(path)
+    return written
+
+
+def export_attestations(
+    workspace: Workspace, captures: list[tuple[int, dict[str, Any]]], verification_ids: list[int]
+) -> list[dict[str, Any]]:
+    """For an export: each capture's manifest, signature, token and inclusion proof, and each
+    verification's inclusion proof, with the checkpoint they are proved against."""
+    from records.attest.checkpoints import inclusion_proofs
+
+    wanted = [("capture", str(capture_id)) for capture_id, _ in captures]
+    wanted += [("verification", str(vid)) for vid in verification_ids]
+    proofs = inclusion_proofs(workspace, wanted)
+    lines: list[dict[str, Any]] = []
+    for capture_id, provenance in captures:
+        named = provenance.get("manifest") or {}
+        stamp = dict(provenance.get("timestamp") or {})
+        line: dict[str, Any] = {
+            "captureId": capture_id,
+            "manifest": None,
+            "logProof": proofs.get(("capture", str(capture_id))),
+        }
+        if named.get("hash"):
+            data = workspace.store.get("manifest", named["hash"], version_id=named.get("versionId"))
+            line["manifest"] = {"sha256": named["hash"], "document": data.decode("utf-8")}
+            line["signature"] = named.get("signature")
+            if stamp.get("state") == "stamped":
+                reply = workspace.store.get(
+                    "timestamp", stamp["hash"], version_id=stamp.get("versionId")
+                )
+                stamp["token"] = base64.b64encode(reply).decode("ascii")
+            line["timestamp"] = stamp
+        lines.append(line)
+    for vid in verification_ids:
+        lines.append({"verificationId": vid, "logProof": proofs.get(("verification", str(vid)))})
+    return lines

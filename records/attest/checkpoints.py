@@ -1,0 +1,357 @@
+"""Checkpoints of the log (``snap log checkpoint``), its verification (``snap log verify``)
+and inclusion proofs for exports and ``snap attest``.
+
+A checkpoint is made in three steps, so no transaction is held across the TSA's network call:
+read the leaves (a read transaction), sign and stamp the checkpoint document (no
+transaction), insert it (a short write transaction).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import select
+
+from records.attest import merkle
+from records.attest.log import (
+    checkpoint_document,
+    checkpoints,
+    document_digest,
+    hex_digest,
+    latest_checkpoint,
+    leaf_bytes,
+    raw_digest,
+    stored_leaves,
+    tree_state,
+)
+from records.attest.signing import Signature, load_public_pem, verify_signature
+from records.attest.timestamps import load_chain, timestamp_problem
+from records.models import Capture, Extraction, LogCheckpoint, LogEntry, Verification
+from records.workspace import Workspace
+from snapshotter.store import BlobStore
+
+
+@dataclass(frozen=True)
+class CheckpointResult:
+    id: int | None
+    tree_size: int
+    root_hash: str
+    created: bool
+    signature: dict[str, Any]
+    timestamp: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "checkpointId": self.id,
+            "treeSize": self.tree_size,
+            "rootHash": self.root_hash,
+            "created": self.created,
+            "signature": self.signature,
+            "timestamp": self.timestamp,
+        }
+
+
+def make_checkpoint(workspace: Workspace, *, force: bool = False) -> CheckpointResult:
+    """Sign and stamp the log's current size and root; nothing new when the newest
+    checkpoint already covers every entry (unless ``force``)."""
+    with workspace.db.reading() as session:
+        size, root_hash = tree_state(stored_leaves(session))
+        last = latest_checkpoint(session)
+        if last is not None and last.tree_size == size and not force:
+            return _result(last, created=False)
+    created_at = datetime.now(UTC)
+    document = checkpoint_document(size, root_hash, created_at)
+    attestor = workspace.attestor
+    signature = attestor.sign(document)
+    timestamp = attestor.stamp(workspace.store, document)  # network: no transaction open
+    with workspace.db.session() as session:
+        row = LogCheckpoint(
+            tree_size=size,
+            root_hash=root_hash,
+            document=document.decode("utf-8"),
+            signature=signature,
+            timestamp=timestamp,
+            created_at=created_at,
+        )
+        session.add(row)
+        session.flush()
+        return _result(row, created=True)
+
+
+def checkpoint_if_grown(workspace: Workspace) -> CheckpointResult | None:
+    """The checkpoint at the end of a batch (a command that recorded anything)."""
+    with workspace.db.reading() as session:
+        size = session.query(LogEntry).count()
+        last = latest_checkpoint(session)
+    if size == 0 or (last is not None and last.tree_size == size):
+        return None
+    return make_checkpoint(workspace)
+
+
+def _result(row: LogCheckpoint, *, created: bool) -> CheckpointResult:
+    return CheckpointResult(
+        row.id, row.tree_size, row.root_hash, created, dict(row.signature), dict(row.timestamp)
+    )
+
+
+@dataclass
+class LogReport:
+    entries: int = 0
+    checkpoints: int = 0
+    problems: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def add(self, problem: str, *, position: int | None = None, **details: Any) -> None:
+        self.problems.append({"position": position, "problem": problem, **details})
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "entries": self.entries,
+            "checkpoints": self.checkpoints,
+            "problems": self.problems,
+        }
+
+
+def verify_log(workspace: Workspace) -> LogReport:
+    """Recompute every leaf from the rows, find rows the log does not hold, and check every
+    checkpoint (root, signature, timestamp) and each one's consistency with the one before."""
+    report = LogReport()
+    with workspace.db.reading() as session:
+        entries = stored_leaves(session)
+        rows = _rows(session)
+        stored = checkpoints(session)
+    report.entries, report.checkpoints = len(entries), len(stored)
+    _check_rows(report, entries, rows)
+    leaves = [raw_digest(entry.leaf_hash) for entry in entries]
+    chain = tsa_chain(workspace)
+    previous: LogCheckpoint | None = None
+    intact = 0  # the largest checkpointed prefix whose root still holds
+    for checkpoint in stored:
+        if _check_checkpoint(report, workspace.store, checkpoint, leaves, intact, chain):
+            intact = max(intact, checkpoint.tree_size)
+        if previous is not None:
+            _check_consistency(report, previous, checkpoint, leaves)
+        previous = checkpoint
+    return report
+
+
+def _rows(session: Any) -> dict[tuple[str, str], Any]:
+    found: dict[tuple[str, str], Any] = {}
+    for kind, model in (
+        ("capture", Capture),
+        ("extraction", Extraction),
+        ("verification", Verification),
+    ):
+        for row in session.scalars(select(model)):
+            found[(kind, str(row.id))] = row
+    return found
+
+
+def _check_rows(
+    report: LogReport, entries: list[LogEntry], rows: dict[tuple[str, str], Any]
+) -> None:
+    logged: set[tuple[str, str]] = set()
+    for expected, entry in enumerate(entries):
+        if entry.position != expected:
+            report.add(
+                f"no entry at position {expected}: the log skips to {entry.position}",
+                position=expected,
+            )
+            break
+    for entry in entries:
+        key = (entry.kind, entry.record_id)
+        logged.add(key)
+        row = rows.get(key)
+        if row is None:
+            report.add(
+                f"{entry.kind} {entry.record_id} was removed from the database",
+                position=entry.position,
+                kind=entry.kind,
+                recordId=entry.record_id,
+            )
+            continue
+        now = hex_digest(merkle.leaf_hash(leaf_bytes(row)))
+        if now != entry.leaf_hash:
+            report.add(
+                f"{entry.kind} {entry.record_id} was changed after it was logged",
+                position=entry.position,
+                kind=entry.kind,
+                recordId=entry.record_id,
+            )
+    for kind, record_id in sorted(set(rows) - logged):
+        report.add(
+            f"{kind} {record_id} was inserted without a log entry", kind=kind, recordId=record_id
+        )
+
+
+def tsa_chain(workspace: Workspace) -> tuple[Any, ...] | None:
+    """The configured TSA chain, to check tokens against; None checks their imprint only."""
+    path = workspace.settings.tsa_chain
+    return None if path is None else load_chain(path)
+
+
+def _check_checkpoint(
+    report: LogReport,
+    store: BlobStore,
+    checkpoint: LogCheckpoint,
+    leaves: list[bytes],
+    intact: int,
+    chain: tuple[Any, ...] | None,
+) -> bool:
+    """Report what is wrong with one checkpoint; whether its root still holds."""
+    label = f"checkpoint {checkpoint.id} (size {checkpoint.tree_size})"
+    document = checkpoint.document.encode("utf-8")
+    try:
+        stated = json.loads(document)
+    except ValueError:
+        report.add(f"{label}: its document is not JSON")
+        return False
+    if (stated.get("treeSize"), stated.get("rootHash")) != (
+        checkpoint.tree_size,
+        checkpoint.root_hash,
+    ):
+        report.add(f"{label}: its columns differ from its signed document")
+    holds = False
+    if checkpoint.tree_size > len(leaves):
+        report.add(f"{label}: the log now holds only {len(leaves)} entries", position=len(leaves))
+    elif hex_digest(merkle.root(leaves[: checkpoint.tree_size])) == checkpoint.root_hash:
+        holds = True
+    else:
+        report.add(
+            f"{label}: the log's first {checkpoint.tree_size} entries no longer have"
+            f" its root: an entry at a position from {intact} to {checkpoint.tree_size - 1}"
+            " was changed, removed or moved",
+            position=intact,
+        )
+    problem = signature_problem(checkpoint.signature, document)
+    if problem is not None:
+        report.add(f"{label}: {problem}")
+    problem = token_problem(store, checkpoint.timestamp, document, chain=chain)
+    if problem is not None:
+        report.add(f"{label}: {problem}")
+    return holds
+
+
+def _check_consistency(
+    report: LogReport, old: LogCheckpoint, new: LogCheckpoint, leaves: list[bytes]
+) -> None:
+    if new.tree_size < old.tree_size or new.tree_size > len(leaves) or old.tree_size == 0:
+        if new.tree_size < old.tree_size:
+            report.add(f"checkpoint {new.id} is smaller than checkpoint {old.id} before it")
+        return
+    proof = merkle.consistency_proof(old.tree_size, leaves[: new.tree_size])
+    if not merkle.verify_consistency(
+        old.tree_size, new.tree_size, raw_digest(old.root_hash), raw_digest(new.root_hash), proof
+    ):
+        report.add(f"checkpoint {new.id} does not extend checkpoint {old.id}")
+
+
+def signature_problem(recorded: dict[str, Any], data: bytes) -> str | None:
+    """None when the recorded signature (with its public key) is over ``data``; "not signed"
+    is not a problem, a signature that does not check is."""
+    if recorded.get("state") != "signed":
+        return None
+    try:
+        public = load_public_pem(str(recorded.get("publicKey", "")))
+    except Exception:
+        return "its public key cannot be read"
+    signature = Signature(
+        str(recorded.get("algorithm")), str(recorded.get("keyId")), str(recorded.get("value"))
+    )
+    if not verify_signature(public, signature, data):
+        return "its signature does not verify"
+    return None
+
+
+def token_problem(
+    store: BlobStore, recorded: dict[str, Any], data: bytes, *, chain: Any
+) -> str | None:
+    """None when the stored timestamp reply stamps SHA-256(``data``) (and, given the TSA
+    chain, verifies against it); a missing or damaged token blob is a problem."""
+    if recorded.get("state") != "stamped":
+        return None
+    try:
+        reply = store.get("timestamp", str(recorded["hash"]), version_id=recorded.get("versionId"))
+    except Exception as error:
+        return f"its timestamp token cannot be read ({getattr(error, 'message', error)})"
+    if chain is None:
+        from rfc3161_client import decode_timestamp_response
+
+        try:
+            imprint = decode_timestamp_response(reply).tst_info.message_imprint.message
+        except ValueError:
+            return "its timestamp token is not an RFC 3161 reply"
+        if hex_digest(imprint) != document_digest(data.decode("utf-8", "surrogateescape")):
+            return "its timestamp token stamps another digest"
+        return None
+    problem = timestamp_problem(chain, reply, data)
+    return None if problem is None else f"its timestamp token {problem}"
+
+
+def inclusion_proof(workspace: Workspace, kind: str, record_id: str) -> dict[str, Any] | None:
+    """The record's leaf, its position and the audit path to the newest checkpoint that holds
+    it, with that checkpoint: all the other side needs to check it offline."""
+    return inclusion_proofs(workspace, [(kind, record_id)]).get((kind, record_id))
+
+
+def inclusion_proofs(
+    workspace: Workspace, wanted: list[tuple[str, str]]
+) -> dict[tuple[str, str], dict[str, Any] | None]:
+    """``inclusion_proof`` of several records, reading the log once."""
+    if not wanted:
+        return {}
+    with workspace.db.reading() as session:
+        entries = stored_leaves(session)
+        checkpoint = latest_checkpoint(session)
+        by_key = {(e.kind, e.record_id): e for e in entries}
+        rows = {key: _rows_of(session, *key) for key in wanted if key in by_key}
+    leaves = [raw_digest(e.leaf_hash) for e in entries]
+    proofs: dict[tuple[str, str], dict[str, Any] | None] = {}
+    for key in wanted:
+        entry = by_key.get(key)
+        if entry is None:
+            proofs[key] = None
+            continue
+        if checkpoint is None or checkpoint.tree_size <= entry.position:
+            proofs[key] = {
+                "position": entry.position,
+                "leafHash": entry.leaf_hash,
+                "checkpoint": None,
+            }
+            continue
+        path = merkle.inclusion_proof(entry.position, leaves[: checkpoint.tree_size])
+        leaf = rows.get(key)
+        proofs[key] = {
+            "position": entry.position,
+            "treeSize": checkpoint.tree_size,
+            "leaf": base64.b64encode(leaf).decode("ascii") if leaf else None,
+            "leafHash": entry.leaf_hash,
+            "path": [p.hex() for p in path],
+            "checkpoint": checkpoint_json(checkpoint),
+        }
+    return proofs
+
+
+def _rows_of(session: Any, kind: str, record_id: str) -> bytes | None:
+    model = {"capture": Capture, "extraction": Extraction, "verification": Verification}[kind]
+    row = session.get(model, int(record_id))
+    return None if row is None else leaf_bytes(row)
+
+
+def checkpoint_json(checkpoint: LogCheckpoint) -> dict[str, Any]:
+    return {
+        "id": checkpoint.id,
+        "document": checkpoint.document,
+        "treeSize": checkpoint.tree_size,
+        "rootHash": checkpoint.root_hash,
+        "signature": checkpoint.signature,
+        "timestamp": checkpoint.timestamp,
+    }

@@ -1,0 +1,186 @@
+"""The verifiable log of records: every capture, extraction and verification, in the order
+recorded, as the leaves of an RFC 9162 Merkle tree (records.attest.merkle), with signed and
+timestamped checkpoints of its size and root.
+
+A leaf is the RFC 8785 form of the record's own columns (``leaf_document``), so ``snap log
+verify`` recomputes every leaf from the rows as they are now: a row changed, removed or added
+without the log (append-only triggers dropped, a restored backup) is reported with its
+position. The stored leaf hashes are checked against every checkpoint and each checkpoint's
+consistency with the one before, so a rewritten log is found too.
+
+Appends run in the transaction that records the rows (a record is never in the database
+without its log entry); positions are handed out under a lock (PostgreSQL: an advisory
+transaction lock; SQLite: the write transaction, which begins IMMEDIATE).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import func, insert, select
+from sqlalchemy.orm import Session
+
+from records.attest import merkle
+from records.attest.manifest import canonical
+from records.models import Capture, Extraction, LogCheckpoint, LogEntry, Verification
+
+LOCK_KEY = 0x736E61706C6F67  # "snaplog": the advisory lock taken by appenders on PostgreSQL
+CHECKPOINT_FORMAT = "snap-log-checkpoint/1"
+LeafRow = Capture | Extraction | Verification
+
+
+def _time(value: datetime | None) -> str | None:
+    return None if value is None else value.astimezone(UTC).isoformat()
+
+
+def leaf_document(row: LeafRow) -> dict[str, Any]:
+    """The columns of a record that the log vouches for (JSON, strings and integers only)."""
+    if isinstance(row, Capture):
+        provenance = row.provenance or {}
+        manifest = provenance.get("manifest") or {}
+        timestamp = provenance.get("timestamp") or {}
+        return {
+            "kind": "capture",
+            "id": row.id,
+            "url": row.url,
+            "finalUrl": row.final_url,
+            "fetchedAt": _time(row.fetched_at),
+            "httpStatus": row.http_status,
+            "outcome": row.outcome,
+            "error": row.error,
+            "snapshotId": row.snapshot_id,
+            "manifest": manifest.get("hash"),
+            "timestamp": timestamp.get("hash"),
+        }
+    if isinstance(row, Extraction):
+        return {
+            "kind": "extraction",
+            "id": row.id,
+            "snapshotId": row.snapshot_id,
+            "extractor": row.extractor,
+            "decoding": row.decoding,
+            "textHash": row.text_hash,
+            "normHash": row.norm_hash,
+            "textSize": row.text_size,
+            "normalizer": row.normalizer,
+            "createdAt": _time(row.created_at),
+        }
+    return {
+        "kind": "verification",
+        "id": row.id,
+        "citationId": row.citation_id,
+        "snapshotId": row.snapshot_id,
+        "extractionId": row.extraction_id,
+        "runId": row.run_id,
+        "status": row.status,
+        "spanStart": row.span_start,
+        "spanEnd": row.span_end,
+        "matches": row.matches,
+        "reason": row.reason,
+        "verifier": row.verifier,
+        "normalizer": row.normalizer,
+        "checkedAt": _time(row.checked_at),
+    }
+
+
+def leaf_bytes(row: LeafRow) -> bytes:
+    return canonical(leaf_document(row))
+
+
+def hex_digest(raw: bytes) -> str:
+    return "sha256:" + raw.hex()
+
+
+def raw_digest(text: str) -> bytes:
+    return bytes.fromhex(text.removeprefix("sha256:"))
+
+
+def kind_of(row: LeafRow) -> str:
+    return str(leaf_document(row)["kind"])
+
+
+NEXT_POSITION = select(func.coalesce(func.max(LogEntry.position) + 1, 0))
+INSERT_ENTRIES = insert(LogEntry)
+
+
+def append(session: Session, rows: Iterable[LeafRow], *, new: bool = False) -> list[int]:
+    """Append ``rows`` (flushed, with ids) to the log, skipping any already in it (``new``:
+    the caller has just inserted them, so none can be); their positions, in order."""
+    wanted = [(kind_of(row), str(row.id), row) for row in rows]
+    if not wanted:
+        return []
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(select(func.pg_advisory_xact_lock(LOCK_KEY)))
+    present: set[tuple[str, str]] = set()
+    if not new:
+        query = select(LogEntry.kind, LogEntry.record_id).where(
+            LogEntry.kind.in_({kind for kind, _, _ in wanted}),
+            LogEntry.record_id.in_([rid for _, rid, _ in wanted]),
+        )
+        present = {(str(kind), str(record_id)) for kind, record_id in session.execute(query)}
+    start = session.scalar(NEXT_POSITION) or 0
+    values: list[dict[str, Any]] = []
+    now = datetime.now(UTC)
+    for kind, record_id, row in wanted:
+        if (kind, record_id) in present:
+            continue
+        present.add((kind, record_id))
+        leaf = hex_digest(merkle.leaf_hash(leaf_bytes(row)))
+        values.append(
+            {
+                "position": start + len(values),
+                "kind": kind,
+                "record_id": record_id,
+                "leaf_hash": leaf,
+                "appended_at": now,
+            }
+        )
+    if values:
+        session.execute(INSERT_ENTRIES, values)
+    return [value["position"] for value in values]
+
+
+def append_verifications(session: Session, ids: Iterable[int]) -> None:
+    wanted = sorted(set(ids))
+    rows: list[LeafRow] = []
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        query = select(Verification).where(Verification.id.in_(chunk)).order_by(Verification.id)
+        rows += list(session.scalars(query))
+    append(session, rows, new=True)
+
+
+def stored_leaves(session: Session) -> list[LogEntry]:
+    return list(session.scalars(select(LogEntry).order_by(LogEntry.position)))
+
+
+def checkpoint_document(tree_size: int, root_hash: str, created_at: datetime) -> bytes:
+    return canonical(
+        {
+            "format": CHECKPOINT_FORMAT,
+            "treeSize": tree_size,
+            "rootHash": root_hash,
+            "createdAt": _time(created_at),
+        }
+    )
+
+
+def tree_state(entries: Sequence[LogEntry]) -> tuple[int, str]:
+    leaves = [raw_digest(entry.leaf_hash) for entry in entries]
+    return len(leaves), hex_digest(merkle.root(leaves))
+
+
+def checkpoints(session: Session) -> list[LogCheckpoint]:
+    return list(session.scalars(select(LogCheckpoint).order_by(LogCheckpoint.id)))
+
+
+def latest_checkpoint(session: Session) -> LogCheckpoint | None:
+    query = select(LogCheckpoint).order_by(LogCheckpoint.id.desc()).limit(1)
+    return session.scalars(query).first()
+
+
+def document_digest(document: str) -> str:
+    return "sha256:" + hashlib.sha256(document.encode("utf-8")).hexdigest()

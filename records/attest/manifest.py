@@ -1,0 +1,185 @@
+"""The capture manifest: one canonical JSON document per capture naming what was captured, how,
+when, by which software, and the SHA-256 of every blob of the capture.
+
+Canonical form is RFC 8785 (JSON Canonicalization Scheme), written by the ``rfc8785`` package
+(Trail of Bits): our manifests hold only strings, integers, booleans, null, arrays and objects,
+for which JCS is sorted keys, no whitespace and minimal string escapes; the package refuses
+anything else (a float, an integer beyond 2**53), so no value can be written two ways. The
+manifest's SHA-256 is what is signed and what a time-stamping authority stamps.
+
+Blobs are an enumerable list: the ``raw`` bytes, the ``text`` of the extraction, and every
+provenance entry named ``<kind>Blob`` holding ``{"hash", "size"}`` (today ``headersBlob``; a
+browser capture's ``screenshotBlob``, ``domBlob`` … join without a change here).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+import rfc8785
+
+from snapshotter.capture import BROWSER_PROVENANCE, SnapshotRecord
+
+MANIFEST_FORMAT = "snap-capture-manifest/1"
+BLOB_SUFFIX = "Blob"
+
+
+class CaptureMethod(StrEnum):
+    HTTP = "http"
+    BROWSER = "browser"
+    FILE = "file"
+    IMPORT = "import"
+
+
+@dataclass(frozen=True)
+class ManifestBlob:
+    kind: str
+    digest: str
+    size: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "sha256": self.digest, "size": self.size}
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """The document and its canonical bytes; ``digest`` is ``sha256:<hex>`` of the bytes."""
+
+    document: dict[str, Any]
+    data: bytes
+
+    @property
+    def digest(self) -> str:
+        return "sha256:" + hashlib.sha256(self.data).hexdigest()
+
+    @classmethod
+    def of(cls, document: dict[str, Any]) -> Manifest:
+        return cls(document, canonical(document))
+
+
+def canonical(document: Any) -> bytes:
+    """RFC 8785 bytes of a JSON value."""
+    return rfc8785.dumps(document)
+
+
+def method_of(provenance: dict[str, Any], url: str, method: str = "") -> CaptureMethod:
+    """How the bytes came to snap: read from an archive, driven through a browser, a local file,
+    or an HTTP fetch."""
+    source = provenance.get("source")
+    if method in {member.value for member in CaptureMethod}:
+        return CaptureMethod(method)
+    if source in ("warc", "wacz", "import"):
+        return CaptureMethod.IMPORT
+    if source == "browser" or provenance.get("browser"):
+        return CaptureMethod.BROWSER
+    if not url.lower().startswith(("http://", "https://")):
+        return CaptureMethod.FILE
+    return CaptureMethod.HTTP
+
+
+def capture_blobs(record: SnapshotRecord) -> list[ManifestBlob]:
+    """Every blob of the capture: raw, the text, then the provenance's ``<kind>Blob`` entries
+    in name order."""
+    blobs = [ManifestBlob("raw", record.raw_hash, record.raw_size)]
+    if record.text_hash is not None:
+        blobs.append(ManifestBlob("text", record.text_hash, record.text_size))
+    for key in sorted(record.provenance):
+        named = record.provenance[key]
+        if not key.endswith(BLOB_SUFFIX) or key == BLOB_SUFFIX or not isinstance(named, dict):
+            continue
+        digest, size = named.get("hash"), named.get("size")
+        if isinstance(digest, str):
+            kind = key.removesuffix(BLOB_SUFFIX)
+            blobs.append(ManifestBlob(kind, digest, size if isinstance(size, int) else None))
+    return blobs + browser_blobs(record.provenance)
+
+
+def browser_blobs(provenance: dict[str, Any]) -> list[ManifestBlob]:
+    """A browser capture's blobs, in the order its provenance lists them (``browser.blobs``,
+    ``snapshotter.browser``): its browser document, screenshot, rendered DOM, rendered text and
+    every subresource body."""
+    summary = provenance.get(BROWSER_PROVENANCE)
+    listed = summary.get("blobs") if isinstance(summary, dict) else None
+    found = []
+    for item in listed if isinstance(listed, list) else []:
+        if isinstance(item, dict) and isinstance(item.get("hash"), str):
+            size = item.get("size")
+            kind = str(item.get("kind"))
+            found.append(ManifestBlob(kind, item["hash"], size if isinstance(size, int) else None))
+    return found
+
+
+def build_manifest(record: SnapshotRecord, *, software: dict[str, str]) -> Manifest:
+    """The manifest of one capture. An import also names its archive and what the archive
+    claims (its software, dates, peer address), kept apart from what snap itself did."""
+    provenance = record.provenance
+    method = method_of(provenance, record.url, record.method)
+    document: dict[str, Any] = {
+        "format": MANIFEST_FORMAT,
+        "method": method.value,
+        "requestedUrl": record.url,
+        "servedUrl": record.final_url,
+        "capturedAt": record.fetched_at,
+        "httpStatus": record.status,
+        "contentType": record.content_type,
+        "snapshotId": record.snapshot_id,
+        "software": {
+            **software,
+            "extractor": record.extractor,
+            "normalizer": record.normalizer,
+        },
+        "blobs": [blob.to_json() for blob in capture_blobs(record)],
+    }
+    if method is CaptureMethod.IMPORT:
+        document["import"] = import_claims(provenance)
+        document["capturedAt"] = None  # snap did not capture it; the archive's date is a claim
+    else:
+        document["peer"] = {"ip": provenance.get("ip"), "port": provenance.get("port")}
+    return Manifest.of(_json_safe(document))
+
+
+def import_claims(provenance: dict[str, Any]) -> dict[str, Any]:
+    """Where an imported capture came from, and what its archive states (never facts of a
+    capture by snap)."""
+    warc = provenance.get("warc") or {}
+    return {
+        "archive": {
+            "fileName": warc.get("file"),
+            "sha256": warc.get("fileDigest"),
+            "recordId": warc.get("recordId"),
+            "signature": provenance.get("archiveSignature") or "none",
+        },
+        "archiveClaims": {
+            "software": warc.get("software"),
+            "date": provenance.get("fetchedAt"),
+            "ipAddress": provenance.get("ip"),
+        },
+    }
+
+
+def origin_line(provenance: dict[str, Any]) -> str | None:
+    """For an imported capture: where it came from and who says it was captured when, in words
+    (never "captured by snap"); None for a capture snap made itself."""
+    if provenance.get("source") not in ("warc", "wacz", "import"):
+        return None
+    warc = provenance.get("warc") or {}
+    software = warc.get("software") or "software the archive does not name"
+    return (
+        f"imported from {warc.get('file')} (sha256 {warc.get('fileDigest')}, record"
+        f" {warc.get('recordId')}), captured by {software} at the time that archive states"
+        f" ({provenance.get('fetchedAt')}); not captured by snap"
+    )
+
+
+def _json_safe(value: Any) -> Any:
+    """Drop what JCS cannot hold faithfully: a float becomes its repr string."""
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, float):
+        return repr(value)
+    return value

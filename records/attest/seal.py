@@ -1,0 +1,112 @@
+"""Sealing a capture: its manifest stored as a blob, signed, and stamped by the TSA.
+
+All of it happens after the capture's blobs are stored and before its record is written, with
+no database transaction open (the TSA is a network call). What was done is named in the
+capture's provenance under ``manifest`` and ``timestamp``; a capture without a key or a TSA is
+still recorded, and its provenance says "not signed" / "no trusted timestamp" and why.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import snap
+from records.attest.errors import TimestampUnavailable
+from records.attest.manifest import Manifest, build_manifest
+from records.attest.signing import KEY_FILE_NAME, SigningKey, load_key
+from records.attest.timestamps import NO_TIMESTAMP, TsaConfig, request_timestamp
+from snap.config import Settings
+from snapshotter.capture import SnapshotRecord, rfc3339
+from snapshotter.store import BlobStore
+
+MANIFEST = "manifest"  # provenance key: the manifest blob and its signature
+TIMESTAMP = "timestamp"  # provenance key: the TSA's reply blob, or why there is none
+NOT_SIGNED = "not signed"
+
+
+def software() -> dict[str, str]:
+    return {"name": "snap", "version": snap.__version__}
+
+
+@dataclass
+class Attestor:
+    """The key and TSA of one workspace, loaded once."""
+
+    key: SigningKey | None
+    tsa: TsaConfig | None
+    per_batch: bool = False  # manifests are stamped through the checkpoint that includes them
+    unsigned_reason: str = f"{NOT_SIGNED}: no SNAP_SIGNING_KEY (run snap keys init)"
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Attestor:
+        path = signing_key_path(settings)
+        key = load_key(path) if settings.signing_key is not None or path.exists() else None
+        tsa = None
+        if settings.tsa_url:
+            tsa = TsaConfig.load(settings.tsa_url, settings.tsa_chain, timeout=settings.timeout)
+        return cls(key, tsa, per_batch=settings.tsa_per == "batch")
+
+    def stamp(self, store: BlobStore, data: bytes) -> dict[str, Any]:
+        """A timestamp over ``data`` stored as a blob, or why there is none."""
+        if self.tsa is None:
+            return {"state": "none", "reason": f"{NO_TIMESTAMP}: SNAP_TSA_URL is not set"}
+        try:
+            stamp = request_timestamp(self.tsa, data)
+        except TimestampUnavailable as error:
+            return {"state": "none", "reason": error.message}
+        digest = "sha256:" + hashlib.sha256(stamp.reply).hexdigest()
+        blob = store.put(TIMESTAMP, digest, stamp.reply, tags={"kind": TIMESTAMP})
+        return {
+            "state": "stamped",
+            "hash": digest,
+            "size": len(stamp.reply),
+            "versionId": blob.version_id,
+            "tsa": self.tsa.url,
+            "genTime": rfc3339(stamp.gen_time),
+        }
+
+    def sign(self, data: bytes) -> dict[str, Any]:
+        if self.key is None:
+            return {"state": "none", "reason": self.unsigned_reason}
+        return {
+            "state": "signed",
+            **self.key.sign(data).to_json(),
+            "publicKey": self.key.public_pem(),
+        }
+
+
+def signing_key_path(settings: Settings) -> Path:
+    return settings.signing_key or settings.home / KEY_FILE_NAME
+
+
+def seal(attestor: Attestor, store: BlobStore, record: SnapshotRecord) -> SnapshotRecord:
+    """The record with its manifest stored, signed and (when a TSA is set) stamped."""
+    manifest = build_manifest(record, software=software())
+    provenance = {**record.provenance, **seal_manifest(attestor, store, manifest)}
+    return dataclasses.replace(record, provenance=provenance)
+
+
+def seal_manifest(attestor: Attestor, store: BlobStore, manifest: Manifest) -> dict[str, Any]:
+    blob = store.put(MANIFEST, manifest.digest, manifest.data, tags={"kind": MANIFEST})
+    return {
+        MANIFEST: {
+            "hash": manifest.digest,
+            "size": len(manifest.data),
+            "versionId": blob.version_id,
+            "signature": attestor.sign(manifest.data),
+        },
+        TIMESTAMP: BATCHED if attestor.per_batch and attestor.tsa else attestor.stamp(
+            store, manifest.data
+        ),
+    }
+
+
+BATCHED = {
+    "state": "batched",
+    "reason": "stamped through the log checkpoint that includes this capture (SNAP_TSA_PER=batch)",
+}

@@ -1,0 +1,165 @@
+"""Commands of attestation: ``snap keys``, ``snap log`` and ``snap attest`` (records.attest).
+
+Kept beside ``snap.cli`` and added to its group there; each parses, makes one library call and
+prints.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from snap.cli import emit_json, json_option, workspace
+from snap.config import Settings
+
+
+@click.group()
+def keys() -> None:
+    """Manage the key that signs manifests and checkpoints."""
+
+
+@keys.command("init")
+@click.option(
+    "--type",
+    "key_type",
+    type=click.Choice(["ecdsa-p256", "ed25519"]),
+    default="ecdsa-p256",
+    show_default=True,
+    help="ECDSA P-256 also signs WACZ packages; Ed25519 only manifests and checkpoints.",
+)
+@json_option
+@click.pass_context
+def keys_init(ctx: click.Context, key_type: str, as_json: bool) -> None:
+    """Generate the signing key (SNAP_SIGNING_KEY, else SNAP_HOME/signing-key.pem); an
+    existing key is never replaced. Prints the public key."""
+    from records.attest.seal import signing_key_path
+    from records.attest.signing import KeyType, write_new_key
+
+    settings: Settings = ctx.obj
+    path = signing_key_path(settings)
+    key = write_new_key(path, KeyType(key_type))
+    _print_key(str(path), key.key_type.value, key.key_id, key.public_pem(), as_json)
+
+
+@keys.command("show")
+@json_option
+@click.pass_context
+def keys_show(ctx: click.Context, as_json: bool) -> None:
+    """Print the public key and key id of the signing key."""
+    from records.attest.seal import signing_key_path
+    from records.attest.signing import load_key
+
+    settings: Settings = ctx.obj
+    path = signing_key_path(settings)
+    key = load_key(path)
+    _print_key(str(path), key.key_type.value, key.key_id, key.public_pem(), as_json)
+
+
+def _print_key(path: str, key_type: str, key_id: str, pem: str, as_json: bool) -> None:
+    if as_json:
+        emit_json({"path": path, "type": key_type, "keyId": key_id, "publicKey": pem})
+        return
+    click.echo(f"key    {path}\ntype   {key_type}\nkey id {key_id}")
+    click.echo(pem, nl=False)
+
+
+@click.group("log")
+def log_group() -> None:
+    """The verifiable log of captures, extractions and verifications."""
+
+
+@log_group.command("checkpoint")
+@json_option
+@click.pass_context
+def log_checkpoint(ctx: click.Context, as_json: bool) -> None:
+    """Sign and timestamp the log's size and root now (nothing new if nothing was added)."""
+    from records.attest.checkpoints import make_checkpoint
+
+    with workspace(ctx, existing=True) as ws:
+        result = make_checkpoint(ws)
+    if as_json:
+        emit_json(result.to_json())
+        return
+    state = "checkpoint" if result.created else "unchanged since checkpoint"
+    click.echo(f"{state} {result.id}: size {result.tree_size} root {result.root_hash}")
+    click.echo(
+        f"  signature {result.signature.get('state')}  timestamp"
+        f" {result.timestamp.get('genTime') or result.timestamp.get('reason')}"
+    )
+
+
+@log_group.command("verify")
+@json_option
+@click.pass_context
+def log_verify(ctx: click.Context, as_json: bool) -> None:
+    """Recompute the log from the database and check every checkpoint; exit 1 on any row
+    changed, removed or inserted behind the log's back."""
+    from records.attest.checkpoints import verify_log
+
+    with workspace(ctx, existing=True) as ws:
+        report = verify_log(ws)
+    if as_json:
+        emit_json(report.to_json())
+    else:
+        for problem in report.problems:
+            where = problem["position"]
+            click.echo(f"✗ {'' if where is None else f'position {where}: '}{problem['problem']}")
+        verdict = "intact" if report.ok else f"{len(report.problems)} problem(s)"
+        click.echo(f"log of {report.entries} entries, {report.checkpoints} checkpoints: {verdict}")
+    ctx.exit(0 if report.ok else 1)
+
+
+@click.command("attest")
+@click.argument("given", metavar="ID")
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Also write each piece as a file the printed commands check.",
+)
+@json_option
+@click.pass_context
+def attest_command(ctx: click.Context, given: str, out: Path | None, as_json: bool) -> None:
+    """Everything the other side needs to check a citation, snapshot or answer (ID) without
+    snap: manifests, signatures and public key, RFC 3161 tokens, inclusion proofs and their
+    checkpoint, with the openssl command that checks each. Exit 1 when one does not check."""
+    from records.attest.attest import attest, write_files
+
+    with workspace(ctx, existing=True) as ws:
+        result = attest(ws, given)
+    if out is not None:
+        write_files(result, out)
+    if as_json:
+        emit_json(result.to_json())
+    else:
+        for capture in result.captures:
+            click.echo(f"capture {capture['captureId']}")
+            manifest = capture.get("manifest")
+            if manifest is None:
+                click.echo(f"  {capture.get('note')}")
+                continue
+            signature = capture["signature"]
+            stamp = capture["timestamp"]
+            click.echo(f"  manifest  {manifest['sha256']}")
+            click.echo(
+                f"  signature {signature.get('state')}"
+                f" {signature.get('keyId') or signature.get('reason')}"
+            )
+            click.echo(f"  timestamp {stamp.get('genTime') or stamp.get('reason')}")
+            proof = capture.get("proof") or {}
+            click.echo(
+                f"  log       position {proof.get('position')}, proved against checkpoint"
+                f" {(proof.get('checkpoint') or {}).get('id', 'none yet')}"
+            )
+            for command in capture.get("check", []):
+                click.echo(f"    $ {command}")
+        for check in result.verifications:
+            proof = check.get("proof") or {}
+            click.echo(
+                f"verification {check['id']} {check['status']}: log position"
+                f" {proof.get('position')}"
+            )
+        for problem in result.problems:
+            click.echo(f"✗ {problem}")
+    ctx.exit(0 if result.ok else 1)

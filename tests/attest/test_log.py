@@ -1,0 +1,233 @@
+"""``snap log verify`` finds any change to the sequence of records after a checkpoint (edit,
+delete, insert, reorder; of the rows, or of the log's own entries), on SQLite and
+PostgreSQL, with the append-only triggers dropped by hand first."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from records.attest import log
+from records.attest.checkpoints import make_checkpoint, verify_log
+from records.models import Capture
+from records.workspace import Workspace
+from snap.cli import cli
+from snap.config import Settings
+from tests.db_support import throwaway_postgres
+
+RECORDS = 6
+TRIGGERS = {
+    "sqlite": [
+        "DROP TRIGGER IF EXISTS log_entries_no_update",
+        "DROP TRIGGER IF EXISTS log_entries_no_delete",
+        "DROP TRIGGER IF EXISTS log_checkpoints_no_update",
+        "DROP TRIGGER IF EXISTS log_checkpoints_no_delete",
+    ],
+    "postgresql": [
+        "DROP TRIGGER IF EXISTS log_entries_append_only ON log_entries",
+        "DROP TRIGGER IF EXISTS log_entries_no_truncate ON log_entries",
+        "DROP TRIGGER IF EXISTS log_checkpoints_append_only ON log_checkpoints",
+        "DROP TRIGGER IF EXISTS log_checkpoints_no_truncate ON log_checkpoints",
+    ],
+}
+
+
+@pytest.fixture(params=["sqlite", "postgresql"], scope="module")
+def workspace(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Workspace]:
+    home = tmp_path_factory.mktemp("log")
+    env = {"SNAP_HOME": str(home)}
+    if request.param == "sqlite":
+        opened = Workspace.open(Settings.from_env(env))
+        yield opened
+        opened.close()
+        return
+    with throwaway_postgres() as url:
+        from records.db import Database
+
+        Database(url, auto_migrate=True).dispose()
+        opened = Workspace.open(Settings.from_env(env | {"SNAP_DATABASE_URL": url}))
+        yield opened
+        opened.close()
+
+
+def execute(workspace: Workspace, *statements: str, **params: object) -> None:
+    with workspace.db.session() as session:
+        for statement in statements:
+            session.execute(sa.text(statement), params)
+
+
+def fresh_log(workspace: Workspace) -> list[int]:
+    """RECORDS captures, logged and checkpointed; the triggers dropped, as an intruder would."""
+    with workspace.db.session() as session:
+        name = session.get_bind().dialect.name
+    execute(workspace, *TRIGGERS[name])
+    execute(
+        workspace, "DELETE FROM log_checkpoints", "DELETE FROM log_entries", "DELETE FROM captures"
+    )
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    ids = []
+    with workspace.db.session() as session:
+        for i in range(RECORDS):
+            capture = Capture(
+                url=f"https://example.com/{i}",
+                fetched_at=start + timedelta(seconds=i),
+                outcome="failed",
+                error="refused",
+                provenance={},
+            )
+            session.add(capture)
+            session.flush()
+            log.append(session, [capture])
+            ids.append(capture.id)
+    make_checkpoint(workspace)
+    return ids
+
+
+OPERATIONS = [
+    "edit",
+    "delete",
+    "insert",
+    "reorder_rows",
+    "edit_row_and_leaf",
+    "reorder_log",
+    "delete_entry",
+    "forge_checkpoint",
+]
+
+
+@pytest.mark.parametrize("operation", OPERATIONS)
+@settings(
+    max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(which=st.integers(0, RECORDS - 1), other=st.integers(1, RECORDS - 1))
+def test_any_change_after_a_checkpoint_is_found(
+    workspace: Workspace, operation: str, which: int, other: int
+) -> None:
+    ids = fresh_log(workspace)
+    assert verify_log(workspace).ok
+    second = (which + other) % RECORDS
+    target, partner = ids[which], ids[second]
+    if operation == "edit":
+        execute(workspace, "UPDATE captures SET error = 'edited' WHERE id = :id", id=target)
+    elif operation == "delete":
+        execute(workspace, "DELETE FROM captures WHERE id = :id", id=target)
+    elif operation == "insert":
+        execute(
+            workspace,
+            "INSERT INTO captures (url, fetched_at, outcome, error, provenance)"
+            " VALUES ('https://example.com/new', '2026-02-01 00:00:00', 'failed', 'x', '{}')",
+        )
+    elif operation == "reorder_rows":  # two records swap their contents
+        execute(
+            workspace,
+            "UPDATE captures SET url = CASE WHEN id = :a THEN :ub ELSE :ua END"
+            " WHERE id IN (:a, :b)",
+            a=target,
+            b=partner,
+            ua=f"https://example.com/{which}",
+            ub=f"https://example.com/{second}",
+        )
+    elif operation == "edit_row_and_leaf":  # the intruder rewrites the log entry too
+        execute(workspace, "UPDATE captures SET error = 'edited' WHERE id = :id", id=target)
+        with workspace.db.session() as session:
+            row = session.get(Capture, target)
+            assert row is not None
+            leaf = log.hex_digest(log.merkle.leaf_hash(log.leaf_bytes(row)))
+        execute(
+            workspace,
+            "UPDATE log_entries SET leaf_hash = :leaf WHERE record_id = :id",
+            leaf=leaf,
+            id=str(target),
+        )
+    elif operation == "reorder_log":  # swap two entries' places in the log
+        execute(
+            workspace,
+            "UPDATE log_entries SET position = position + 1000 WHERE position IN (:a, :b)",
+            a=which,
+            b=second,
+        )
+        execute(
+            workspace,
+            "UPDATE log_entries SET position = :b WHERE position = :a + 1000",
+            a=which,
+            b=second,
+        )
+        execute(
+            workspace,
+            "UPDATE log_entries SET position = :a WHERE position = :b + 1000",
+            a=which,
+            b=second,
+        )
+    elif operation == "forge_checkpoint":  # a row edited, and the checkpoint "updated" to fit
+        execute(workspace, "UPDATE captures SET error = 'edited' WHERE id = :id", id=target)
+        with workspace.db.session() as session:
+            row = session.get(Capture, target)
+            assert row is not None
+            leaf = log.hex_digest(log.merkle.leaf_hash(log.leaf_bytes(row)))
+        execute(
+            workspace,
+            "UPDATE log_entries SET leaf_hash = :leaf WHERE record_id = :id",
+            leaf=leaf,
+            id=str(target),
+        )
+        with workspace.db.session() as session:
+            _size, root = log.tree_state(log.stored_leaves(session))
+        execute(workspace, "UPDATE log_checkpoints SET root_hash = :root", root=root)
+    else:  # delete_entry
+        execute(workspace, "DELETE FROM log_entries WHERE position = :p", p=which)
+    report = verify_log(workspace)
+    assert not report.ok, operation
+    positions = {problem["position"] for problem in report.problems}
+    if operation in ("edit", "delete"):
+        assert which in positions
+    if operation == "insert":
+        assert any("inserted without a log entry" in p["problem"] for p in report.problems)
+
+
+def test_checkpoints_are_consistent_and_cli_reports(workspace: Workspace) -> None:
+    fresh_log(workspace)
+    with workspace.db.session() as session:
+        capture = Capture(
+            url="https://example.com/late",
+            fetched_at=datetime(2026, 3, 1, tzinfo=UTC),
+            outcome="failed",
+            error="refused",
+            provenance={},
+        )
+        session.add(capture)
+        session.flush()
+        log.append(session, [capture])
+    second = make_checkpoint(workspace)
+    assert second.created
+    assert second.tree_size == RECORDS + 1
+    assert not make_checkpoint(workspace).created
+    report = verify_log(workspace)
+    assert report.ok
+    assert report.checkpoints == 2
+
+
+def test_cli_log_verify_exit_codes(tmp_path: Path) -> None:
+    env = {"SNAP_HOME": str(tmp_path)}
+    page = tmp_path / "page.html"
+    page.write_text("<main><p>hello there</p></main>")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["fetch", str(page)], env=env).exit_code == 0
+    result = runner.invoke(cli, ["log", "checkpoint", "--json"], env=env)
+    assert result.exit_code == 0, result.output
+    assert runner.invoke(cli, ["log", "verify"], env=env).exit_code == 0
+    engine = sa.create_engine(f"sqlite:///{tmp_path / 'snap.db'}")
+    with engine.begin() as connection:
+        connection.execute(sa.text("UPDATE captures SET url = 'file:///elsewhere'"))
+    engine.dispose()
+    result = runner.invoke(cli, ["log", "verify"], env=env)
+    assert result.exit_code == 1
+    assert "position 1: capture 1 was changed" in result.output
