@@ -104,9 +104,10 @@ def plan_fsck(workspace: Workspace) -> FsckPlan:
         extractions = list(session.scalars(select(Extraction).order_by(Extraction.id)))
         stored = select(Capture.snapshot_id, Capture.provenance).where(Capture.outcome == "stored")
         rows = [(str(row[0]), dict(row[1] or {})) for row in session.execute(stored)]
-    heads = [(snapshot_id, blob) for snapshot_id, provenance in rows for blob in capture_blobs(provenance)]
-    heads += [
-        (snapshot_id, blob) for snapshot_id, provenance in rows for blob in seal_blobs(provenance)
+    heads = [
+        (snapshot_id, blob)
+        for snapshot_id, provenance in rows
+        for blob in [*capture_blobs(provenance), *seal_blobs(provenance)]
     ]
     evidence = [Evidence.of(s, None) for s in snapshots.values()]
     evidence += [Evidence.of(snapshots[e.snapshot_id], e) for e in extractions]
