@@ -980,6 +980,13 @@ def wait_for(ws: Any, progress: dict[str, Any]) -> dict[str, Any]:
     show_default=True,
     help="Citations one POST /v1/verify may carry (more is answered 413).",
 )
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 256),
+    default=1,
+    show_default=True,
+    help="Worker processes sharing the port (uvicorn's supervisor restarts one that dies).",
+)
 @click.option("--access-log", is_flag=True, help="Log every request (uvicorn's access log).")
 @click.option("--print-openapi", is_flag=True, help="Print the OpenAPI document and exit.")
 @click.pass_context
@@ -992,6 +999,7 @@ def serve(
     request_timeout: float,
     header_timeout: float,
     max_citations: int,
+    workers: int,
     access_log: bool,
     print_openapi: bool,
 ) -> None:
@@ -1021,14 +1029,16 @@ def serve(
     from records.workspace import Workspace
 
     opened = Workspace.open(settings)  # a bad store or database is one line, before binding
-    serving.run(
-        create_app(config, workspace=opened),
-        host=host.strip("[]"),
-        port=port,
-        access_log=access_log,
-        header_timeout=header_timeout,
-        graceful_shutdown=int(request_timeout) + 1,
+    how = serving.Listen(
+        host.strip("[]"), port, access_log, header_timeout, int(request_timeout) + 1
     )
+    if workers == 1:
+        serving.run(create_app(config, workspace=opened), how)
+        return
+    opened.close()  # each worker process opens its own
+    import functools
+
+    serving.run_workers(functools.partial(create_app, config), how, workers=workers)
 
 
 main = cli

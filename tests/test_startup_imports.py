@@ -55,6 +55,18 @@ EXTRACTION = (
 )
 # The tokenizer's patterns are compiled when verifier.matcher is imported.
 MATCHING = ("regex", "verifier.matcher", "verifier.tokenizer")
+# The HTTP service and the queue: loaded by ``snap serve`` and ``snap worker`` (or --enqueue) only.
+SERVICE = ("fastapi", "starlette", "uvicorn", "prometheus_client", "pydantic", "snap.service")
+QUEUE = ("celery", "kombu", "redis", "snap.workers")
+# The provider adapters: only an input in a provider's format needs its parser.
+PROVIDER_ADAPTERS = (
+    "records.inputs.anthropic",
+    "records.inputs.gemini",
+    "records.inputs.openai",
+    "records.inputs.perplexity",
+)
+# What no command below uses, on an embedded SQLite database and a folder store.
+NEVER_HERE = (*NOT_FOR_SQLITE, *NOT_FOR_FOLDER, *PDF_EXTRACTION, *SERVICE, *QUEUE)
 
 
 def loaded(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
@@ -149,3 +161,53 @@ def test_fetch_of_html_loads_the_html_extractor_only(tmp_path: Path) -> None:
     assert "snapshotter.extract.html" in modules
     # the first command on a new database migrates it, so Alembic is loaded here
     assert present(modules, ("psycopg", *NOT_FOR_FOLDER, *PDF_EXTRACTION)) == []
+
+
+@pytest.mark.parametrize(
+    ("command", "uses"),
+    [
+        (("verify", "{citation}"), ("sqlalchemy.orm", "verifier.matcher")),
+        (("show", "{snapshot}"), ("sqlalchemy.orm",)),
+        (("audit", "--url", "{url}"), ("sqlalchemy.orm",)),
+        (("fsck",), ("sqlalchemy.orm",)),
+        (("reverify", "--url", "{url}"), ("sqlalchemy.orm", "verifier.matcher")),
+        (("jobs",), ("sqlalchemy.orm",)),
+    ],
+    ids=["verify", "show", "audit", "fsck", "reverify", "jobs"],
+)
+def test_each_command_loads_what_it_uses_and_nothing_else(
+    tmp_path: Path,
+    captured_text: tuple[Path, str],
+    command: tuple[str, ...],
+    uses: tuple[str, ...],
+) -> None:
+    """The list per command: none loads the service, the queue, boto3, an extractor it does not
+    run or a provider's adapter for a file in snap's own format; each loads what it uses (the
+    control: the listing is of a process that did the work)."""
+    source, snapshot_id = captured_text
+    citation = tmp_path / "citation.json"
+    quote = {"exact": "serves only 1 request in 10"}
+    citation.write_text(json.dumps({"snapshotId": snapshot_id, "selector": {"quote": quote}}))
+    done, _ = loaded(tmp_path, "verify", str(citation))  # something to audit and reverify
+    assert done.returncode == 0, done.stderr
+    values = {"citation": str(citation), "snapshot": snapshot_id, "url": source.as_uri()}
+    done, modules = loaded(tmp_path, *(part.format(**values) for part in command))
+    assert done.returncode in (0, 1), done.stderr
+    assert all(present(modules, (name,)) for name in uses), uses
+    unneeded = (*NEVER_HERE, *HTML_EXTRACTION, *PROVIDER_ADAPTERS, "snapshotter.fetch")
+    assert present(modules, unneeded) == []
+
+
+def test_a_provider_file_loads_its_own_adapter_only(tmp_path: Path) -> None:
+    """The control for the check above: an Anthropic response loads the Anthropic adapter."""
+    message = {
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "text", "text": "A claim.", "citations": []}],
+    }
+    answer = tmp_path / "answer.json"
+    answer.write_text(json.dumps(message))
+    done, modules = loaded(tmp_path, "verify", str(answer))
+    assert "records.inputs.anthropic" in modules, done.stderr
+    others = tuple(name for name in PROVIDER_ADAPTERS if not name.endswith("anthropic"))
+    assert present(modules, (*others, *SERVICE, *QUEUE)) == []

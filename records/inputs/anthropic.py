@@ -18,17 +18,9 @@ from records.inputs.claims import claim_at
 from records.inputs.documents import DocumentMap, Source
 from records.inputs.fields import Field
 from records.inputs.model import CitationRequest, GivenDocument, VerifyInput
+from records.inputs.shapes import is_stream
 
 NAME = "Anthropic Messages"
-STREAM_EVENTS = {
-    "message_start",
-    "content_block_start",
-    "content_block_delta",
-    "content_block_stop",
-    "message_delta",
-    "message_stop",
-    "ping",
-}
 HINT_FIELDS = (
     "start_char_index",
     "end_char_index",
@@ -38,31 +30,6 @@ HINT_FIELDS = (
     "end_block_index",
     "search_result_index",
 )
-
-
-def is_message(value: Any) -> bool:
-    return (
-        isinstance(value, dict)
-        and isinstance(value.get("content"), (list, str))
-        and (value.get("type") == "message" or value.get("role") in ("assistant", "user"))
-    )
-
-
-def is_stream(value: Any) -> bool:
-    return (
-        isinstance(value, list)
-        and bool(value)
-        and all(isinstance(e, dict) and str(e.get("type")) in STREAM_EVENTS for e in value)
-        and any(e.get("type") == "message_start" for e in value)
-    )
-
-
-def recognises(document: Any) -> bool:
-    if isinstance(document, dict) and "request" in document and "response" in document:
-        return True
-    if isinstance(document, list):
-        return is_stream(document) or (bool(document) and all(map(is_message, document)))
-    return is_message(document)
 
 
 def parse(document: Any, documents: DocumentMap) -> VerifyInput:

@@ -2,17 +2,19 @@
 
 Adapters are tried in order, each recognising its own shape; providers come before snap's own
 formats because snap's minimal ``{"url", "quote"}`` shape is the loosest. An input no adapter
-recognises is refused with one line naming every accepted format.
+recognises is refused with one line naming every accepted format. A provider's shape is told
+by ``shapes`` and its adapter imported only then (most inputs are in snap's own format).
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from records.inputs import anthropic, gemini, openai, perplexity, snap_formats
+from records.inputs import shapes, snap_formats
 from records.inputs.documents import NO_DOCUMENTS, DocumentMap
 from records.inputs.model import VerifyInput
 from records.inputs.reader import load_json_input, parse_input_bytes
@@ -26,27 +28,41 @@ ACCEPTED = (
 )
 
 
-def adapters() -> list[tuple[str, Callable[[Any], bool], Parse]]:
-    return [
-        (anthropic.NAME, anthropic.recognises, anthropic.parse),
-        (perplexity.NAME, perplexity.recognises, perplexity.parse),
-        (openai.NAME, openai.recognises, openai.parse),
-        (gemini.NAME, gemini.recognises, gemini.parse),
-        ("snap", snap_formats.recognises, lambda document, _docs: snap_formats.parse(document)),
-    ]
+# In the order tried: the adapter module (records.inputs.<name>) and its shape.
+PROVIDERS: tuple[tuple[str, Callable[[Any], bool]], ...] = (
+    ("anthropic", shapes.is_anthropic),
+    ("perplexity", shapes.is_perplexity),
+    ("openai", shapes.is_openai),
+    ("gemini", shapes.is_gemini),
+)
+
+
+def adapter_of(document: Any) -> tuple[str, Parse] | None:
+    """The name of the format ``document`` is in and its parser, or ``None``."""
+    for module, recognises in PROVIDERS:
+        if recognises(document):
+            adapter = importlib.import_module(f"records.inputs.{module}")
+            name: str = adapter.NAME
+            parse: Parse = adapter.parse
+            return name, parse
+    if snap_formats.recognises(document):
+        return "snap", lambda document, _docs: snap_formats.parse(document)
+    return None
 
 
 def detect(document: Any) -> str | None:
     """The name of the format ``document`` is in, or ``None``."""
-    return next((name for name, recognises, _ in adapters() if recognises(document)), None)
+    found = adapter_of(document)
+    return None if found is None else found[0]
 
 
 def parse_document(document: Any, documents: DocumentMap = NO_DOCUMENTS) -> VerifyInput:
     """``document`` (parsed JSON) as the internal request, by the adapter recognising it."""
-    for name, recognises, parse in adapters():
-        if recognises(document):
-            return replace(parse(document, documents), input_format=name)
-    raise InputError(f"expected a JSON object or list in a format snap reads: {ACCEPTED}")
+    found = adapter_of(document)
+    if found is None:
+        raise InputError(f"expected a JSON object or list in a format snap reads: {ACCEPTED}")
+    name, parse = found
+    return replace(parse(document, documents), input_format=name)
 
 
 def load_verify_input(path: Path, documents: DocumentMap = NO_DOCUMENTS) -> VerifyInput:

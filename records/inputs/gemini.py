@@ -23,10 +23,6 @@ from snap.errors import OffsetError
 NAME = "Gemini"
 
 
-def recognises(document: Any) -> bool:
-    return isinstance(document, dict) and isinstance(document.get("candidates"), list)
-
-
 def parse(document: Any, documents: DocumentMap) -> VerifyInput:
     root = Field(document)
     answer_id = root.first("responseId", "response_id").optional_str()

@@ -22,18 +22,6 @@ from records.inputs.model import UNQUOTED, CitationRequest, VerifyInput
 NAME = "OpenAI"
 
 
-def recognises(document: Any) -> bool:
-    if not isinstance(document, dict):
-        return False
-    if isinstance(document.get("output"), list):
-        return bool(document.get("object", "response") == "response")
-    choices = document.get("choices")
-    return isinstance(choices, list) and document.get("object", "chat.completion") in (
-        "chat.completion",
-        "chat.completion.chunk",
-    )
-
-
 def parse(document: Any, documents: DocumentMap) -> VerifyInput:
     root = Field(document)
     answer_id = root.child("id").optional_str()

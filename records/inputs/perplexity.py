@@ -20,15 +20,6 @@ from records.inputs.model import SNIPPET, CitationRequest, VerifyInput
 NAME = "Perplexity"
 
 
-def recognises(document: Any) -> bool:
-    if not isinstance(document, dict) or not isinstance(document.get("choices"), list):
-        return False
-    citations = document.get("citations")
-    return isinstance(document.get("search_results"), list) or (
-        isinstance(citations, list) and all(isinstance(c, str) for c in citations)
-    )
-
-
 def parse(document: Any, documents: DocumentMap) -> VerifyInput:
     root = Field(document)
     answer_id = root.child("id").optional_str()

@@ -4,13 +4,22 @@ A registry of its own per app (not the library's global one): two apps in one pr
 never share or double-register counters.  Routes are labelled by their template
 (``/v1/snapshots/{snapshot_id}``), and any path that matches no route as ``unmatched``, so a
 client cannot grow the label set with made-up paths.
+
+Under ``snap serve --workers N`` each worker is its own process: prometheus_client's
+multi-process mode (``PROMETHEUS_MULTIPROC_DIR``, a fresh directory per serve) keeps every
+worker's values in files there, and ``/metrics`` from any worker sums them over all workers.
+That mode adds ``snap_worker_requests``, the requests each worker process answered (by ``pid``),
+so an uneven spread over the workers shows.
 """
 
 from __future__ import annotations
 
+import os
+
 from prometheus_client import (
     CollectorRegistry,
     Counter,
+    Gauge,
     Histogram,
     disable_created_metrics,
     generate_latest,
@@ -20,6 +29,7 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 UNMATCHED = "unmatched"
 # Seconds: a check of an answer against captured pages takes milliseconds; a capture, seconds.
+MULTIPROCESS_DIR = "PROMETHEUS_MULTIPROC_DIR"  # prometheus_client's name; set by snap serve
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 
 
@@ -52,10 +62,21 @@ class Metrics:
             ("error",),
             registry=self.registry,
         )
+        self.shared_directory = os.environ.get(MULTIPROCESS_DIR)
+        self.worker_requests: Gauge | None = None
+        if self.shared_directory:  # a gauge, as a counter's multi-process value has no pid
+            self.worker_requests = Gauge(
+                "snap_worker_requests",
+                "HTTP requests answered by each worker process of snap serve --workers.",
+                registry=self.registry,
+                multiprocess_mode="all",
+            )
 
     def observe_request(self, route: str, method: str, status: int, seconds: float) -> None:
         self.requests.labels(route, method, str(status)).inc()
         self.latency.labels(route).observe(seconds)
+        if self.worker_requests is not None:
+            self.worker_requests.inc()
 
     def count_statuses(self, by_status: dict[str, int]) -> None:
         for status, count in by_status.items():
@@ -65,4 +86,11 @@ class Metrics:
         self.capture_failures.labels(error_type).inc()
 
     def exposition(self) -> bytes:
-        return generate_latest(self.registry)
+        """This process's values, or under several workers the sum over all of them."""
+        if not self.shared_directory:
+            return generate_latest(self.registry)
+        from prometheus_client.multiprocess import MultiProcessCollector
+
+        every_worker = CollectorRegistry()
+        MultiProcessCollector(every_worker, path=self.shared_directory)  # type: ignore[no-untyped-call]
+        return generate_latest(every_worker)

@@ -15,6 +15,14 @@ two changes made through the protocol's own methods (no uvicorn code copied).
 The socket is bound before uvicorn starts, so a port already in use is one line and exit 3
 (``ListenError``) instead of uvicorn's start-up log. snap always uses this h11 protocol, even
 where ``httptools`` is installed.
+
+``--workers N`` (N > 1) runs uvicorn's own supervisor (``uvicorn.supervisors.Multiprocess``):
+N worker processes, each building the app from the factory ``create_app(config)`` and accepting
+on the same pre-bound socket; the supervisor replaces a worker that dies. The uvicorn
+configuration travels to each worker pickled, so the protocol's header deadline rides on it as a
+plain number (``SnapConfig``), not as a class made at run time. Metrics switch to
+prometheus_client's multi-process mode in a temporary directory made for this serve and removed
+when it ends (``snap.service.metrics``).
 """
 
 from __future__ import annotations
@@ -22,13 +30,23 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import socket
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
+import uvicorn
+
 from snap.errors import SnapError
+from snap.service.metrics import MULTIPROCESS_DIR
 from snap.service.problems import MALFORMED, MEDIA_TYPE, SLOW, problem
 
 DEFAULT_HEADER_TIMEOUT = 10.0
+# Seconds a worker may take to answer the supervisor's ping before it is killed and replaced;
+# uvicorn's 5 s is shorter than a worker's imports on a loaded machine.
+WORKER_HEALTHCHECK = 60
 TLS_HANDSHAKE = b"\x16\x03"  # a TLS record of type handshake, any TLS version
 
 
@@ -136,32 +154,76 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-def run(
-    app: Any,
-    *,
-    host: str,
-    port: int,
-    access_log: bool,
-    header_timeout: float,
-    graceful_shutdown: int,
-) -> None:
-    """Serve ``app`` until SIGTERM or Ctrl-C (uvicorn then ends by that signal)."""
-    import uvicorn
+class SnapConfig(uvicorn.Config):
+    """uvicorn's configuration with snap's h11 protocol; picklable, for worker processes."""
 
-    sock = listening_socket(host, port)
-    config = uvicorn.Config(
-        app,
-        http=protocol_class(header_timeout),
-        access_log=access_log,
-        log_level="info",
-        timeout_graceful_shutdown=graceful_shutdown,
-    )
+    def __init__(self, app: Any, *, header_timeout: float, **options: Any) -> None:
+        super().__init__(app, http="h11", **options)
+        self.header_timeout = header_timeout
+
+    def load(self) -> None:
+        super().load()
+        self.http_protocol_class = protocol_class(self.header_timeout)
+
+
+@dataclass(frozen=True)
+class Listen:
+    """Where and how ``snap serve`` listens (its command-line options)."""
+
+    host: str
+    port: int
+    access_log: bool
+    header_timeout: float
+    graceful_shutdown: int  # seconds uvicorn waits for requests under way at shutdown
+
+    def config(self, app: Any, **options: Any) -> SnapConfig:
+        return SnapConfig(
+            app,
+            header_timeout=self.header_timeout,
+            access_log=self.access_log,
+            log_level="info",
+            timeout_graceful_shutdown=self.graceful_shutdown,
+            **options,
+        )
+
+
+def run(app: Any, how: Listen) -> None:
+    """Serve ``app`` until SIGTERM or Ctrl-C (uvicorn then ends by that signal)."""
+    sock = listening_socket(how.host, how.port)
+    config = how.config(app)
     server = uvicorn.Server(config)
-    bound_host, bound_port = sock.getsockname()[:2]
-    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
-    logging.getLogger("uvicorn.error").info(
-        "snap serve listening on http://%s:%d", shown, bound_port
-    )
+    announce(sock)
     server.run(sockets=[sock])
     if not server.started:
         raise ListenError("the server did not start (see the log above)")
+
+
+def run_workers(factory: Callable[[], Any], how: Listen, *, workers: int) -> None:
+    """Serve the app ``factory()`` builds from ``workers`` processes until SIGTERM or Ctrl-C;
+    the supervisor then stops every worker and returns. ``factory`` must pickle (a
+    ``functools.partial`` of a module-level function does): each worker calls it."""
+    from uvicorn.supervisors import Multiprocess
+
+    sock = listening_socket(how.host, how.port)
+    with tempfile.TemporaryDirectory(prefix="snap-serve-metrics-") as shared:
+        os.environ[MULTIPROCESS_DIR] = shared  # inherited by the workers, read at their import
+        config = how.config(
+            factory,
+            factory=True,
+            workers=workers,
+            timeout_worker_healthcheck=WORKER_HEALTHCHECK,
+        )
+        announce(sock, f" with {workers} worker processes")
+        try:
+            Multiprocess(config, sockets=[sock]).run()
+        finally:
+            del os.environ[MULTIPROCESS_DIR]
+            sock.close()
+
+
+def announce(sock: socket.socket, how: str = "") -> None:
+    bound_host, bound_port = sock.getsockname()[:2]
+    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
+    logging.getLogger("uvicorn.error").info(
+        "snap serve listening on http://%s:%d%s", shown, bound_port, how
+    )
