@@ -54,7 +54,7 @@ class Span(Wire):
 
 
 class Offsets(Wire):
-    codepoints: Span | None = None
+    codepoint: Span | None = None
     utf16: Span | None = None
     utf8: Span | None = None
 
