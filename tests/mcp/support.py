@@ -51,7 +51,8 @@ async def exercise_every_tool(session: ClientSession, page_url: str, refused_url
     assert {tool.name for tool in listed} == TOOLS
     for tool in listed:
         assert tool.inputSchema["type"] == "object", tool.name
-        assert tool.outputSchema is not None and tool.outputSchema["type"] == "object", tool.name
+        assert tool.outputSchema is not None, tool.name
+        assert tool.outputSchema["type"] == "object", tool.name
         assert tool.description
     schemas = {tool.name: tool for tool in listed}
     assert schemas["verify_quote"].inputSchema["required"] == ["quote"]
