@@ -131,9 +131,7 @@ def build_server(
 class SnapMCP(FastMCP):
     """FastMCP whose tool errors carry snap's problem documents instead of a bare message."""
 
-    async def call_tool(
-        self, name: str, arguments: dict[str, Any]
-    ) -> Any:
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
         try:
             return await super().call_tool(name, arguments)
         except ToolError as error:
