@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -105,21 +106,34 @@ class Workspace:
 
         return capture_source(self._opened, url, web_only=True)
 
+    def text(self, snapshot_id: str) -> str:
+        """A snapshot's stored text, re-hashed on the way out (as ``snap show``)."""
+        from records.show import show
+
+        return show(self._opened, snapshot_id, what="text").text or ""
+
     def verify_answer(
-        self, response: str | Path | bytes | dict[str, Any] | list[Any]
+        self,
+        response: str | Path | bytes | dict[str, Any] | list[Any],
+        *,
+        documents: Mapping[str, str] | list[str] | None = None,
     ) -> VerifiedAnswer:
         """Verify every quote of an answer: a provider's response or a snap answer document,
-        given as a file path, its bytes, or the parsed JSON."""
+        given as a file path, its bytes, or the parsed JSON. ``documents``, as
+        ``snap verify --documents``: the URL or snapshot id of each document the model was
+        given, by index (a list, in order) or title."""
         from records.inputs import load_verify_input, verify_input_from_bytes
+        from records.inputs.documents import NO_DOCUMENTS, parse_document_map
         from records.verify import verify_citations
 
+        mapped = NO_DOCUMENTS if documents is None else parse_document_map(documents)
         if isinstance(response, str | Path):
-            given = load_verify_input(Path(response))
+            given = load_verify_input(Path(response), mapped)
         elif isinstance(response, bytes):
-            given = verify_input_from_bytes(response, "the response")
+            given = verify_input_from_bytes(response, "the response", mapped)
         else:
             data = json.dumps(response, ensure_ascii=False).encode("utf-8")
-            given = verify_input_from_bytes(data, "the response")
+            given = verify_input_from_bytes(data, "the response", mapped)
         report = verify_citations(self._opened, given)
         asked = tuple(r.quote.exact if r.quote else None for r in given.requests)
         return VerifiedAnswer(tuple(report.results), asked)

@@ -191,13 +191,22 @@ def add_tools(server: FastMCP, workspace: Workspace, public: Redactor) -> None:
                 )
             ),
         ],
+        documents: Annotated[
+            dict[str, str] | list[str] | None,
+            Field(
+                description=(
+                    "as snap verify --documents: the URL or snapshot id of each document the "
+                    "model was given, by index (a list, in order) or title"
+                )
+            ),
+        ] = None,
     ) -> AnswerResult:
         """Check every quote of a model's answer against the stored sources.
 
         Returns one result per cited quote and a summary with the verification rate
         (shareVerified); the same formats and checks as `snap verify`."""
         document = response if not isinstance(response, str) else json.loads(response)
-        report = await run(verify_document, workspace, document, public)
+        report = await run(verify_document, workspace, document, public, documents)
         return AnswerResult.model_validate(report)
 
     @server.tool(annotations=ToolAnnotations(openWorldHint=True, idempotentHint=True))
@@ -258,9 +267,12 @@ async def run(function: Any, *args: Any, **kwargs: Any) -> Any:
     return await anyio.to_thread.run_sync(lambda: function(*args, **kwargs))
 
 
-def verify_document(workspace: Workspace, document: Any, public: Redactor) -> dict[str, Any]:
+def verify_document(
+    workspace: Workspace, document: Any, public: Redactor, documents: Any = None
+) -> dict[str, Any]:
     """``snap verify --json`` of one input document, read by the same input reader."""
     from records.inputs import verify_input_from_bytes
+    from records.inputs.documents import NO_DOCUMENTS, parse_document_map
     from records.inputs.reader import max_input_bytes
     from records.verify import verify_citations
     from snap.errors import InputTooLarge
@@ -269,7 +281,8 @@ def verify_document(workspace: Workspace, document: Any, public: Redactor) -> di
     limit = max_input_bytes()
     if len(data) > limit:
         raise InputTooLarge(f"the input has {len(data)} bytes; the limit is {limit}")
-    given = verify_input_from_bytes(data, "the tool's input")
+    mapped = NO_DOCUMENTS if documents is None else parse_document_map(documents)
+    given = verify_input_from_bytes(data, "the tool's input", mapped)
     return dict(public.document(verify_citations(workspace, given).to_json()))
 
 

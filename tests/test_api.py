@@ -48,7 +48,8 @@ def test_render_keeps_marks_only_on_found_quotes(workspace: Workspace, tmp_path:
     start = verified.results[0].outcome.start
     assert f"snap://snapshots/{record.snapshot_id}/text#char={start}," in found_line
     changed_line = next(line for line in rendered.splitlines() if CHANGED in line)
-    assert "“" not in changed_line and "”" not in changed_line
+    assert "“" not in changed_line
+    assert "”" not in changed_line
     assert f"{CLOSEST} (score" in rendered
     assert "1 request in 100" in rendered.split(CLOSEST)[1]
     assert rendered.index("A tenth") < rendered.index(FOUND) < rendered.index("One in a thousand")
