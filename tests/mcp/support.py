@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 from mcp import ClientSession
 from mcp.types import CallToolResult
 
@@ -38,9 +39,12 @@ def snap_command() -> tuple[str, list[str]]:
     return sys.executable, ["-m", "snap"]
 
 
-def structured(result: CallToolResult) -> dict[str, Any]:
+def structured(schema: dict[str, Any], result: CallToolResult) -> dict[str, Any]:
+    """The tool's document, checked against the output schema it declared."""
+    assert not result.isError, result
     assert result.structuredContent is not None, result
     document: dict[str, Any] = result.structuredContent
+    jsonschema.validate(document, schema)
     assert json.loads(result.content[0].text) == document  # type: ignore[union-attr]
     return document
 
@@ -55,28 +59,34 @@ async def exercise_every_tool(session: ClientSession, page_url: str, refused_url
         assert tool.outputSchema["type"] == "object", tool.name
         assert tool.description
     schemas = {tool.name: tool for tool in listed}
+    out = {tool.name: tool.outputSchema or {} for tool in listed}
     assert schemas["verify_quote"].inputSchema["required"] == ["quote"]
     assert "closest" in schemas["verify_quote"].outputSchema["properties"]  # type: ignore[index]
 
-    captured = structured(await session.call_tool("capture", {"url": page_url}))
+    captured = structured(out["capture"], await session.call_tool("capture", {"url": page_url}))
     snapshot_id = captured["snapshotId"]
     assert snapshot_id.startswith("sha256:")
 
-    found = structured(await session.call_tool("verify_quote", {"quote": FOUND, "url": page_url}))
+    found = structured(
+        out["verify_quote"],
+        await session.call_tool("verify_quote", {"quote": FOUND, "url": page_url}),
+    )
     assert found["status"] == "quote_found"
     assert found["quote"]["exact"] == FOUND
     assert set(found["offsets"]) >= {"codepoint", "utf16", "utf8"}
 
     changed = structured(
-        await session.call_tool("verify_quote", {"quote": CHANGED, "snapshot_id": snapshot_id})
+        out["verify_quote"],
+        await session.call_tool("verify_quote", {"quote": CHANGED, "snapshot_id": snapshot_id}),
     )
     assert changed["status"] == "not_found", changed
     assert changed["closest"]["text"].endswith("1 request in 100")
 
     unknown = structured(
+        out["verify_quote"],
         await session.call_tool(
             "verify_quote", {"quote": FOUND, "snapshot_id": "sha256:" + "0" * 64}
-        )
+        ),
     )
     assert unknown["status"] == "unknown_snapshot"
 
@@ -86,14 +96,20 @@ async def exercise_every_tool(session: ClientSession, page_url: str, refused_url
             {"text": "One in a thousand.", "snapshotId": snapshot_id, "quote": CHANGED},
         ]
     }
-    verified = structured(await session.call_tool("verify_answer", {"response": answer}))
+    verified = structured(
+        out["verify_answer"], await session.call_tool("verify_answer", {"response": answer})
+    )
     assert [r["status"] for r in verified["results"]] == ["quote_found", "not_found"]
     assert verified["summary"]["shareVerified"] == 0.5
 
-    audited = structured(await session.call_tool("audit", {"snapshot_id": snapshot_id}))
+    audited = structured(
+        out["audit"], await session.call_tool("audit", {"snapshot_id": snapshot_id})
+    )
     assert json.dumps(audited).count("intact") >= 1
 
-    shown = structured(await session.call_tool("show_text", {"snapshot_id": snapshot_id}))
+    shown = structured(
+        out["show_text"], await session.call_tool("show_text", {"snapshot_id": snapshot_id})
+    )
     assert FOUND in shown["text"]
     resource = await session.read_resource(f"snap://snapshots/{snapshot_id}/text")  # type: ignore[arg-type]
     assert FOUND in resource.contents[0].text  # type: ignore[union-attr]
