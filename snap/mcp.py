@@ -187,7 +187,7 @@ def add_tools(server: FastMCP, workspace: Workspace, public: Redactor) -> None:
             Field(
                 description=(
                     "a provider's response (Anthropic, OpenAI, Gemini, Perplexity) or a snap "
-                    "answer document, as JSON or as the JSON text"
+                    "answer document, as JSON, as the JSON text or as a saved event stream"
                 )
             ),
         ],
@@ -205,8 +205,7 @@ def add_tools(server: FastMCP, workspace: Workspace, public: Redactor) -> None:
 
         Returns one result per cited quote and a summary with the verification rate
         (shareVerified); the same formats and checks as `snap verify`."""
-        document = response if not isinstance(response, str) else json.loads(response)
-        report = await run(verify_document, workspace, document, public, documents)
+        report = await run(verify_document, workspace, response, public, documents)
         return AnswerResult.model_validate(report)
 
     @server.tool(annotations=ToolAnnotations(openWorldHint=True, idempotentHint=True))
@@ -277,7 +276,11 @@ def verify_document(
     from records.verify import verify_citations
     from snap.errors import InputTooLarge
 
-    data = json.dumps(document, ensure_ascii=False).encode("utf-8")
+    # JSON text (or a saved event stream) is read as a file's bytes would be: the same reader
+    if isinstance(document, str):
+        data = document.encode("utf-8", "surrogatepass")
+    else:
+        data = json.dumps(document, ensure_ascii=False).encode("utf-8", "surrogatepass")
     limit = max_input_bytes()
     if len(data) > limit:
         raise InputTooLarge(f"the input has {len(data)} bytes; the limit is {limit}")

@@ -102,6 +102,16 @@ async def exercise_every_tool(session: ClientSession, page_url: str, refused_url
     assert [r["status"] for r in verified["results"]] == ["quote_found", "not_found"]
     assert verified["summary"]["shareVerified"] == 0.5
 
+    as_text = await session.call_tool("verify_answer", {"response": json.dumps(answer)})
+    assert structured(out["verify_answer"], as_text)["summary"] == verified["summary"]
+    broken = await session.call_tool("verify_answer", {"response": "{not json"})
+    assert broken.isError
+    assert json.loads(broken.content[0].text)["exitCode"] == 2  # type: ignore[union-attr]
+    both = await session.call_tool(
+        "verify_quote", {"quote": FOUND, "url": page_url, "snapshot_id": snapshot_id}
+    )
+    assert json.loads(both.content[0].text)["type"] == "/problems/unusable-input"  # type: ignore[union-attr]
+
     audited = structured(
         out["audit"], await session.call_tool("audit", {"snapshot_id": snapshot_id})
     )
