@@ -1041,6 +1041,64 @@ def serve(
     serving.run_workers(functools.partial(create_app, config), how, workers=workers)
 
 
+@cli.command()
+@click.option(
+    "--transport",
+    type=click.Choice(["stdio", "http"]),
+    default="stdio",
+    show_default=True,
+    help="stdio for desktop and CLI agents; http for Streamable HTTP at /mcp.",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address (http only).")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
+@click.option(
+    "--request-timeout",
+    type=click.FloatRange(min=0, min_open=True, max=24 * 3600),
+    default=60.0,
+    show_default=True,
+    help="Seconds an HTTP request may take before it is answered 504.",
+)
+@click.pass_context
+def mcp(ctx: click.Context, transport: str, host: str, port: int, request_timeout: float) -> None:
+    """Serve snap's tools to AI agents over MCP (verify_quote, verify_answer, capture, audit,
+    show_text).
+
+    Over http, the same bearer tokens (SNAP_API_TOKENS) and limits as snap serve; the
+    capture allow-list comes from settings (SNAP_ALLOW_PRIVATE, SNAP_ALLOW_NETWORKS).
+    """
+    from records.inputs.reader import max_input_bytes
+    from records.workspace import Workspace
+    from snap.service.auth import check_bind, is_loopback_host, parse_tokens
+
+    tokens = parse_tokens(os.environ.get("SNAP_API_TOKENS")) if transport == "http" else ()
+    if transport == "http":
+        check_bind(host, tokens)
+    try:
+        from snap.mcp import build_server, http_app
+    except ImportError as error:  # pragma: no cover - the SDK is a dependency
+        raise InputError(f"snap mcp needs the MCP SDK: pip install 'mcp' ({error})") from None
+    settings: Settings = ctx.obj
+    opened = Workspace.open(settings)  # a bad store or database is one line, before serving
+    try:
+        server = build_server(opened, host=host, port=port, loopback=is_loopback_host(host))
+        if transport == "stdio":
+            server.run("stdio")
+            return
+        from snap.service import serving
+
+        app = http_app(server, tokens, max_body=max_input_bytes(), timeout=request_timeout)
+        serving.run(
+            app,
+            host=host.strip("[]"),
+            port=port,
+            access_log=False,
+            header_timeout=10.0,
+            graceful_shutdown=int(request_timeout) + 1,
+        )
+    finally:
+        opened.close()
+
+
 main = cli
 
 

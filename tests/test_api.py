@@ -1,0 +1,61 @@
+"""``snap.api``: a RAG pipeline's one-line verification, and the rendered answer."""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from snap.api import CLOSEST, Workspace
+from snap.errors import InputError
+from tests.http_fixtures import LoopbackServer
+from tests.mcp.support import CHANGED, FOUND, PAGE
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Iterator[Workspace]:
+    loopback = (ipaddress.ip_network("127.0.0.1/32"),)
+    opened = Workspace.open(tmp_path / "home", allow_networks=loopback)
+    yield opened
+    opened.close()
+
+
+def test_render_keeps_marks_only_on_found_quotes(workspace: Workspace, tmp_path: Path) -> None:
+    with LoopbackServer() as pages:
+        pages.route("/cache.html", body=PAGE.encode())
+        record = workspace.capture(pages.url("/cache.html"))
+    answer = {
+        "claims": [
+            {
+                "text": "A tenth reaches the origin.",
+                "snapshotId": record.snapshot_id,
+                "quote": FOUND,
+            },
+            {"text": "One in a thousand.", "snapshotId": record.snapshot_id, "quote": CHANGED},
+        ]
+    }
+    saved = tmp_path / "response.json"
+    saved.write_text(json.dumps(answer), encoding="utf-8")
+    verified = workspace.verify_answer(saved)
+    assert verified.rate == 0.5
+    assert not verified.passed
+    rendered = verified.render()
+    found_line = next(line for line in rendered.splitlines() if FOUND in line)
+    assert f"“{FOUND}”" in found_line
+    start = verified.results[0].outcome.start
+    assert f"snap://snapshots/{record.snapshot_id}/text#char={start}," in found_line
+    changed_line = next(line for line in rendered.splitlines() if CHANGED in line)
+    assert "“" not in changed_line
+    assert "”" not in changed_line
+    assert f"{CLOSEST} (score" in rendered
+    assert "1 request in 100" in rendered.split(CLOSEST)[1]
+    assert rendered.index("A tenth") < rendered.index(FOUND) < rendered.index("One in a thousand")
+    assert workspace.verify_answer(answer).rate == 0.5  # the parsed JSON, the same
+
+
+def test_capture_is_web_only(workspace: Workspace) -> None:
+    with pytest.raises(InputError):
+        workspace.capture("/etc/passwd")
