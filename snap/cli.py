@@ -1087,14 +1087,14 @@ def mcp(ctx: click.Context, transport: str, host: str, port: int, request_timeou
         from snap.service import serving
 
         app = http_app(server, tokens, max_body=max_input_bytes(), timeout=request_timeout)
-        serving.run(
-            app,
+        how = serving.Listen(
             host=host.strip("[]"),
             port=port,
             access_log=False,
             header_timeout=10.0,
             graceful_shutdown=int(request_timeout) + 1,
         )
+        serving.run(app, how)
     finally:
         opened.close()
 
