@@ -641,20 +641,26 @@ def db_upgrade(ctx: click.Context, as_json: bool) -> None:
 
 @cli.command("import")
 @click.argument("path", type=click.Path(path_type=Path))
+@click.option(
+    "--as-latest",
+    is_flag=True,
+    help="Let the imported captures become their URL's latest snapshot over snap's own.",
+)
 @json_option
 @click.pass_context
-def import_(ctx: click.Context, path: Path, as_json: bool) -> None:
+def import_(ctx: click.Context, path: Path, as_latest: bool, as_json: bool) -> None:
     """Import the captures of a WARC (.warc, .warc.gz) or WACZ file made by another tool.
 
     Each HTTP response becomes a capture and snapshot as if fetched; revisits resolve to their
-    original in the same archive. Exit 1 when a record was refused (payload digest mismatch,
-    undecodable body), 2 when the file cannot be imported or breaks off (records before the
-    damage stay imported).
+    original in the same archive. An imported capture keeps its own time but never becomes
+    the latest snapshot of a URL snap captured itself, unless --as-latest. Exit 1 when a
+    record was refused (payload digest mismatch, truncated or undecodable body), 2 when the
+    file cannot be imported or breaks off (records before the damage stay imported).
     """
     from records.imports.warc import import_archive, total_bytes
 
     with workspace(ctx) as ws, progress_counter(total_bytes(path), "importing") as bar:
-        report = import_archive(ws, path, progress=bar.update)
+        report = import_archive(ws, path, progress=bar.update, as_latest=as_latest)
     if as_json:
         emit_json(report.to_json())
     else:
