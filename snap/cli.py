@@ -360,7 +360,8 @@ def parse_since(_ctx: click.Context, _param: click.Parameter, value: str | None)
     "--run",
     "run_id",
     metavar="RUN_ID",
-    help="Continue an interrupted run: citations it already recorded are not checked again.",
+    help="Continue an interrupted run (its id as printed, or a unique prefix of 6+"
+    " characters): citations it already recorded are not checked again.",
 )
 @enqueue_option
 @json_option
@@ -378,8 +379,9 @@ def reverify(
     """Re-check recorded citations against the latest snapshot of each source.
 
     Each snapshot group is committed on its own; the run id is printed, and ``--run`` with it
-    continues an interrupted run. Exit 1 when any citation fails or any refetch failed.
-    With --enqueue, each snapshot group is a task for workers (see snap jobs).
+    (or a batch id of --enqueue) continues an interrupted run; a run id never recorded is
+    refused (exit 2). Exit 1 when any citation fails or any refetch failed. With --enqueue,
+    each snapshot group is a task for workers; snap jobs BATCH shows what they found.
     """
     from records.reverify import refetch_sources, select_citations
     from records.reverify import reverify as run_reverify
@@ -707,12 +709,12 @@ def in_process_notice(ws: Any, total: int, label: str) -> Iterator[Callable[[int
 def report_submitted(
     ctx: click.Context, ws: Any, submitted: Any, as_json: bool, *, verb: str
 ) -> None:
-    from records.jobs import batch_progress
+    from records.jobs import batch_passed, batch_progress
 
     if submitted.queue is None:  # run here: what happened, and exit 1 if any item failed
         progress = batch_progress(ws.db, submitted.batch_id)
         show_progress(progress, as_json)
-        ctx.exit(1 if progress["failed"] else 0)
+        ctx.exit(0 if batch_passed(progress) else 1)
     batch_id, kind, count = submitted.batch_id, submitted.kind, submitted.items
     if as_json:
         emit_json({"batchId": batch_id, "kind": kind, verb: count, "queue": submitted.queue})
@@ -765,9 +767,12 @@ def worker(ctx: click.Context, celery_args: tuple[str, ...]) -> None:
 def jobs(ctx: click.Context, batch_id: str | None, resume: bool, wait: bool, as_json: bool) -> None:
     """Show the progress of a batch (done / failed / pending), from the database.
 
-    Without BATCH, the 20 most recent batches. Exit 1 when any item failed.
+    For a re-verification batch, also what its checks found: still found / broke / refetch
+    failed, and the first citations that broke. Without BATCH, the 20 most recent batches.
+    BATCH may be a unique prefix of 6+ characters. Exit 1 when any item failed or, for a
+    re-verification, any citation broke.
     """
-    from records.jobs import batch_progress, recent_batches
+    from records.jobs import batch_passed, batch_progress, recent_batches
 
     if batch_id is None:
         if resume or wait:
@@ -793,7 +798,7 @@ def jobs(ctx: click.Context, batch_id: str | None, resume: bool, wait: bool, as_
         if wait:
             progress = wait_for(ws, progress)
     show_progress(progress, as_json)
-    ctx.exit(1 if progress["failed"] else 0)
+    ctx.exit(0 if batch_passed(progress) else 1)
 
 
 def wait_for(ws: Any, progress: dict[str, Any]) -> dict[str, Any]:
