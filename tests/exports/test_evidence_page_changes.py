@@ -5,14 +5,26 @@ Each test here failed before the fix it names (issue 20)."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
+
+from pypdf import PdfReader
 
 from tests.exports.conftest import ARTICLE, FOUND, Home, recorded_article
 from tests.exports.html_dom import parsed
+from tests.exports.test_evidence_page_browser import (  # noqa: F401  (fixtures)
+    ARTIFACTS,
+    ProxyTrap,
+    assert_no_request_from_the_page,
+    chromium,
+    proxy,
+    run_chromium,
+)
 from tests.http_fixtures import LoopbackServer
 from verifier.status import Status
 
 NEWER = ARTICLE.replace(FOUND, "the origin serves only 1 request in 20")
-RLO, PDF = "\u202e", "\u202c"
+RLO = "\u202e"
+HOSTILE = ARTICLE.replace("A cache hit ratio of 90 percent", f"A cache {RLO}hit ratio of 90")
 
 
 def test_a_source_changed_citation_says_which_copy_has_the_quote_and_shows_both(
@@ -56,8 +68,7 @@ def test_a_right_to_left_override_in_the_page_text_cannot_move_the_marked_quote(
     """U+202E before the quote, unterminated: without isolation it reorders everything after
     it on the line, the marked quote included. Each stretch of page text sits in its own
     ``<bdi>``, which the override cannot leave; the mark is outside both."""
-    hostile = ARTICLE.replace("A cache hit ratio of 90 percent", f"A cache {RLO}hit ratio of 90")
-    url = recorded_article(home, http_server, hostile)
+    url = recorded_article(home, http_server, HOSTILE)
     [result] = home.verify({"citationId": "c-rlo", "url": url, "quote": FOUND})
     assert result["status"] == "quote_found"
     page = home.page("c-rlo")
@@ -70,3 +81,36 @@ def test_a_right_to_left_override_in_the_page_text_cannot_move_the_marked_quote(
     assert re.fullmatch(r"(…)?<bdi>[^<]*</bdi>", before, flags=re.DOTALL), before
     assert re.fullmatch(r"<bdi>[^<]*</bdi>(…)?", after, flags=re.DOTALL), after
     assert ".excerpt bdi { unicode-bidi: isolate; }" in page
+
+
+def test_in_chromium_the_marked_quote_stays_where_it_is_in_the_text(
+    chromium: str,  # noqa: F811
+    proxy: ProxyTrap,  # noqa: F811
+    home: Home,
+    http_server: LoopbackServer,
+    tmp_path: Path,
+) -> None:
+    """Printed by Chromium and read back in visual order (pypdf's layout mode): the marked
+    quote is followed on its line by the words that follow it in the text. Before the fix
+    the override carried the mark to the far side of the reversed words around it
+    (``… .the origin serves only 1 request in 10 snaem 09 fo oitar tih``)."""
+    url = recorded_article(home, http_server, HOSTILE)
+    home.verify({"citationId": "c-rlo", "url": url, "quote": FOUND})
+    http_server.close()
+    page = tmp_path / "rlo.html"
+    page.write_text(home.page("c-rlo"), encoding="utf-8")
+    pdf = ARTIFACTS / "evidence-page-right-to-left-override.pdf"
+    pdf.parent.mkdir(parents=True, exist_ok=True)
+    pdf.unlink(missing_ok=True)
+    run = run_chromium(
+        chromium,
+        proxy,
+        tmp_path / "profile",
+        page,
+        f"--print-to-pdf={pdf}",
+        "--no-pdf-header-footer",
+    )
+    assert_no_request_from_the_page(proxy, [run])
+    text = PdfReader(pdf).pages[0].extract_text(extraction_mode="layout")
+    [line] = [line for line in text.splitlines() if "A cache" in line]
+    assert f"{FOUND}. Raising it to 99 percent" in line, line
