@@ -238,3 +238,33 @@ def test_warc_magic_followed_by_garbage_exits_2(tmp_path: Path) -> None:
     line = one_error_line(snap_import(tmp_path, path), 2)
     assert "garbage.warc is damaged" in line
     assert "not a WARC record" in line
+
+
+def test_the_migration_marks_captures_imported_before_it_as_not_latest(tmp_path: Path) -> None:
+    """Captures imported before revision imports_0005 (provenance ``source`` = ``warc``) must
+    not stay able to hide snap's own captures."""
+    import sqlalchemy as sa
+    from alembic import command
+
+    from records.db import alembic_config
+
+    engine = sa.create_engine(f"sqlite:///{tmp_path / 'old.db'}")
+    with engine.begin() as connection:
+        command.upgrade(alembic_config(connection), "0004")
+    with engine.begin() as connection:
+        for url, provenance in (("http://a/imported", {"source": "warc"}), ("http://a/own", {})):
+            connection.execute(
+                sa.text(
+                    "INSERT INTO captures (url, fetched_at, outcome, error, provenance)"
+                    " VALUES (:url, '2024-01-01 00:00:00', 'failed', 'x', :provenance)"
+                ),
+                {"url": url, "provenance": json.dumps(provenance)},
+            )
+    with engine.begin() as connection:
+        command.upgrade(alembic_config(connection), "head")
+        rows = connection.execute(sa.text("SELECT url, as_latest FROM captures ORDER BY url"))
+        assert [(url, bool(flag)) for url, flag in rows] == [
+            ("http://a/imported", False),
+            ("http://a/own", True),
+        ]
+    engine.dispose()
