@@ -5,11 +5,18 @@ Each test here failed before the fix it names (issue 20)."""
 
 from __future__ import annotations
 
+import ipaddress
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from records.imports.fields import CLOCK_SLACK, capture_date, ip_address
+from records.imports.payload import PayloadRefused
 from tests.http_fixtures import LoopbackServer
 from tests.imports.test_import_hostile import one_error_line, snap_import
 from tests.imports.warcs import PAGE, QUOTE, CrawlerWarc, sha256_id
@@ -268,3 +275,23 @@ def test_the_migration_marks_captures_imported_before_it_as_not_latest(tmp_path:
             ("http://a/own", True),
         ]
     engine.dispose()
+
+
+@given(st.one_of(st.text(max_size=60), st.ip_addresses().map(str)))
+def test_an_ip_field_is_recorded_only_as_an_address(value: str) -> None:
+    recorded = ip_address(value)
+    assert recorded is None or str(ipaddress.ip_address(recorded)) == recorded
+
+
+NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+
+
+@given(st.datetimes(min_value=datetime(1990, 1, 1), max_value=datetime(2100, 1, 1)))
+def test_a_capture_time_is_accepted_exactly_when_it_is_not_in_the_future(moment: datetime) -> None:
+    moment = moment.replace(tzinfo=UTC, microsecond=0)
+    text = moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    if moment <= NOW + CLOCK_SLACK:
+        assert capture_date(text, now=NOW) == text
+    else:
+        with pytest.raises(PayloadRefused, match="in the future"):
+            capture_date(text, now=NOW)
