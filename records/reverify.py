@@ -130,8 +130,8 @@ def reverify(
     """Re-check ``citations``, one short write transaction per snapshot group: an interrupted
     run keeps every group it finished, and the same ``run_id`` given again continues it
     without checking or recording those groups a second time."""
+    run_id = run_id or uuid.uuid4().hex
     with workspace.db.reading() as session:
-        run_id = resolve_run(session, run_id) if run_id else uuid.uuid4().hex
         plan = plan_reverify(session, citations, run_id)
     workspace.stores.check_all(plan.evidence())
     texts = SnapshotTexts(workspace.stores, shared=workspace.prepared)
@@ -151,6 +151,14 @@ MIN_RUN_PREFIX = 6  # as for batches (records.jobs.resolve_batch): one rule for 
 class UnknownRun(InputError):
     """``--run`` names no run snap recorded: continuing it would silently start a new run
     under an id the user mistyped (exit 2)."""
+
+
+def recorded_run(workspace: Workspace, given: str) -> str:
+    """The full id of the recorded run ``given`` names (``resolve_run``), for a command that
+    continues a run: ``reverify`` itself runs under any id it is handed (a worker hands it its
+    batch id; a caller may name a new run), so a user's id is checked before it is."""
+    with workspace.db.reading() as session:
+        return resolve_run(session, given)
 
 
 def resolve_run(session: Session, given: str) -> str:

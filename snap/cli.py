@@ -383,7 +383,7 @@ def reverify(
     refused (exit 2). Exit 1 when any citation fails or any refetch failed. With --enqueue,
     each snapshot group is a task for workers; snap jobs BATCH shows what they found.
     """
-    from records.reverify import refetch_sources, select_citations
+    from records.reverify import recorded_run, refetch_sources, select_citations
     from records.reverify import reverify as run_reverify
 
     if enqueue:
@@ -400,6 +400,7 @@ def reverify(
         return
 
     with workspace(ctx, existing=True, allow_private=allow_private) as ws:
+        run_id = recorded_run(ws, run_id) if run_id else None
         citations = select_citations(ws, url=url and as_url(url), since=since)
         if not citations and (url or since):
             raise RecordNotFound("no recorded citation matches --url/--since")
