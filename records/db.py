@@ -33,7 +33,7 @@ MIGRATIONS_DIR = Path(migrations.__file__).parent
 MIGRATION_LOCK = 0x736E6170  # "snap": the PostgreSQL advisory lock held while migrating
 # The newest migration in migrations/versions; a test checks it against Alembic's own head, so
 # a new migration cannot be added without moving this too.
-HEAD_REVISION = "attest_0006"
+HEAD_REVISION = "imports_0007"
 
 
 def alembic_config(connection: sa.Connection | None = None, url: str | None = None) -> Config:

@@ -26,7 +26,7 @@ from sqlalchemy.orm import Session
 
 from records.capture import capture_source
 from records.db import Database
-from records.models import Batch, BatchItem, Citation, utcnow
+from records.models import Batch, BatchItem, Citation, Verification, utcnow
 from records.reextract import plan_reextract as plan_reextract_jobs
 from records.reextract import reextract
 from records.repository import citations_matching
@@ -35,6 +35,7 @@ from records.workspace import Workspace
 from snap.errors import InputError, RecordNotFound, SnapError, is_transient
 from snapshotter.capture import SnapshotRecord, rfc3339
 from snapshotter.weburl import InvalidURL, has_web_scheme, web_url
+from verifier.status import Status
 
 Item = tuple[str, dict[str, Any]]  # (key, payload)
 ROWS_PER_INSERT = 500
@@ -335,7 +336,7 @@ def progress_of(session: Session, batch: Batch) -> dict[str, Any]:
         .order_by(BatchItem.id)
         .limit(ERRORS_SHOWN)
     )
-    return {
+    progress = {
         "batchId": batch.id,
         "kind": batch.kind,
         "params": batch.params,
@@ -354,6 +355,52 @@ def progress_of(session: Session, batch: Batch) -> dict[str, Any]:
             for key, payload, kind, error, attempts in errors
         ],
     }
+    if batch.kind == "reverify":
+        progress["outcomes"] = reverify_outcomes(session, batch.id)
+    return progress
+
+
+def reverify_outcomes(session: Session, run_id: str) -> dict[str, Any]:
+    """What a re-verification batch found, from the checks recorded under its run id: a task
+    that ran to the end is "done" even when every citation it checked broke, so the items'
+    states alone would hide the very thing the batch was run to find out."""
+    by_status: dict[str, int] = {}
+    rows = session.execute(
+        select(Verification.status, func.count())
+        .where(Verification.run_id == run_id)
+        .group_by(Verification.status)
+    )
+    for status, count in rows:
+        by_status[str(status)] = int(count)
+    broken = session.execute(
+        select(Verification.citation_id, Verification.status, Verification.reason)
+        .where(
+            Verification.run_id == run_id,
+            Verification.status.not_in([s.value for s in Status if s.passed]),
+        )
+        .order_by(Verification.id)
+        .limit(ERRORS_SHOWN)
+    )
+    still = sum(n for status, n in by_status.items() if Status(status).passed)
+    return {
+        "stillFound": still,
+        "broke": sum(by_status.values()) - still,
+        "refetchFailed": 0,  # a queued re-verification never captures again (no --refetch)
+        "byStatus": dict(sorted(by_status.items())),
+        "broken": [
+            {"citationId": citation_id, "status": status, "reason": reason}
+            for citation_id, status, reason in broken
+        ],
+    }
+
+
+def batch_passed(progress: dict[str, Any]) -> bool:
+    """No item failed and, for a re-verification, no citation broke: ``snap jobs`` exits 1
+    otherwise, as ``snap reverify`` does in-process."""
+    outcomes = progress.get("outcomes") or {}
+    return (
+        not progress["failed"] and not outcomes.get("broke") and not outcomes.get("refetchFailed")
+    )
 
 
 def recent_batches(db: Database, limit: int = 20) -> list[dict[str, Any]]:

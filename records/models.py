@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 from sqlalchemy import (
     JSON,
+    Boolean,
     CheckConstraint,
     DateTime,
     Float,
@@ -22,6 +23,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    true,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -179,6 +181,9 @@ class Capture(Base):
     provenance: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     # http, browser (snapshotter.browser), file or import; NULL before it was recorded
     method: Mapped[str | None] = mapped_column(String(10))
+    # May this capture be its URL's latest over the captures snap made itself? True for snap's
+    # own; an import only with ``snap import --as-latest`` (records.repository.latest_capture).
+    as_latest: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
 
     __table_args__ = (
         UniqueConstraint("url", "fetched_at", name="uq_captures_url_fetched_at"),

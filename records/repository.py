@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Insert, or_, select, update
+from sqlalchemy import Insert, case, or_, select, update
 from sqlalchemy.orm import Session
 
 from records.attest import log
@@ -78,14 +78,17 @@ def capture_values(record: SnapshotRecord) -> dict[str, Any]:
     }
 
 
-def record_snapshot_once(session: Session, record: SnapshotRecord) -> tuple[Capture, bool]:
+def record_snapshot_once(
+    session: Session, record: SnapshotRecord, *, as_latest: bool = False
+) -> tuple[Capture, bool]:
     """``record_snapshot`` for a capture that has its own time (a record of a web archive):
     recording it again finds the capture already there (the unique URL and time) instead of
     adding a second one. Returns the capture and whether it was added now; the caller decides
-    whether an existing capture is the same record or another one at the same URL and time."""
+    whether an existing capture is the same record or another one at the same URL and time.
+    ``as_latest``: whether it may become the URL's latest over snap's own captures."""
     insert_if_absent(session, Snapshot, snapshot_values(record))
     record_extraction(session, extraction_values(record))
-    values = capture_values(record)
+    values = capture_values(record) | {"as_latest": as_latest}
     insert = dialect_insert(session)
     statement = insert(Capture).values(**values).on_conflict_do_nothing().returning(Capture.id)
     inserted = session.execute(statement).first()  # RETURNING: a row only when inserted
@@ -243,7 +246,12 @@ def get_snapshot(session: Session, snapshot_id: str) -> Snapshot | None:
 def latest_capture(session: Session, url: str) -> Capture | None:
     """The newest stored capture of ``url`` (asked for, or reached by redirect), compared in
     canonical form: ``…#section`` names the captured page. A URL with tracking parameters
-    (``utm_source=openai``) and no capture of its own names the page without them."""
+    (``utm_source=openai``) and no capture of its own names the page without them.
+
+    snap's own captures (and imports made ``--as-latest``) come first, newest by the database's
+    sequence, not by clocks of other machines. A capture imported from an archive never hides
+    them, however late it was imported: it is the latest only for a URL snap never captured
+    itself, and then by the archive's own capture time."""
     found = _latest_capture_of_key(session, canonical_url(url))
     untracked = without_tracking(url) if found is None else None
     if untracked is not None:
@@ -257,7 +265,12 @@ def _latest_capture_of_key(session: Session, key: str) -> Capture | None:
         .where(
             Capture.outcome == "stored", or_(Capture.url_key == key, Capture.final_url_key == key)
         )
-        .order_by(Capture.id.desc())  # the database's sequence, not clocks of other machines
+        .order_by(
+            Capture.as_latest.desc(),
+            case((Capture.as_latest, Capture.id), else_=0).desc(),
+            Capture.fetched_at.desc(),
+            Capture.id.desc(),
+        )
         .limit(1)
     )
     return session.scalars(query).first()

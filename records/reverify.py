@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 from records.capture import capture_source, web_url_refusal
 from records.evidence import Evidence
 from records.inputs import QUOTED, UNQUOTED, CitationRequest, Position
-from records.models import Citation, Verification
+from records.models import Batch, Citation, Verification
 from records.outcome import REFETCH_FAILED, CitationResult, Outcome, count_by_status
 from records.repository import (
     capture_time,
@@ -34,7 +34,7 @@ from records.repository import (
 from records.texts import SnapshotTexts
 from records.verify import check_against, verification_values
 from records.workspace import Workspace
-from snap.errors import OffsetError, SnapError
+from snap.errors import InputError, OffsetError, SnapError
 from snapshotter.capture import rfc3339
 from verifier import TextQuoteSelector
 
@@ -144,6 +144,46 @@ def reverify(
         if progress is not None:
             progress(len(group.citations))
     return ReverifyReport(results, refetch_errors or {}, run_id, len(plan.done))
+
+
+MIN_RUN_PREFIX = 6  # as for batches (records.jobs.resolve_batch): one rule for every command
+
+
+class UnknownRun(InputError):
+    """``--run`` names no run snap recorded: continuing it would silently start a new run
+    under an id the user mistyped (exit 2)."""
+
+
+def recorded_run(workspace: Workspace, given: str) -> str:
+    """The full id of the recorded run ``given`` names (``resolve_run``), for a command that
+    continues a run: ``reverify`` itself runs under any id it is handed (a worker hands it its
+    batch id; a caller may name a new run), so a user's id is checked before it is."""
+    with workspace.db.reading() as session:
+        return resolve_run(session, given)
+
+
+def resolve_run(session: Session, given: str) -> str:
+    """The run ``given`` names: a run id some check was recorded under, or a re-verification
+    batch (whose run id is its batch id, recorded before any check), given whole or by a
+    unique prefix of 6+ characters, as ``snap jobs`` takes batch ids."""
+    if session.scalar(select(Batch.id).where(Batch.id == given, Batch.kind == "reverify")):
+        return given
+    if session.scalar(select(Verification.id).where(Verification.run_id == given).limit(1)):
+        return given
+    found: set[str] = set()
+    if len(given) >= MIN_RUN_PREFIX and given.isalnum():
+        runs = select(Verification.run_id).where(Verification.run_id.startswith(given))
+        found |= {str(run) for run in session.scalars(runs.distinct().limit(2))}
+        batches = select(Batch.id).where(Batch.id.startswith(given), Batch.kind == "reverify")
+        found |= set(session.scalars(batches.limit(2)))
+    if len(found) == 1:
+        return found.pop()
+    if found:
+        raise InputError(f"several runs start with {given[:100]!r}: give more of the id")
+    raise UnknownRun(
+        f"no reverify run {given[:100]!r} is recorded: give the run id snap reverify printed"
+        " (or a unique prefix of it), or leave out --run to start a new run"
+    )
 
 
 def check_group(

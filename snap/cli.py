@@ -440,7 +440,8 @@ def parse_since(_ctx: click.Context, _param: click.Parameter, value: str | None)
     "--run",
     "run_id",
     metavar="RUN_ID",
-    help="Continue an interrupted run: citations it already recorded are not checked again.",
+    help="Continue an interrupted run (its id as printed, or a unique prefix of 6+"
+    " characters): citations it already recorded are not checked again.",
 )
 @enqueue_option
 @json_option
@@ -459,10 +460,11 @@ def reverify(
     """Re-check recorded citations against the latest snapshot of each source.
 
     Each snapshot group is committed on its own; the run id is printed, and ``--run`` with it
-    continues an interrupted run. Exit 1 when any citation fails or any refetch failed.
-    With --enqueue, each snapshot group is a task for workers (see snap jobs).
+    (or a batch id of --enqueue) continues an interrupted run; a run id never recorded is
+    refused (exit 2). Exit 1 when any citation fails or any refetch failed. With --enqueue,
+    each snapshot group is a task for workers; snap jobs BATCH shows what they found.
     """
-    from records.reverify import refetch_sources, select_citations
+    from records.reverify import recorded_run, refetch_sources, select_citations
     from records.reverify import reverify as run_reverify
 
     if enqueue:
@@ -481,6 +483,7 @@ def reverify(
     with workspace(
         ctx, existing=True, allow_private=allow_private, allow_networks=allow_networks
     ) as ws:
+        run_id = recorded_run(ws, run_id) if run_id else None
         citations = select_citations(ws, url=url and as_url(url), since=since)
         if not citations and (url or since):
             raise RecordNotFound("no recorded citation matches --url/--since")
@@ -781,20 +784,26 @@ def db_upgrade(ctx: click.Context, as_json: bool) -> None:
 
 @cli.command("import")
 @click.argument("path", type=InputFile())
+@click.option(
+    "--as-latest",
+    is_flag=True,
+    help="Let the imported captures become their URL's latest snapshot over snap's own.",
+)
 @json_option
 @click.pass_context
-def import_(ctx: click.Context, path: Path, as_json: bool) -> None:
+def import_(ctx: click.Context, path: Path, as_latest: bool, as_json: bool) -> None:
     """Import the captures of a WARC (.warc, .warc.gz) or WACZ file made by another tool.
 
     Each HTTP response becomes a capture and snapshot as if fetched; revisits resolve to their
-    original in the same archive. Exit 1 when a record was refused (payload digest mismatch,
-    undecodable body), 2 when the file cannot be imported or breaks off (records before the
-    damage stay imported).
+    original in the same archive. An imported capture keeps its own time but never becomes
+    the latest snapshot of a URL snap captured itself, unless --as-latest. Exit 1 when a
+    record was refused (payload digest mismatch, truncated or undecodable body), 2 when the
+    file cannot be imported or breaks off (records before the damage stay imported).
     """
     from records.imports.warc import import_archive, total_bytes
 
     with workspace(ctx) as ws, progress_counter(total_bytes(path), "importing") as bar:
-        report = import_archive(ws, path, progress=bar.update)
+        report = import_archive(ws, path, progress=bar.update, as_latest=as_latest)
         checkpoint_log(ws)
     if as_json:
         emit_json(report.to_json())
@@ -842,12 +851,12 @@ def in_process_notice(ws: Any, total: int, label: str) -> Iterator[Callable[[int
 def report_submitted(
     ctx: click.Context, ws: Any, submitted: Any, as_json: bool, *, verb: str
 ) -> None:
-    from records.jobs import batch_progress
+    from records.jobs import batch_passed, batch_progress
 
     if submitted.queue is None:  # run here: what happened, and exit 1 if any item failed
         progress = batch_progress(ws.db, submitted.batch_id)
         show_progress(progress, as_json)
-        ctx.exit(1 if progress["failed"] else 0)
+        ctx.exit(0 if batch_passed(progress) else 1)
     batch_id, kind, count = submitted.batch_id, submitted.kind, submitted.items
     if as_json:
         emit_json({"batchId": batch_id, "kind": kind, verb: count, "queue": submitted.queue})
@@ -900,9 +909,12 @@ def worker(ctx: click.Context, celery_args: tuple[str, ...]) -> None:
 def jobs(ctx: click.Context, batch_id: str | None, resume: bool, wait: bool, as_json: bool) -> None:
     """Show the progress of a batch (done / failed / pending), from the database.
 
-    Without BATCH, the 20 most recent batches. Exit 1 when any item failed.
+    For a re-verification batch, also what its checks found: still found / broke / refetch
+    failed, and the first citations that broke. Without BATCH, the 20 most recent batches.
+    BATCH may be a unique prefix of 6+ characters. Exit 1 when any item failed or, for a
+    re-verification, any citation broke.
     """
-    from records.jobs import batch_progress, recent_batches
+    from records.jobs import batch_passed, batch_progress, recent_batches
 
     if batch_id is None:
         if resume or wait:
@@ -928,7 +940,7 @@ def jobs(ctx: click.Context, batch_id: str | None, resume: bool, wait: bool, as_
         if wait:
             progress = wait_for(ws, progress)
     show_progress(progress, as_json)
-    ctx.exit(1 if progress["failed"] else 0)
+    ctx.exit(0 if batch_passed(progress) else 1)
 
 
 def wait_for(ws: Any, progress: dict[str, Any]) -> dict[str, Any]:

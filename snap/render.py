@@ -461,7 +461,26 @@ def batch_progress(progress: dict[str, Any]) -> str:
     ]
     for failure in progress["failures"]:
         lines.append(f"  failed: {one_line(failure['key'])}: {one_line(failure['error'] or '')}")
+    outcomes = progress.get("outcomes")
+    if outcomes is not None:
+        lines += reverify_outcome_lines(outcomes)
     return "\n".join(lines)
+
+
+def reverify_outcome_lines(outcomes: dict[str, Any]) -> list[str]:
+    """What the checks of a re-verification batch found, as ``snap reverify`` says it."""
+    lines = [
+        f"  citations: still found {outcomes['stillFound']}  broke {outcomes['broke']}"
+        f"  refetch failed {outcomes['refetchFailed']}"
+    ]
+    for broken in outcomes["broken"]:
+        reason = f": {one_line(broken['reason'])}" if broken.get("reason") else ""
+        lines.append(
+            f"  {FAIL} {HEADLINES[broken['status']]}  {one_line(broken['citationId'])}{reason}"
+        )
+    if len(outcomes["broken"]) < outcomes["broke"]:
+        lines.append(f"  … {outcomes['broke'] - len(outcomes['broken'])} more broke")
+    return lines
 
 
 def batch_list(batches: list[dict[str, Any]]) -> str:
@@ -470,7 +489,8 @@ def batch_list(batches: list[dict[str, Any]]) -> str:
     return "\n".join(
         f"{b['batchId']}  {b['kind']:<9} {progress_bar(b['done'] + b['failed'], b['total'])}"
         f"  done {b['done']}  failed {b['failed']}  pending {b['pending'] + b['running']}"
-        f"  {b['createdAt']}"
+        + (f"  broke {b['outcomes']['broke']}" if b.get("outcomes") else "")
+        + f"  {b['createdAt']}"
         for b in batches
     )
 

@@ -44,6 +44,7 @@ article + article { border-top: 1px solid #767676; }
 mark { background: #ffe066; color: #000; font-weight: 600; outline: 2px solid #6b5000; }
 .closest { outline: 1px dashed #3d3d3d; }
 ins { background: #fff0c2; color: #000; text-decoration: underline 2px; }
+.excerpt bdi { unicode-bidi: isolate; }
 mark, ins { unicode-bidi: isolate; print-color-adjust: exact;
   -webkit-print-color-adjust: exact; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; }
@@ -99,6 +100,19 @@ class Closeness:
 
 
 @dataclass(frozen=True)
+class Changed:
+    """A ``source_changed`` citation's newer copy: when each copy was captured, and the
+    passage of the newer one closest to the quote (what the source says now)."""
+
+    cited_at: str | None
+    latest_at: str | None
+    latest: Evidence | None
+    text: str | None
+    closeness: Closeness | None
+    problem: str | None
+
+
+@dataclass(frozen=True)
 class Entry:
     """Everything the page shows for one citation."""
 
@@ -110,6 +124,7 @@ class Entry:
     link: str | None = None
     problem: str | None = None
     screenshot: tuple[str, bytes] | None = None  # (digest, PNG) of the latest browser capture
+    changed: Changed | None = None
 
 
 def esc(value: object) -> str:
@@ -121,13 +136,18 @@ def inline(value: object) -> str:
     return f"<bdi>{esc(value)}</bdi>"
 
 
+def isolated(text: str) -> str:
+    """A stretch of stored page text: escaped and isolated for direction, so a bidi control
+    inside it (a right-to-left override) reaches no further than the stretch itself."""
+    return f"<bdi>{esc(text)}</bdi>" if text else ""
+
+
 def code(value: object) -> str:
     return f"<code>{esc(value)}</code>"
 
 
 def page_html(entries: list[Entry], *, made_at: str, version: str) -> str:
     title = page_title(entries)
-    found = sum(latest_status(e) == Status.QUOTE_FOUND for e in entries)
     articles = "\n".join(article(number, entry) for number, entry in enumerate(entries, 1))
     csp = CSP_WITH_SCREENSHOTS if any(entry.screenshot for entry in entries) else CSP
     return f"""<!DOCTYPE html>
@@ -145,8 +165,7 @@ def page_html(entries: list[Entry], *, made_at: str, version: str) -> str:
 <body>
 <header>
 <h1>{esc(title)}</h1>
-<p>{found} of {len(entries)} {"quote" if len(entries) == 1 else "quotes"} found in the stored
-copy of {"its source" if len(entries) == 1 else "their sources"}. Made by snap {esc(version)}
+<p>{esc(found_summary(entries))} Made by snap {esc(version)}
 at <time datetime="{esc(made_at)}">{esc(made_at)}</time>; every stored blob named below was
 read back and re-hashed at that time.</p>
 </header>
@@ -166,6 +185,25 @@ same facts.</p>
 </body>
 </html>
 """
+
+
+def found_summary(entries: list[Entry]) -> str:
+    """How many quotes were found, and where: a quote found in the copy cited but not in a
+    newer copy is counted apart, never as "not found in the stored copy"."""
+    found = sum(latest_status(e) == Status.QUOTE_FOUND for e in entries)
+    changed = sum(latest_status(e) == Status.SOURCE_CHANGED for e in entries)
+    one = len(entries) == 1
+    text = (
+        f"{found} of {len(entries)} {'quote' if one else 'quotes'} found in the stored copy of"
+        f" {'its source' if one else 'their sources'}"
+    )
+    if changed:
+        text = (
+            f"{found} of {len(entries)} {'quote' if one else 'quotes'} found in the latest stored"
+            f" copy of {'its source' if one else 'their sources'}; {changed} found in the copy"
+            " cited but not in a newer copy (the source changed)"
+        )
+    return text + "."
 
 
 def page_title(entries: list[Entry]) -> str:
@@ -246,12 +284,33 @@ def verdict(entry: Entry) -> str:
         return "\n".join(lines)
     latest = checks[-1]
     reason = f" {inline(latest['reason'])}" if latest.get("reason") else ""
-    lines.append(f"<p>{esc(status.meaning)}{reason}</p>")
+    if entry.changed is not None:
+        lines.append(f"<p>{changed_sentence(entry.changed, entry.evidence)}</p>")
+    else:
+        lines.append(f"<p>{esc(status.meaning)}{reason}</p>")
     lines.append(
         f'<p class="note">Latest check: {time(latest["checkedAt"])}, against snapshot '
         f"{code(latest['snapshotId'] or 'none')}, by {code(latest['verifier'])}.</p>"
     )
     return "\n".join(lines)
+
+
+def changed_sentence(changed: Changed, cited: Evidence | None) -> str:
+    """Plainly: found in the copy cited on one date, not in the copy of another."""
+    latest = changed.latest
+    cited_id = code(cited.snapshot_id) if cited is not None else "the cited snapshot"
+    latest_id = code(latest.snapshot_id) if latest is not None else "none"
+    if cited is not None and latest is not None and cited.snapshot_id == latest.snapshot_id:
+        return (
+            f"The quote is in the copy cited, captured {time(changed.cited_at)} ({cited_id}),"
+            f" as extraction {esc(cited.extraction_id)} read it, but not in extraction"
+            f" {esc(latest.extraction_id)} of the same bytes. Both passages are shown below."
+        )
+    return (
+        f"The quote is in the copy cited, captured {time(changed.cited_at)} ({cited_id}), but"
+        f" not in the copy captured {time(changed.latest_at)} ({latest_id}). Both passages are"
+        " shown below."
+    )
 
 
 def time(value: str | None) -> str:
@@ -278,6 +337,36 @@ def claim_and_quote(citation: dict[str, Any]) -> str:
 
 def stored_text_section(entry: Entry) -> str:
     heading = "<h3>In the stored text</h3>"
+    if entry.changed is not None:
+        heading = f"<h3>In the copy cited, captured {time(entry.changed.cited_at)}</h3>"
+    section = cited_text_section(entry, heading)
+    if entry.changed is None:
+        return section
+    return section + "\n" + newer_copy_section(entry.changed)
+
+
+def newer_copy_section(changed: Changed) -> str:
+    """What the newer copy says where the quote was: its passage closest to the quote."""
+    heading = f"<h3>In the copy captured {time(changed.latest_at)} (the latest)</h3>"
+    if changed.problem is not None or changed.text is None or changed.latest is None:
+        return (
+            f"<section>\n{heading}\n<p>{esc(changed.problem or 'no stored text')}</p>\n</section>"
+        )
+    closeness = changed.closeness
+    where = (
+        f"<p>The stored text {code(changed.latest.text_hash)} (snapshot"
+        f" {code(changed.latest.snapshot_id)}, extraction {esc(changed.latest.extraction_id)})"
+        " does not contain the quote.</p>"
+    )
+    if closeness is None or closeness.closest is None:
+        return (
+            f"<section>\n{heading}\n{where}\n<p>Nothing in it resembles the quote.</p>\n</section>"
+        )
+    body = closest_passage_in(changed.text, closeness, closeness.closest)
+    return f"<section>\n{heading}\n{where}\n{body}\n</section>"
+
+
+def cited_text_section(entry: Entry, heading: str) -> str:
     if entry.problem is not None or entry.text is None:
         return f"<section>\n{heading}\n<p>{esc(entry.problem or 'no stored text')}</p>\n</section>"
     if entry.highlight is not None:
@@ -303,9 +392,12 @@ def window(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def excerpt(text: str, start: int, end: int, middle: str) -> str:
+    """The text around ``middle``, each side isolated for direction (``<bdi>``): a
+    right-to-left override in the page text then ends where its side ends, and cannot move
+    the marked words away from where they are in the text."""
     left, right = window(text, start, end)
-    before = ("…" if left > 0 else "") + esc(text[left:start])
-    after = esc(text[end:right]) + ("…" if right < len(text) else "")
+    before = ("…" if left > 0 else "") + isolated(text[left:start])
+    after = isolated(text[end:right]) + ("…" if right < len(text) else "")
     return f'<p class="excerpt">{before}{middle}{after}</p>'
 
 
@@ -340,18 +432,22 @@ def closest_passage(entry: Entry) -> str:
         return "<p>There is no quote or claim to look for in the stored text.</p>"
     if closeness.closest is None:
         return f"<p>Nothing in the stored text resembles this {esc(closeness.to)}.</p>"
-    closest = closeness.closest
+    return closest_passage_in(entry.text, closeness, closeness.closest)
+
+
+def closest_passage_in(text: str, closeness: Closeness, closest: Closest) -> str:
+    """The passage most like the quote (or claim), outlined, each differing word marked."""
     pieces, cursor = [], closest.start
     for start, end in closest.differences:
-        pieces += [esc(entry.text[cursor:start]), f"[<ins>{esc(entry.text[start:end])}</ins>]"]
+        pieces += [isolated(text[cursor:start]), f"[<ins>{esc(text[start:end])}</ins>]"]
         cursor = end
-    pieces.append(esc(entry.text[cursor : closest.end]))
+    pieces.append(isolated(text[cursor : closest.end]))
     passage = '<span class="closest">' + "".join(pieces) + "</span>"
     return (
         f"<p>The {esc(closeness.to)} is not in the stored text. The passage most like it "
         f"(score {closest.score:.2f}, the share of its words that are equal) is outlined "
         f"below; each word that differs from the {esc(closeness.to)} is in [brackets] and "
-        "underlined.</p>\n" + excerpt(entry.text, closest.start, closest.end, passage)
+        "underlined.</p>\n" + excerpt(text, closest.start, closest.end, passage)
     )
 
 

@@ -17,7 +17,15 @@ from typing import Any
 import snap
 from records.audit import audited
 from records.evidence import Evidence, browser_blobs
-from records.exports.evidence_html import Closeness, Entry, Highlight, page_html, stored_capture
+from records.exports.evidence_html import (
+    Changed,
+    Closeness,
+    Entry,
+    Highlight,
+    page_html,
+    stored_capture,
+)
+from records.repository import choose_extraction, get_snapshot
 from records.texts import SnapshotTexts
 from records.workspace import Workspace
 from snap.errors import BlobNotFound, InputError, IntegrityError
@@ -68,6 +76,7 @@ def entry_for(workspace: Workspace, texts: SnapshotTexts, citation_id: str) -> E
         highlight=highlight,
         closeness=closeness,
         link=live_link(report, source.source, highlight),
+        changed=changed_copy(workspace, texts, report, chosen),
     )
 
 
@@ -87,6 +96,51 @@ def screenshot_of(
                 return None
             return digest, png
     return None
+
+
+def changed_copy(
+    workspace: Workspace, texts: SnapshotTexts, report: dict[str, Any], cited: Evidence
+) -> Changed | None:
+    """For a citation whose latest check is ``source_changed``: the newer copy it was checked
+    against, with its capture time and the passage of it closest to the quote, so the page
+    shows what the source says now beside what it said in the copy cited."""
+    checks = report["verifications"]
+    if not checks or checks[-1]["status"] != Status.SOURCE_CHANGED:
+        return None
+    check = checks[-1]
+    details = check.get("details") or {}
+    latest = latest_evidence(workspace, check)
+    when = details.get("latestCapturedAt")
+    cited_at = details.get("pinnedCapturedAt") or cited_capture_time(report)
+    if latest is None or latest.text_hash is None:
+        return Changed(cited_at, when, latest, None, None, "the newer copy has no stored text")
+    try:
+        source = texts.prepared(latest)
+    except (IntegrityError, BlobNotFound) as error:
+        problem = f"the newer copy cannot be read back intact: {error.message}"
+        return Changed(cited_at, when, latest, None, None, problem)
+    if latest.snapshot_id == cited.snapshot_id:
+        when = cited_at  # the same bytes, extracted again: the same capture
+    return Changed(cited_at, when, latest, source.source, closest_now(report, source), None)
+
+
+def latest_evidence(workspace: Workspace, check: dict[str, Any]) -> Evidence | None:
+    """The snapshot and extraction a check read, from the records."""
+    if not check.get("snapshotId"):
+        return None
+    with workspace.db.reading() as session:
+        snapshot = get_snapshot(session, check["snapshotId"])
+        if snapshot is None:
+            return None
+        extraction = choose_extraction(session, snapshot.id, pinned=check.get("extractionId"))
+        evidence = Evidence.of(snapshot, extraction)
+    workspace.stores.check_all([evidence])
+    return evidence
+
+
+def cited_capture_time(report: dict[str, Any]) -> str | None:
+    capture = stored_capture(report)
+    return str(capture["fetchedAt"]) if capture else None
 
 
 def chosen_evidence(citation: dict[str, Any], evidence: list[Evidence]) -> Evidence | None:

@@ -3,8 +3,10 @@ provenance, and the software named by the archive's ``warcinfo`` record."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import ipaddress
+from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 import snap
 from records.imports.payload import PayloadRefused
@@ -13,10 +15,31 @@ from snapshotter.capture import rfc3339
 
 MAX_HEAD = 256 * 1024  # an HTTP head larger than this is refused, not stored
 MAX_WARCINFO = 64 * 1024
+# How far a record's WARC-Date may lie ahead of this machine's clock (another machine's clock
+# running a little fast); anything later is a capture that cannot have happened yet.
+CLOCK_SLACK = timedelta(minutes=5)
 
 
 def warc_date(text: str | None) -> str:
     """``WARC-Date`` as RFC 3339 UTC, keeping fractions of a second when the record has them."""
+    return _as_text(_parse_date(text))
+
+
+def capture_date(text: str | None, *, now: datetime | None = None) -> str:
+    """A record's capture time (``warc_date``), refused when it lies in the future: an archive
+    must not record a capture that cannot have happened yet, since the latest capture of a URL
+    among imports is chosen by this time."""
+    moment = _parse_date(text)
+    now = now or datetime.now(UTC)
+    if moment > now + CLOCK_SLACK:
+        raise PayloadRefused(
+            f"WARC-Date {_as_text(moment)} is in the future (this machine's clock says"
+            f" {_as_text(now.replace(microsecond=0))}); a capture cannot come from the future"
+        )
+    return _as_text(moment)
+
+
+def _parse_date(text: str | None) -> datetime:
     if not text:
         raise PayloadRefused("the record has no WARC-Date")
     try:
@@ -25,7 +48,10 @@ def warc_date(text: str | None) -> str:
         raise PayloadRefused(f"WARC-Date {text[:60]!r} is not a date") from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    moment = moment.astimezone(UTC)
+    return moment.astimezone(UTC)
+
+
+def _as_text(moment: datetime) -> str:
     if moment.microsecond:
         return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     return str(rfc3339(moment))
@@ -39,12 +65,39 @@ def http_status(http: Any) -> int:
 
 
 def head_bytes(http: Any) -> bytes:
-    """The status line and headers as recorded (warcio's parse, serialized back)."""
+    """The status line and headers as recorded (warcio's parse, serialized back).
+
+    The limit holds on the bytes the record's head took in the archive (warcio counts them),
+    not only on what its parse gives back: lines without a colon, which warcio drops, would
+    otherwise let a head of any size through, cut."""
     text = str(http.to_str())
     head = text.encode("utf-8", "surrogateescape")
-    if len(head) > MAX_HEAD:
-        raise PayloadRefused(f"the HTTP head is {len(head)} bytes, more than {MAX_HEAD}")
+    size = max(len(head), int(getattr(http, "total_len", 0) or 0))
+    if size > MAX_HEAD:
+        raise PayloadRefused(f"the HTTP head is {size} bytes, more than {MAX_HEAD}")
     return head
+
+
+def target_host(uri: str) -> str:
+    """The host of a record's ``WARC-Target-URI``; a URI without one names no page."""
+    try:
+        host = urlsplit(uri).hostname
+    except ValueError:
+        host = None
+    if not host:
+        raise PayloadRefused(f"the target URI {uri[:200]!r} has no host")
+    return host
+
+
+def ip_address(value: str | None) -> str | None:
+    """``WARC-IP-Address`` when it is an IPv4 or IPv6 address, else None: provenance records a
+    server address, never whatever text an archive put in that field."""
+    if not value:
+        return None
+    try:
+        return str(ipaddress.ip_address(value.strip()))
+    except ValueError:
+        return None
 
 
 RECORDED_HEADERS = {
@@ -84,7 +137,7 @@ def provenance_of(
         "snapVersion": snap.__version__,
         "archiveSignature": source.signature,
     }
-    ip = headers.get_header("WARC-IP-Address")
+    ip = ip_address(headers.get_header("WARC-IP-Address"))
     if ip:
         provenance["ip"] = ip
     return provenance

@@ -152,6 +152,10 @@ def read_payload(
     if isinstance(missing, int) and missing > 0:  # LimitReader: bytes the record promised
         fetched.cleanup()
         raise EOFError(f"the file ends {missing} bytes before this record's end")
+    cut = truncation(head, sizes[0], chunked=chunked, status=status, declared=declared)
+    if cut is not None:
+        fetched.cleanup()
+        raise PayloadRefused(cut)
     if declared is not None:
         found = {entity_hash.digest(), recorded_hash.digest()}
         if declared.value not in found:
@@ -162,6 +166,37 @@ def read_payload(
                 f" its payload hashes to {algorithm}:{shown}"
             )
     return Payload(fetched=fetched, entity_size=sizes[0], digest_checked=declared is not None)
+
+
+BODILESS_STATUSES = frozenset({204, 304})  # answers that never carry a body (and 1xx)
+
+
+def truncation(
+    head: Any, size: int, *, chunked: bool, status: int, declared: DeclaredDigest | None
+) -> str | None:
+    """Why a body cannot be the whole body its record promised, or None.
+
+    A body shorter than the head's ``Content-Length`` was cut (a crawler that lost the
+    connection, a record written before the body arrived); stored, it would be a snapshot of
+    the wrong bytes (an empty body is ``sha256:e3b0…``), and a quote checked against it would
+    be "not found" instead of the evidence being unusable. An empty body with no payload
+    digest and no ``Content-Length: 0`` is refused too: nothing shows it was not cut. Only
+    answers that never carry a body (1xx, 204, 304) may be empty without saying so."""
+    length = (head.get_header("Content-Length") or "").strip()
+    promised = int(length) if length.isdigit() and not chunked else None
+    if promised is not None and size < promised:
+        return (
+            f"the body is {size} bytes, shorter than its Content-Length of {promised}:"
+            " the record is truncated"
+        )
+    if size == 0 and declared is None and promised != 0:
+        if status < 200 or status in BODILESS_STATUSES:
+            return None
+        return (
+            "the body is empty and the record declares neither a payload digest nor"
+            " Content-Length: 0: nothing shows the body was not cut off"
+        )
+    return None
 
 
 def _as_base32(value: bytes) -> str:

@@ -41,11 +41,13 @@ from urllib.parse import urljoin
 
 from records.attest.seal import seal
 from records.imports.fields import (
+    capture_date,
     head_bytes,
     http_status,
     provenance_of,
     same_record,
     software_of,
+    target_host,
     warc_date,
 )
 from records.imports.payload import (
@@ -76,14 +78,21 @@ def total_bytes(path: Path) -> int:
 
 
 def import_archive(
-    workspace: Workspace, path: Path, *, progress: Progress | None = None
+    workspace: Workspace,
+    path: Path,
+    *,
+    progress: Progress | None = None,
+    as_latest: bool = False,
 ) -> ImportReport:
     """Import every capture of the WARC or WACZ at ``path``; see the module docstring.
+
+    ``as_latest``: the imported captures may become their URL's latest snapshot over captures
+    snap made itself (by default they never do: ``records.repository.latest_capture``).
 
     Raises InputError (exit 2) before anything is recorded when the path cannot be imported
     (missing, a folder, not a WARC/WACZ, a WACZ whose hashes do not match)."""
     with open_archive(path) as archive:
-        run = _ImportRun(workspace, archive, progress or (lambda _n: None))
+        run = _ImportRun(workspace, archive, progress or (lambda _n: None), as_latest)
         return run.run()
 
 
@@ -104,10 +113,13 @@ class _PendingRevisit:
 
 
 class _ImportRun:
-    def __init__(self, workspace: Workspace, archive: Archive, progress: Progress) -> None:
+    def __init__(
+        self, workspace: Workspace, archive: Archive, progress: Progress, as_latest: bool
+    ) -> None:
         self.workspace = workspace
         self.archive = archive
         self.progress = progress
+        self.as_latest = as_latest
         scale = sum(w.size for w in archive.warcs) or 1
         self.scale = total_bytes(archive.path) / scale if archive.kind == "wacz" else 1.0
         self.report = ImportReport(path=str(archive.path), kind=archive.kind)
@@ -173,6 +185,8 @@ class _ImportRun:
         self, source: WarcSource, offset: int, record: Any, software: dict[str | None, str]
     ) -> RecordResult | None:
         headers = record.rec_headers
+        if not record.rec_type:  # WARC/1.x followed by anything but a record's headers
+            raise _Damaged("a record without a WARC-Type header: not a WARC record")
         kind = str(record.rec_type)
         uri = headers.get_header("WARC-Target-URI")
         record_id = headers.get_header("WARC-Record-ID")
@@ -188,6 +202,7 @@ class _ImportRun:
             return dataclasses.replace(base, reason="not an HTTP(S) response")
         tool = software.get(headers.get_header("WARC-Warcinfo-ID")) or software.get(None)
         try:
+            target_host(uri)
             return self._capture(source, offset, record, base, tool)
         except PayloadRefused as refused:
             return dataclasses.replace(base, outcome="refused", reason=str(refused))
@@ -204,7 +219,7 @@ class _ImportRun:
     ) -> RecordResult:
         headers = record.rec_headers
         uri = str(base.uri)
-        fetched_at = warc_date(headers.get_header("WARC-Date"))
+        fetched_at = capture_date(headers.get_header("WARC-Date"))
         http = record.http_headers
         has_head = http is not None and bool(getattr(http, "statusline", None))
         digest_text = headers.get_header("WARC-Payload-Digest")
@@ -284,8 +299,10 @@ class _ImportRun:
         # its manifest says "import" and names the archive; blob and TSA I/O, no transaction
         snapshot = seal(self.workspace.attestor, self.workspace.store, snapshot)
         with self.workspace.db.session() as session:
-            capture, created = record_snapshot_once(session, snapshot)
+            capture, created = record_snapshot_once(session, snapshot, as_latest=self.as_latest)
             same = same_record(capture.provenance, snapshot.provenance)
+            if same and self.as_latest and not capture.as_latest:  # imported before, asked now
+                capture.as_latest = True
             capture_id, recorded = capture.id, capture.provenance
         done = dataclasses.replace(
             base, snapshot_id=snapshot.snapshot_id, capture_id=capture_id, status=snapshot.status

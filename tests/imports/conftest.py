@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tests.http_fixtures import http_server  # noqa: F401  (fixture)
 from tests.records.conftest import (  # noqa: F401  (fixtures)
     backend,
     postgres_url,
