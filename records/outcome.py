@@ -156,7 +156,11 @@ def alignment_json(closest: Closest) -> list[dict[str, Any]]:
     ``replace``, ``added``, ``dropped``), the quote's words (empty for ``dropped``) and the
     source span in code points (an empty span at the gap for ``added``)."""
     return [
-        {"op": edit.kind.value, "quote": edit.quote, "source": {"start": edit.start, "end": edit.end}}
+        {
+            "op": edit.kind.value,
+            "quote": edit.quote,
+            "source": {"start": edit.start, "end": edit.end},
+        }
         for edit in closest.alignment
     ]
 

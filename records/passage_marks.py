@@ -33,7 +33,9 @@ class Piece:
 def marks_outside(texts: Iterable[str]) -> tuple[str, str]:
     """The first pair of ``MARKS`` that none of ``texts`` holds (the last pair if all do)."""
     shown = "".join(texts)
-    return next((pair for pair in MARKS if pair[0] not in shown and pair[1] not in shown), MARKS[-1])
+    return next(
+        (pair for pair in MARKS if pair[0] not in shown and pair[1] not in shown), MARKS[-1]
+    )
 
 
 def passage_pieces(text: str, start: int, alignment: Sequence[dict[str, Any]]) -> list[Piece]:

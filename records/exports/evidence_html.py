@@ -334,7 +334,9 @@ def closest_passage(entry: Entry) -> str:
             cursor = end
         pieces.append(esc(entry.text[cursor : closest.end]))
         passage = '<span class="closest">' + "".join(pieces) + "</span>"
-        said = f"each word that differs from the {esc(closeness.to)} is in [brackets] and underlined"
+        said = (
+            f"each word that differs from the {esc(closeness.to)} is in [brackets] and underlined"
+        )
     return (
         f"<p>The {esc(closeness.to)} is not in the stored text. The passage most like it "
         f"(score {closest.score:.2f}, the share of its words that are equal) is outlined "

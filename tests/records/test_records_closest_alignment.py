@@ -53,7 +53,8 @@ def assert_aligned(result: dict[str, Any]) -> None:
     steps = closest["alignment"]
     for step in steps:
         assert set(step) == STEP_KEYS
-        assert step["op"] in OPS and isinstance(step["quote"], str)
+        assert step["op"] in OPS
+        assert isinstance(step["quote"], str)
         assert set(step["source"]) == {"start", "end"}
         assert closest["start"] <= step["source"]["start"] <= step["source"]["end"]
         assert step["source"]["end"] <= closest["end"]
@@ -82,7 +83,9 @@ def test_the_text_output_marks_only_the_word_or_gap_that_differs(
     path = home.folder / "citations.json"
     path.write_text(json.dumps(citations(recorded)), encoding="utf-8")
     printed = home.snap("verify", str(path)).stdout
-    passages = [line.strip() for line in printed.splitlines() if line.strip().startswith("The parser")]
+    passages = [
+        line.strip() for line in printed.splitlines() if line.strip().startswith("The parser")
+    ]
     marked = {
         "c-dropped": "The parser now reads [-every] header of the archive before it opens the "
         "first record",
