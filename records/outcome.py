@@ -144,10 +144,25 @@ def closest_json(
         "start": closest.start,
         "end": closest.end,
         "differences": [list(span) for span in closest.differences],
+        "alignment": alignment_json(closest),
     }
     if offsets is not None:
         result["offsets"] = offsets
     return result
+
+
+def alignment_json(closest: Closest) -> list[dict[str, Any]]:
+    """The closest passage's edit alignment with the quote, step by step: ``op`` (``equal``,
+    ``replace``, ``added``, ``dropped``), the quote's words (empty for ``dropped``) and the
+    source span in code points (an empty span at the gap for ``added``)."""
+    return [
+        {
+            "op": edit.kind.value,
+            "quote": edit.quote,
+            "source": {"start": edit.start, "end": edit.end},
+        }
+        for edit in closest.alignment
+    ]
 
 
 def count_by_status(results: list[CitationResult]) -> dict[str, int]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from records.passage_marks import marked_text, marks_outside
 from verifier.closest import SIMILAR_ENOUGH_TO_SHOW
 from verifier.status import Status
 
@@ -35,17 +36,10 @@ def in_snapshot(snapshot_id: str | None) -> str:
     return "no snapshot was checked" if not snapshot_id else f"in {short_id(snapshot_id)}"
 
 
-# marks around a differing word: the first pair the passage does not contain, so that a
-# differing "[" is shown as ⟨[⟩, never as the unreadable "[[]"
-MARKS = (("[", "]"), ("⟨", "⟩"), ("«", "»"), ("⟪", "⟫"))
-
-
 def marked_passage(text: str, start: int, differences: list[list[int]]) -> str:
     """The closest passage with each differing word in [brackets] (or, when the passage holds
-    a bracket, the first pair of ``MARKS`` it does not hold)."""
-    opening, closing = next(
-        (pair for pair in MARKS if pair[0] not in text and pair[1] not in text), MARKS[-1]
-    )
+    a bracket, the first pair of ``records.passage_marks.MARKS`` it does not hold)."""
+    opening, closing = marks_outside([text])
     pieces, cursor = [], 0
     for diff_start, diff_end in differences:
         a, b = diff_start - start, diff_end - start
@@ -125,8 +119,16 @@ def closest_lines(data: dict[str, Any], to: str = "quote") -> list[str]:
     hint = " to the claim (a hint, not proof)" if to == "claim" else ""
     return [
         f"    Closest passage in the source{hint} (score {closest['score']:.2f}):",
-        "    " + marked_passage(closest["text"], closest["start"], closest["differences"]),
+        "    " + shown_passage(closest),
     ]
+
+
+def shown_passage(closest: dict[str, Any]) -> str:
+    """The closest passage with only the words that differ marked, by its alignment with the
+    quote (``records.passage_marks``); a result without one marks its differing spans."""
+    if closest.get("alignment"):
+        return one_line(marked_text(closest["text"], closest["start"], closest["alignment"]))
+    return marked_passage(closest["text"], closest["start"], closest["differences"])
 
 
 def verify_report(report: VerifyReport) -> str:

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from records.evidence import Evidence
+from records.outcome import alignment_json
+from records.passage_marks import ADDED, DROPPED, SAME, SIGNS, marks_outside, passage_pieces
 from verifier import Closest
 from verifier.status import Status
 
@@ -436,19 +438,51 @@ def closest_passage(entry: Entry) -> str:
 
 
 def closest_passage_in(text: str, closeness: Closeness, closest: Closest) -> str:
-    """The passage most like the quote (or claim), outlined, each differing word marked."""
-    pieces, cursor = [], closest.start
-    for start, end in closest.differences:
-        pieces += [isolated(text[cursor:start]), f"[<ins>{esc(text[start:end])}</ins>]"]
-        cursor = end
-    pieces.append(isolated(text[cursor : closest.end]))
-    passage = '<span class="closest">' + "".join(pieces) + "</span>"
+    """The passage most like the quote (or claim), outlined, only the words that differ marked
+    (by the alignment when the verifier gave one)."""
+    if closest.alignment:
+        passage = aligned_passage(closest, closeness.to)
+        said = (
+            f"each word of the source that the {esc(closeness.to)} leaves out or changes is "
+            f"struck through (<code>[-word]</code>), and each word the {esc(closeness.to)} has "
+            "instead or in addition is underlined (<code>[+word]</code>)"
+        )
+    else:
+        pieces, cursor = [], closest.start
+        for start, end in closest.differences:
+            pieces += [isolated(text[cursor:start]), f"[<ins>{esc(text[start:end])}</ins>]"]
+            cursor = end
+        pieces.append(isolated(text[cursor : closest.end]))
+        passage = "".join(pieces)
+        said = f"each word that differs from the {esc(closeness.to)} is in [brackets] and underlined"
     return (
         f"<p>The {esc(closeness.to)} is not in the stored text. The passage most like it "
         f"(score {closest.score:.2f}, the share of its words that are equal) is outlined "
-        f"below; each word that differs from the {esc(closeness.to)} is in [brackets] and "
-        "underlined.</p>\n" + excerpt(text, closest.start, closest.end, passage)
+        f"below; {said}.</p>\n"
+        + excerpt(text, closest.start, closest.end, f'<span class="closest">{passage}</span>')
     )
+
+
+def aligned_passage(closest: Closest, to: str) -> str:
+    """The closest passage, escaped, with only the words that differ marked by its alignment:
+    a source word the quote drops (or changes) in ``<del>``, a word the quote adds (or has
+    instead) in ``<ins>``, each with its sign and brackets as text (``records.passage_marks``)
+    and a title saying which side has it, so no difference is shown by colour or line alone."""
+    steps = alignment_json(closest)
+    opening, closing = marks_outside([closest.text, *(step["quote"] for step in steps)])
+    titles = {ADDED: f"in the {to}, not in the source", DROPPED: f"in the source, not in the {to}"}
+    tags = {ADDED: "ins", DROPPED: "del"}
+    shown = []
+    for piece in passage_pieces(closest.text, closest.start, steps):
+        if piece.kind == SAME:
+            shown.append(isolated(piece.text))
+            continue
+        tag, sign = tags[piece.kind], SIGNS[piece.kind]
+        shown.append(
+            f'<{tag} title="{esc(titles[piece.kind])}">{esc(opening + sign)}'
+            f"{esc(piece.text)}{esc(closing)}</{tag}>"
+        )
+    return "".join(shown)
 
 
 def link_section(entry: Entry) -> str:

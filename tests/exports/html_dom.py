@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 ALLOWED_TAGS = {
     "html", "head", "meta", "title", "style", "body", "header", "main", "footer", "nav", "h1",
     "h2", "h3", "p", "ol", "ul", "li", "a", "article", "section", "blockquote", "mark", "ins",
-    "bdi", "code", "time", "strong", "span", "dl", "dt", "dd", "br",
+    "del", "bdi", "code", "time", "strong", "span", "dl", "dt", "dd", "br",
 }  # fmt: skip
 
 

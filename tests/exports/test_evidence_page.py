@@ -50,8 +50,10 @@ def test_a_quote_not_found_shows_the_closest_passage_with_the_differing_word_mar
     assert result["status"] == "not_found"
     page = home.page("c-changed")
     dom = parsed(page)
-    assert dom.inside["ins"] == ["100"]
-    assert "[<ins>100</ins>]" in page  # a text label too, not only a colour
+    # only the changed word, by the alignment: the source's struck through, the quote's under
+    # it, each with a sign and brackets as text, not only a line or colour
+    assert dom.inside["ins"] == ["[+1000]"]
+    assert '<del title="in the source, not in the quote">[-100]</del>' in page
     assert "mark" not in dom.inside
     assert Status.NOT_FOUND.headline in page
     assert not [h for h in dom.hrefs() if not h.startswith("#")]  # no link for a failed quote

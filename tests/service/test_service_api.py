@@ -88,6 +88,21 @@ def test_verify_answers_as_the_cli_does(
         assert without_run_ids(response.json()) == without_run_ids(printed)
 
 
+def test_verify_answers_the_closest_passage_aligned_with_the_quote(
+    private_client: TestClient, page_url: str
+) -> None:
+    """Issue 23: the answer lines the closest passage up with the quote, word by word."""
+    snapshot_id = capture(private_client, page_url)["snapshotId"]
+    changed = QUOTE.replace(" 1 ", " one ")
+    citation = {"snapshotId": snapshot_id, "selector": {"quote": {"exact": changed}}}
+    [result] = private_client.post("/v1/verify", json=citation).json()["results"]
+    closest = result["closest"]
+    assert closest["text"] == QUOTE
+    differing = [step for step in closest["alignment"] if step["op"] != "equal"]
+    at = closest["start"] + QUOTE.index(" 1 ") + 1
+    assert differing == [{"op": "replace", "quote": "one", "source": {"start": at, "end": at + 1}}]
+
+
 def provider_inputs() -> list[str]:
     return sorted(p.name for p in FIXTURES.iterdir() if p.suffix in (".json", ".sse"))
 
