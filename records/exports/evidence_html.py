@@ -454,7 +454,9 @@ def closest_passage_in(text: str, closeness: Closeness, closest: Closest) -> str
             cursor = end
         pieces.append(isolated(text[cursor : closest.end]))
         passage = "".join(pieces)
-        said = f"each word that differs from the {esc(closeness.to)} is in [brackets] and underlined"
+        said = (
+            f"each word that differs from the {esc(closeness.to)} is in [brackets] and underlined"
+        )
     return (
         f"<p>The {esc(closeness.to)} is not in the stored text. The passage most like it "
         f"(score {closest.score:.2f}, the share of its words that are equal) is outlined "
