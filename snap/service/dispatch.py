@@ -49,8 +49,11 @@ def dispatch_reverify(
     recorded as it finishes) and stops the run by raising: the request's deadline."""
     if workspace.settings.broker_url is not None and not (filters.refetch or filters.run_id):
         return enqueue_reverify(workspace, filters)
-    from records.reverify import refetch_sources, reverify, select_citations
+    from records.reverify import recorded_run, refetch_sources, reverify, select_citations
 
+    # a run to continue must be recorded (the full id or a unique prefix, as on the command
+    # line): an unknown id is refused (400), never started as a new run under that id
+    run_id = recorded_run(workspace, filters.run_id) if filters.run_id else None
     citations = select_citations(workspace, url=filters.url, since=filters.since)
     if not citations and (filters.url or filters.since):
         raise RecordNotFound("no recorded citation matches url/since")
@@ -59,7 +62,7 @@ def dispatch_reverify(
         workspace,
         citations,
         refetch_errors=errors,
-        run_id=filters.run_id,
+        run_id=run_id,
         progress=lambda _done: checkpoint(),
     )
     summary = report.summary()

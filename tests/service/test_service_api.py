@@ -257,3 +257,19 @@ def test_jobs_answers_from_the_database(client: TestClient) -> None:
     missing = client.get("/v1/jobs/no-such-batch")
     assert missing.status_code == 404
     assert missing.json()["detail"] == "no batch 'no-such-batch' is recorded"
+
+
+def test_reverify_continues_only_a_recorded_run(private_client: TestClient, page_url: str) -> None:
+    """``run`` names a recorded run, whole or by a unique prefix, as ``snap reverify --run``
+    does; an unknown id is refused instead of starting a new run under it."""
+    capture(private_client, page_url)
+    citation = {"citationId": "c-run", "url": page_url, "selector": {"quote": {"exact": QUOTE}}}
+    private_client.post("/v1/verify", json=citation)
+    first = private_client.post("/v1/reverify", json={"url": page_url})
+    run_id = first.json()["summary"]["runId"]
+    unknown = private_client.post("/v1/reverify", json={"run": "no-such-run-id"})
+    assert unknown.status_code == 400
+    assert "no-such-run-id" in unknown.json()["detail"]
+    again = private_client.post("/v1/reverify", json={"url": page_url, "run": run_id[:8]})
+    assert again.status_code == 200
+    assert again.json()["summary"]["runId"] == run_id
