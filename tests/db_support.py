@@ -16,12 +16,20 @@ import sqlalchemy as sa
 ADMIN_URL = os.environ.get(
     "SNAP_TEST_DATABASE_URL", "postgresql+psycopg://root@127.0.0.1:5432/postgres"
 )
+# Names of the throwaway databases start with this, then the pytest-xdist worker ("gw0"), then a
+# random part: runs and workers never share one, and a leftover is easy to recognise and drop.
+DATABASE_PREFIX = os.environ.get("SNAP_TEST_DATABASE_PREFIX") or "snap_test"
+
+
+def worker_label() -> str:
+    """The pytest-xdist worker this process is ("gw0", "gw1"), or "main" without xdist."""
+    return os.environ.get("PYTEST_XDIST_WORKER") or "main"
 
 
 @contextmanager
 def throwaway_postgres() -> Iterator[str]:
     """Create a uniquely named database, yield its URL, drop it afterwards."""
-    name = f"snap_test_{uuid.uuid4().hex[:12]}"
+    name = f"{DATABASE_PREFIX}_{worker_label()}_{uuid.uuid4().hex[:12]}"
     admin = sa.create_engine(ADMIN_URL, isolation_level="AUTOCOMMIT")
     try:
         with admin.connect() as connection:
