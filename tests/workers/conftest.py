@@ -22,7 +22,7 @@ import pytest
 import redis
 
 from records.db import Database
-from tests.db_support import empty_tables, ready_home, throwaway_postgres
+from tests.db_support import empty_tables, throwaway_postgres
 from tests.workers.pages import PageServer
 
 REDIS_URL = os.environ.get("SNAP_TEST_REDIS_URL", "redis://127.0.0.1:6379/9")
@@ -162,9 +162,9 @@ def snap_pg(tmp_path: Path, postgres_url: str, queue: str) -> Iterator[Snap]:
 
 
 @pytest.fixture
-def snap_embedded(tmp_path: Path, sqlite_template: Path) -> Snap:
-    """The embedded default: SQLite (migrated already) and a folder store, no broker."""
-    ready_home(tmp_path / "home", sqlite_template)
+def snap_embedded(tmp_path: Path) -> Snap:
+    """The embedded default: SQLite and a folder store, no broker. The home starts empty (not
+    a copy of the migrated template): tests here check what commands do before a first run."""
     return Snap(base_env(tmp_path), logs=tmp_path)
 
 
