@@ -7,21 +7,34 @@ run instead of silently skipping half the suite.
 from __future__ import annotations
 
 import os
+import shutil
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import sqlalchemy as sa
+
+from records.db import Database
+from snap.config import Settings
 
 ADMIN_URL = os.environ.get(
     "SNAP_TEST_DATABASE_URL", "postgresql+psycopg://root@127.0.0.1:5432/postgres"
 )
+# Names of the throwaway databases start with this, then the pytest-xdist worker ("gw0"), then a
+# random part: runs and workers never share one, and a leftover is easy to recognise and drop.
+DATABASE_PREFIX = os.environ.get("SNAP_TEST_DATABASE_PREFIX") or "snap_test"
+
+
+def worker_label() -> str:
+    """The pytest-xdist worker this process is ("gw0", "gw1"), or "main" without xdist."""
+    return os.environ.get("PYTEST_XDIST_WORKER") or "main"
 
 
 @contextmanager
 def throwaway_postgres() -> Iterator[str]:
     """Create a uniquely named database, yield its URL, drop it afterwards."""
-    name = f"snap_test_{uuid.uuid4().hex[:12]}"
+    name = f"{DATABASE_PREFIX}_{worker_label()}_{uuid.uuid4().hex[:12]}"
     admin = sa.create_engine(ADMIN_URL, isolation_level="AUTOCOMMIT")
     try:
         with admin.connect() as connection:
@@ -34,6 +47,34 @@ def throwaway_postgres() -> Iterator[str]:
         with admin.connect() as connection:
             connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()
+
+
+def embedded_database_path(home: Path) -> Path:
+    """Where the embedded default keeps its SQLite file under ``SNAP_HOME``, asked of snap's own
+    settings rather than written down here a second time."""
+    url = sa.make_url(Settings.from_env({"SNAP_HOME": str(home)}).database_url)
+    assert url.database, url
+    return Path(url.database)
+
+
+def migrated_sqlite_template(folder: Path) -> Path:
+    """An empty embedded database at the head revision, migrated by the code a first run uses.
+
+    Migrating costs about a quarter of a second per database; the tests that want a ready home
+    copy this file instead (``ready_home``). Disposing the engine checkpoints SQLite's WAL into
+    the main file, so the one file is the whole database."""
+    path = embedded_database_path(folder / "template-home")
+    Database(f"sqlite:///{path}").dispose()
+    return path
+
+
+def ready_home(home: Path, template: Path) -> Path:
+    """Make ``home`` a snap home whose database is already migrated (a copy of ``template``).
+    Tests of what a first run does (an empty or missing home) must not use this."""
+    target = embedded_database_path(home)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(template, target)
+    return home
 
 
 def empty_tables(engine: sa.Engine) -> None:

@@ -27,14 +27,15 @@ trap cleanup EXIT
 # start, moto's server (also over HTTP) stands in, loudly, rather than the S3 tests being skipped.
 start_moto_instead() {
     echo "tests/run.sh: WARNING: LocalStack did not start; running the S3 tests against moto's server" >&2
-    .venv/bin/moto_server -H 127.0.0.1 -p 4567 >"${TMPDIR:-/tmp}/snap-moto.log" 2>&1 &
+    local port=${SNAP_TEST_MOTO_PORT:-4567}
+    .venv/bin/moto_server -H 127.0.0.1 -p "$port" >"${TMPDIR:-/tmp}/snap-moto-$port.log" 2>&1 &
     moto_pid=$!
     for _ in $(seq 50); do
-        .venv/bin/python -c 'import urllib.request as u; u.urlopen("http://127.0.0.1:4567/", timeout=1)' \
+        .venv/bin/python -c "import urllib.request as u; u.urlopen('http://127.0.0.1:$port/', timeout=1)" \
             2>/dev/null && break
         sleep 0.2
     done
-    export SNAP_TEST_S3_ENDPOINT=http://127.0.0.1:4567
+    export SNAP_TEST_S3_ENDPOINT=http://127.0.0.1:$port
 }
 
 # start.sh exits 0 both when it started LocalStack and when one was already healthy; only the
@@ -73,4 +74,13 @@ fi
 
 echo "== ruff"; .venv/bin/ruff check .
 echo "== mypy"; .venv/bin/mypy
-echo "== pytest"; .venv/bin/python -m pytest "$@"
+# pytest-xdist: one pytest session per worker (so each has its own PostgreSQL database, S3
+# bucket and SQLite template), whole files per worker (module fixtures start once). 0: no workers.
+workers=${SNAP_TEST_WORKERS:-$(nproc 2>/dev/null || echo 2)}
+echo "== pytest ($workers workers)"
+status=0
+.venv/bin/python -m pytest -n "$workers" --dist loadfile "$@" || status=$?
+# Exit code 5 is "no tests collected": a filter or a collection change that ran nothing is a
+# failure of the run, never a quiet pass.
+if [ "$status" = 5 ]; then echo "tests/run.sh: pytest collected no tests" >&2; fi
+exit "$status"

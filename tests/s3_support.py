@@ -24,10 +24,12 @@ import pytest
 from botocore.config import Config
 
 from snapshotter.store.s3 import S3Store
+from tests.db_support import worker_label
 
 ENDPOINT_VARIABLE = "SNAP_TEST_S3_ENDPOINT"
 DEFAULT_ENDPOINT = "http://127.0.0.1:4566"
 REGION = "us-east-1"
+BUCKET_PREFIX = os.environ.get("SNAP_TEST_BUCKET_PREFIX") or "snap"
 HOW_TO_START = (
     "start LocalStack with `bash localstack/start.sh` (tests/run.sh does this) or point "
     f"{ENDPOINT_VARIABLE} at another S3 API on loopback"
@@ -70,7 +72,10 @@ def make_client(endpoint: str, *, max_attempts: int = 3) -> Any:
 
 
 def fresh_bucket_name(label: str = "t") -> str:
-    return f"snap-{label}-{uuid.uuid4().hex[:20]}"
+    """A bucket name no other run or pytest-xdist worker uses: the prefix, the worker, a label
+    and a random part (S3 names are lower-case, at most 63 characters)."""
+    worker = worker_label().lower()
+    return f"{BUCKET_PREFIX}-{worker}-{label}-{uuid.uuid4().hex[:20]}"[:63]
 
 
 def new_s3_store(

@@ -16,6 +16,7 @@ import pytest
 from records.exports.evidence_page import render_evidence_page
 from records.workspace import Workspace
 from snap.config import Settings
+from tests.db_support import ready_home
 from tests.http_fixtures import LoopbackServer, http_server  # noqa: F401  (fixture)
 from tests.records.conftest import (  # noqa: F401  (fixtures: export tests run on both backends)
     backend,
@@ -84,9 +85,11 @@ class Home:
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Home:
+def home(tmp_path: Path, sqlite_template: Path) -> Home:
+    """A home whose database is migrated already (a copy of the session's template)."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("SNAP_")}
-    env |= {"SNAP_HOME": str(tmp_path / "home"), "SNAP_ALLOW_PRIVATE": "1"}
+    folder = ready_home(tmp_path / "home", sqlite_template)
+    env |= {"SNAP_HOME": str(folder), "SNAP_ALLOW_PRIVATE": "1"}
     return Home(env, tmp_path)
 
 

@@ -19,7 +19,7 @@ from records.db import Database
 from records.workspace import Workspace
 from snap.config import Settings
 from snapshotter.store import blob_key
-from tests.db_support import empty_tables, throwaway_postgres
+from tests.db_support import empty_tables, ready_home, throwaway_postgres
 from tests.http_fixtures import http_server  # noqa: F401  (fixture)
 from tests.s3_support import make_client, new_s3_store, s3_endpoint  # noqa: F401  (fixture)
 
@@ -131,8 +131,12 @@ def s3_bucket(s3_endpoint: str) -> str:  # noqa: F811
 def backend(
     request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Backend]:
+    """The embedded home starts with a migrated empty database (a copy of the session's
+    template); the production pair starts with empty tables in the session's database."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("SNAP_")}
     env |= {"SNAP_HOME": str(tmp_path / "home"), "SNAP_ALLOW_PRIVATE": "1"}
+    if request.param == "embedded":
+        ready_home(tmp_path / "home", request.getfixturevalue("sqlite_template"))
     if request.param == "production":
         url = request.getfixturevalue("postgres_url")
         bucket = request.getfixturevalue("s3_bucket")

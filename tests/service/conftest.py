@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 
 from snap.config import Settings
 from snap.service.app import ServiceConfig, create_app
+from tests.db_support import ready_home
 from tests.http_fixtures import http_server  # noqa: F401  (fixture)
 from tests.records.conftest import (  # noqa: F401  (fixtures)
     backend,
@@ -46,8 +47,9 @@ def client_for(config: ServiceConfig) -> TestClient:
 
 
 @pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    return embedded_settings(tmp_path / "home")
+def settings(tmp_path: Path, sqlite_template: Path) -> Settings:
+    """The embedded default in a home whose database is migrated already."""
+    return embedded_settings(ready_home(tmp_path / "home", sqlite_template))
 
 
 @pytest.fixture
@@ -58,9 +60,10 @@ def client(settings: Settings) -> Iterator[TestClient]:
 
 
 @pytest.fixture
-def private_client(tmp_path: Path) -> Iterator[TestClient]:
+def private_client(tmp_path: Path, sqlite_template: Path) -> Iterator[TestClient]:
     """Captures may reach the loopback test servers (server configuration)."""
-    config = ServiceConfig(embedded_settings(tmp_path / "home", allow_private=True))
+    home = ready_home(tmp_path / "home", sqlite_template)
+    config = ServiceConfig(embedded_settings(home, allow_private=True))
     with client_for(config) as opened:
         yield opened
 

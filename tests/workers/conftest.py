@@ -163,7 +163,8 @@ def snap_pg(tmp_path: Path, postgres_url: str, queue: str) -> Iterator[Snap]:
 
 @pytest.fixture
 def snap_embedded(tmp_path: Path) -> Snap:
-    """The embedded default: SQLite and a folder store, no broker."""
+    """The embedded default: SQLite and a folder store, no broker. The home starts empty (not
+    a copy of the migrated template): tests here check what commands do before a first run."""
     return Snap(base_env(tmp_path), logs=tmp_path)
 
 
