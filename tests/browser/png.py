@@ -23,7 +23,7 @@ class Image:
     rgb: bytes  # 3 bytes a pixel, rows top to bottom (alpha dropped)
 
 
-def _chunk(kind: bytes, data: bytes) -> bytes:
+def chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
 
@@ -37,13 +37,13 @@ def encode_rgb(width: int, height: int, pixel: Callable[[int, int], tuple[int, i
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
     return (
         SIGNATURE
-        + _chunk(b"IHDR", header)
-        + _chunk(b"IDAT", zlib.compress(bytes(rows)))
-        + _chunk(b"IEND", b"")
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(bytes(rows)))
+        + chunk(b"IEND", b"")
     )
 
 
-def _paeth(left: int, up: int, corner: int) -> int:
+def paeth(left: int, up: int, corner: int) -> int:
     estimate = left + up - corner
     to_left, to_up, to_corner = abs(estimate - left), abs(estimate - up), abs(estimate - corner)
     if to_left <= to_up and to_left <= to_corner:
@@ -66,7 +66,7 @@ def _unfilter(kind: int, row: bytearray, prior: bytearray, step: int) -> None:
         for i in range(len(row)):
             left = row[i - step] if i >= step else 0
             corner = prior[i - step] if i >= step else 0
-            row[i] = (row[i] + _paeth(left, prior[i], corner)) & 0xFF
+            row[i] = (row[i] + paeth(left, prior[i], corner)) & 0xFF
     elif kind != 0:
         raise ValueError(f"PNG filter type {kind} does not exist")
 
