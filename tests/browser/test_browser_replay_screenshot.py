@@ -13,6 +13,7 @@ referring replay URL.  The replaying Chromium runs with the network flags of
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -62,7 +63,14 @@ def serve_page(server: LoopbackServer) -> str:
 
 
 def replay_screenshot(url: str, viewport: tuple[int, int]) -> tuple[bytes, list[str]]:
-    """A full-page screenshot of ``url`` (pywb on loopback) and the requests refused."""
+    """A full-page screenshot of ``url`` (pywb on loopback) and the requests refused, taken
+    in a thread of its own: Playwright's sync API refuses a thread where another test's
+    Playwright (the fidelity suite's, kept for the session) already runs its event loop."""
+    with ThreadPoolExecutor(max_workers=1) as own_thread:
+        return own_thread.submit(_screenshot, url, viewport).result()
+
+
+def _screenshot(url: str, viewport: tuple[int, int]) -> tuple[bytes, list[str]]:
     from playwright.sync_api import sync_playwright
 
     refused: list[str] = []
