@@ -12,6 +12,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from records.errors import RecordNotFound
 from records.evidence import Evidence, blob_state, recorded_blobs, recorded_head
 from records.ids import resolve_citation_id, resolve_snapshot_id
 from records.models import Capture, Citation, Extraction, Snapshot, Verification
@@ -24,8 +25,8 @@ from records.repository import (
     verifications_of,
 )
 from records.workspace import Workspace
-from snap.errors import InputError, RecordNotFound
 from snapshotter.capture import rfc3339
+from snapshotter.errors import InputError
 
 BlobRef = tuple[str, str, str | None]  # kind, digest, recorded version
 # Per snapshot reported: its JSON, its evidence, and its captures' headers blobs, checked after

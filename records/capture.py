@@ -8,8 +8,8 @@ from sqlalchemy.orm import Session
 
 from records.repository import record_failed_capture, record_snapshot
 from records.workspace import Workspace
-from snap.errors import CaptureError, ConfigError, InputError, SnapError
 from snapshotter.capture import SnapshotRecord, capture
+from snapshotter.errors import CaptureError, ConfigError, InputError, SnapError
 from snapshotter.weburl import InvalidURL, has_web_scheme, web_url
 
 

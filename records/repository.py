@@ -15,10 +15,11 @@ from typing import Any
 from sqlalchemy import Insert, or_, select, update
 from sqlalchemy.orm import Session
 
+from records.errors import ExtractionConflict
 from records.models import Capture, Citation, Extraction, Snapshot, Verification, utcnow
 from records.urls import canonical_url, without_tracking
-from snap.errors import CaptureError, ExtractionConflict, InputError
 from snapshotter.capture import SnapshotRecord, page_json
+from snapshotter.errors import CaptureError, InputError
 from verifier import token_keys
 
 

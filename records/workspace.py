@@ -1,4 +1,8 @@
-"""The things every use case needs, opened once from settings: database, store, fetch options."""
+"""The things every use case needs, opened once from options: database, store, fetch options.
+
+``Workspace.open`` takes the records' own ``WorkspaceOptions`` or anything that builds them
+(the shell's ``Settings``); what it was opened with is kept, unread here, in ``config`` for the
+shell (``snap.config.settings_of``)."""
 
 from __future__ import annotations
 
@@ -7,27 +11,32 @@ from typing import TYPE_CHECKING
 
 from records.db import Database
 from records.evidence import StoreResolver
-from snap.config import Settings
+from records.options import BuildsWorkspaceOptions, WorkspaceOptions
 from snapshotter.store import BlobStore, open_store
 
 if TYPE_CHECKING:
     from records.texts import PreparedCache
-    from snapshotter.fetch import FetchOptions
+    from snapshotter.options import FetchOptions
 
 
 @dataclass
 class Workspace:
-    settings: Settings
+    settings: WorkspaceOptions
     db: Database
     store: BlobStore
     _stores: StoreResolver | None = field(default=None, repr=False)
     # tokenized texts shared across runs; only a long-lived process (snap serve) sets one
     prepared: PreparedCache | None = field(default=None, repr=False)
+    # what the workspace was opened with (the shell's Settings): records never reads it
+    config: object = field(default=None, repr=False)
 
     @classmethod
-    def open(cls, settings: Settings, *, existing: bool = False) -> Workspace:
+    def open(
+        cls, config: WorkspaceOptions | BuildsWorkspaceOptions, *, existing: bool = False
+    ) -> Workspace:
         """``existing``: for commands that only look at what is recorded; an embedded database
         that does not exist yet is then an error, not silently created empty."""
+        settings = config if isinstance(config, WorkspaceOptions) else config.workspace_options()
         store = open_store(
             settings.store_url,
             lock_mode=settings.lock_mode,
@@ -35,7 +44,7 @@ class Workspace:
             home=settings.home,
         )
         database = Database(settings.database_url, must_exist=existing)
-        return cls(settings=settings, db=database, store=store)
+        return cls(settings=settings, db=database, store=store, config=config)
 
     @property
     def stores(self) -> StoreResolver:
@@ -52,9 +61,7 @@ class Workspace:
 
     @property
     def fetch_options(self) -> FetchOptions:
-        from snapshotter.fetch import FetchOptions  # only commands that fetch load http and ssl
-
-        return FetchOptions.from_settings(self.settings)
+        return self.settings.fetch
 
     def close(self) -> None:
         self.db.dispose()

@@ -18,7 +18,7 @@ from typing import Any, NoReturn, TypeVar
 import click
 
 from snap import __version__, render
-from snap.config import Settings
+from snap.config import Settings, settings_of
 from snap.errors import InputError, RecordNotFound, SnapError, VerifierError, exit_code_of
 from snap.paths import InputFile, OutputFile
 
@@ -761,7 +761,7 @@ def start_batch(
 @contextmanager
 def in_process_notice(ws: Any, total: int, label: str) -> Iterator[Callable[[int], None]]:
     """Without a broker, one line says the batch runs here, and a progress bar follows it."""
-    settings: Settings = ws.settings
+    settings = settings_of(ws)
     if settings.broker_url is not None:
         yield lambda _done: None
         return

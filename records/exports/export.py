@@ -20,7 +20,7 @@ from typing import Any
 
 from records.exports.selection import Selection
 from records.workspace import Workspace
-from snap.errors import InputError
+from snapshotter.errors import InputError
 
 FORMATS = ("warc", "wacz", "html")
 

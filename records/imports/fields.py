@@ -6,10 +6,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-import snap
 from records.imports.payload import PayloadRefused
 from records.imports.sources import WarcSource
 from snapshotter.capture import rfc3339
+from snapshotter.version import __version__
 
 MAX_HEAD = 256 * 1024  # an HTTP head larger than this is refused, not stored
 MAX_WARCINFO = 64 * 1024
@@ -81,7 +81,7 @@ def provenance_of(
             "payloadDigest": headers.get_header("WARC-Payload-Digest"),
             "software": software,
         },
-        "snapVersion": snap.__version__,
+        "snapVersion": __version__,
     }
     ip = headers.get_header("WARC-IP-Address")
     if ip:

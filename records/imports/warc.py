@@ -59,8 +59,8 @@ from records.imports.sources import Archive, WarcSource, open_archive
 from records.repository import record_snapshot_once
 from records.urls import canonical_url
 from records.workspace import Workspace
-from snap.errors import CaptureError, SnapError
 from snapshotter.capture import HEADERS_BLOB, SnapshotRecord, extract_and_store, store_head
+from snapshotter.errors import CaptureError, SnapError
 
 Progress = Callable[[int], None]
 MAX_REDIRECT_HOPS = 10

@@ -25,17 +25,11 @@ import logging
 import socket
 from typing import Any, ClassVar
 
-from snap.errors import SnapError
+from snap.errors import ListenError as ListenError
 from snap.service.problems import MALFORMED, MEDIA_TYPE, SLOW, problem
 
 DEFAULT_HEADER_TIMEOUT = 10.0
 TLS_HANDSHAKE = b"\x16\x03"  # a TLS record of type handshake, any TLS version
-
-
-class ListenError(SnapError):
-    """The address and port cannot be listened on (in use, not this machine's, no permission)."""
-
-    exit_code = 3
 
 
 def malformed_line(received: bytes) -> str:
