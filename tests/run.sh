@@ -73,4 +73,5 @@ fi
 
 echo "== ruff"; .venv/bin/ruff check .
 echo "== mypy"; .venv/bin/mypy
+echo "== lint-imports"; .venv/bin/lint-imports --no-cache
 echo "== pytest"; .venv/bin/python -m pytest "$@"
