@@ -55,7 +55,6 @@ from records.verify import verification_values  # noqa: E402
 from records.workspace import Workspace  # noqa: E402
 from snap.config import Settings  # noqa: E402
 from snapshotter.capture import capture  # noqa: E402
-from snapshotter.fetch import FetchOptions  # noqa: E402
 from snapshotter.store import FolderStore  # noqa: E402
 from verifier import tokenize  # noqa: E402
 
@@ -65,7 +64,7 @@ SEED = 7
 def build(workspace: Workspace, folder: Path, snapshots: int, citations: int) -> list[str]:
     """Capture generated text files and cite whole-token slices of them."""
     rng = random.Random(SEED)
-    options = FetchOptions.from_settings(workspace.settings)
+    options = workspace.fetch_options
     per_snapshot = citations // snapshots
     rows = []
     for n in range(snapshots):
@@ -169,7 +168,9 @@ def measure(
     folder: Path, url: str, snapshots: int, count: int, sample: int, fair_limit: int
 ) -> dict[str, Any]:
     settings = Settings.from_env({"SNAP_HOME": str(folder), "SNAP_DATABASE_URL": url})
-    workspace = Workspace(settings, Database(url, auto_migrate=True), FolderStore(folder / "s"))
+    workspace = Workspace(
+        settings.workspace_options(), Database(url, auto_migrate=True), FolderStore(folder / "s")
+    )
     build(workspace, folder, snapshots, count)
     with workspace.db.reading() as session:
         citations = list(session.query(Citation).order_by(Citation.id))

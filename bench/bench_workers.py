@@ -62,7 +62,7 @@ from records.reverify import recheck, reverify  # noqa: E402
 from records.texts import SnapshotTexts  # noqa: E402
 from records.verify import verification_values  # noqa: E402
 from records.workspace import Workspace  # noqa: E402
-from snap.config import Settings  # noqa: E402
+from snap.config import Settings, settings_of  # noqa: E402
 from tests.db_support import throwaway_postgres  # noqa: E402
 from tests.workers.pages import PageServer, cite_every_page  # noqa: E402
 
@@ -134,7 +134,7 @@ def timed_batch(
     from snap.workers.app import configure
     from snap.workers.tasks import publish
 
-    configure(ws.settings)
+    configure(settings_of(ws))
     batch_id, item_ids = create_batch(ws.db, kind, {}, items)
     started = time.perf_counter()
     publish(kind, item_ids)

@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 
 from records.attest.checkpoints import inclusion_proofs, tsa_chain
 from records.attest.checks import seal_blobs, seal_state
+from records.errors import RecordNotFound
 from records.evidence import Evidence, blob_state, capture_blobs, recorded_blobs
 from records.ids import resolve_citation_id, resolve_snapshot_id
 from records.models import Capture, Citation, Extraction, Snapshot, Verification
@@ -26,8 +27,8 @@ from records.repository import (
     verifications_of,
 )
 from records.workspace import Workspace
-from snap.errors import InputError, RecordNotFound
 from snapshotter.capture import rfc3339
+from snapshotter.errors import InputError
 
 BlobRef = tuple[str, str, str | None]  # kind, digest, recorded version
 # Per snapshot reported: its JSON, its evidence, and its captures' headers blobs, checked after

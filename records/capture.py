@@ -8,8 +8,8 @@ from sqlalchemy.orm import Session
 
 from records.repository import record_failed_capture, record_snapshot
 from records.workspace import Workspace
-from snap.errors import CaptureError, ConfigError, InputError, SnapError
 from snapshotter.capture import SnapshotRecord, capture
+from snapshotter.errors import CaptureError, ConfigError, InputError, SnapError
 from snapshotter.weburl import InvalidURL, has_web_scheme, web_url
 
 
@@ -38,7 +38,9 @@ def capture_source(
     ``method`` (http, browser or auto; default ``SNAP_CAPTURE``) picks the HTTP path or the
     browser (``snapshotter.browser``); the record says which was used.
     """
-    attestor = workspace.attestor  # an unusable key or TSA setting is refused before fetching
+    from records.attest.seal import attestor_of, seal  # cryptography: only commands that capture
+
+    attestor = attestor_of(workspace)  # an unusable key or TSA setting is refused before fetching
     chosen = capture_method(workspace, target, method or workspace.settings.capture)
     try:
         if chosen == "browser":
@@ -58,8 +60,6 @@ def capture_source(
         failure = CaptureError(f"could not capture {target[:300]}: {summary}", url=target)
         _record_failure(workspace, target, failure)
         raise failure from error
-    from records.attest.seal import seal  # cryptography is loaded only by commands that capture
-
     record = seal(attestor, workspace.store, record)  # blob and TSA I/O: no transaction
     with workspace.db.session() as session:
         if claim is None or claim(session, record):

@@ -11,6 +11,7 @@ loads every dialect's DDL support and Mako) is imported only to migrate.
 
 from __future__ import annotations
 
+import importlib.util
 import threading
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -23,13 +24,23 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
-import migrations
-from snap.errors import ConfigError, DatabaseError
+from records.errors import DatabaseError
+from snapshotter.errors import ConfigError
 
 if TYPE_CHECKING:
     from alembic.config import Config
 
-MIGRATIONS_DIR = Path(migrations.__file__).parent
+# The migrations sit above the models they migrate (they import records.models), so they are
+# found here as the folder of scripts Alembic reads, never imported: find_spec of a top-level
+# package locates it without running it.
+def _migrations_dir() -> Path:
+    spec = importlib.util.find_spec("migrations")
+    if spec is None or spec.origin is None:
+        raise ImportError("snap's migrations package is not installed beside records")
+    return Path(spec.origin).parent
+
+
+MIGRATIONS_DIR = _migrations_dir()
 MIGRATION_LOCK = 0x736E6170  # "snap": the PostgreSQL advisory lock held while migrating
 # The newest migration in migrations/versions; a test checks it against Alembic's own head, so
 # a new migration cannot be added without moving this too.

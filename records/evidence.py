@@ -19,8 +19,8 @@ from records.outcome import (
     BLOB_SHADOWED,
     EVIDENCE_HOLDS,
 )
-from snap.errors import BlobNotFound, IntegrityError, SnapError, StoreError
 from snapshotter.capture import BROWSER_PROVENANCE, HEADERS_BLOB
+from snapshotter.errors import BlobNotFound, IntegrityError, SnapError, StoreError
 from snapshotter.store import BlobStore, blob_key, canonical_location, open_store
 from snapshotter.store.hashing import NullSink
 

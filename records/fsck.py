@@ -26,7 +26,7 @@ from records.models import Capture, Extraction, Snapshot
 from records.outcome import BLOB_SHADOWED, BLOB_STATES
 from records.texts import rehash_blob
 from records.workspace import Workspace
-from snap.errors import StoreError
+from snapshotter.errors import StoreError
 from snapshotter.store import blob_key
 from snapshotter.tempfiles import remove_stale_temp_files, stale_temp_files
 

@@ -12,8 +12,9 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from records.errors import RecordNotFound
 from records.models import Citation, Snapshot
-from snap.errors import InputError, RecordNotFound
+from snapshotter.errors import InputError
 
 MIN_HEX = 8
 SHOWN = 10  # candidates listed for an ambiguous prefix

@@ -26,14 +26,15 @@ from sqlalchemy.orm import Session
 
 from records.capture import capture_source
 from records.db import Database
+from records.errors import RecordNotFound, is_transient
 from records.models import Batch, BatchItem, Citation, Verification, utcnow
 from records.reextract import plan_reextract as plan_reextract_jobs
 from records.reextract import reextract
 from records.repository import citations_matching
 from records.reverify import group_by_latest_snapshot, reverify
 from records.workspace import Workspace
-from snap.errors import InputError, RecordNotFound, SnapError, is_transient
 from snapshotter.capture import SnapshotRecord, rfc3339
+from snapshotter.errors import InputError, SnapError
 from snapshotter.weburl import InvalidURL, has_web_scheme, web_url
 from verifier.status import Status
 
@@ -190,16 +191,27 @@ def mark_done(db: Database, item_id: int, result: str) -> bool:
         return done_in(session, item_id, result)
 
 
-def mark_failed(db: Database, item_id: int, error: SnapError, *, retrying: bool) -> None:
+def mark_failed(
+    db: Database,
+    item_id: int,
+    error: SnapError,
+    *,
+    retrying: bool,
+    transient: bool | None = None,
+) -> None:
     """A failure: back to pending when a retry is coming, else failed, with its kind (a
-    transient one is re-queued by ``snap jobs --resume``). A done item stays done."""
+    transient one is re-queued by ``snap jobs --resume``). A done item stays done.
+    ``transient``: the caller's judgement (the workers know their broker's errors); by
+    default ``records.errors.is_transient``."""
+    if transient is None:
+        transient = is_transient(error)
     with db.session() as session:
         session.execute(
             update(BatchItem)
             .where(BatchItem.id == item_id, BatchItem.state != "done")
             .values(
                 state="pending" if retrying else "failed",
-                error_kind="transient" if is_transient(error) else "permanent",
+                error_kind="transient" if transient else "permanent",
                 last_error=error.message,
                 updated_at=utcnow(),
             )

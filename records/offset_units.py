@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from snap.errors import OffsetError
+from verifier.errors import OffsetError
 from verifier.offsets import TextOffsets
 
 CODEPOINT = "codepoint"

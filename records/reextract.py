@@ -18,12 +18,12 @@ from typing import Any
 
 from sqlalchemy import select
 
+from records.errors import RecordNotFound
 from records.evidence import Evidence
 from records.ids import resolve_snapshot_id
 from records.models import Extraction, Snapshot, utcnow
 from records.repository import captures_of, captures_of_snapshot, record_extraction
 from records.workspace import Workspace
-from snap.errors import RecordNotFound
 from snapshotter.capture import decoding_of, page_json
 from snapshotter.extract import extract
 from snapshotter.store.hashing import source_digest

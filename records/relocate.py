@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from records.evidence import Evidence, recorded_blobs, recorded_head
 from records.models import Capture, Extraction, Snapshot
-from snap.errors import BlobNotFound, InputError
+from snapshotter.errors import BlobNotFound, InputError
 from snapshotter.store import BlobStore, open_store
 
 if TYPE_CHECKING:

@@ -16,10 +16,11 @@ from sqlalchemy import Insert, case, or_, select, update
 from sqlalchemy.orm import Session
 
 from records.attest import log
+from records.errors import ExtractionConflict
 from records.models import Capture, Citation, Extraction, Snapshot, Verification, utcnow
 from records.urls import canonical_url, without_tracking
-from snap.errors import CaptureError, ExtractionConflict, InputError
 from snapshotter.capture import SnapshotRecord, page_json
+from snapshotter.errors import CaptureError, InputError
 from verifier import token_keys
 
 

@@ -34,9 +34,10 @@ from records.repository import (
 from records.texts import SnapshotTexts
 from records.verify import check_against, verification_values
 from records.workspace import Workspace
-from snap.errors import InputError, OffsetError, SnapError
 from snapshotter.capture import rfc3339
+from snapshotter.errors import InputError, SnapError
 from verifier import TextQuoteSelector
+from verifier.errors import OffsetError
 
 Progress = Callable[[int], None]
 

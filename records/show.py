@@ -8,11 +8,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from records.attest.manifest import origin_line
+from records.errors import RecordNotFound
 from records.evidence import Evidence, browser_blobs, recorded_head
 from records.ids import resolve_snapshot_id
 from records.repository import captures_of_snapshot, choose_extraction, get_snapshot
 from records.workspace import Workspace
-from snap.errors import InputError, RecordNotFound
+from snapshotter.errors import InputError
 from snapshotter.store import BlobStore
 
 AROUND = 200  # code points shown on each side of --around

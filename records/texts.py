@@ -6,7 +6,7 @@ import threading
 from collections import OrderedDict
 
 from records.evidence import Evidence, StoreResolver
-from snap.errors import BlobNotFound, IntegrityError, StoreError
+from snapshotter.errors import BlobNotFound, IntegrityError, StoreError
 from snapshotter.store import BlobStore
 from snapshotter.store.hashing import NullSink
 from verifier import PreparedSource, prepare

@@ -46,14 +46,7 @@ from records.repository import (
 from records.texts import SnapshotTexts
 from records.urls import canonical_url, without_tracking
 from records.workspace import Workspace
-from snap.errors import (
-    BlobNotFound,
-    InputError,
-    IntegrityError,
-    OffsetError,
-    SnapError,
-    VerifierError,
-)
+from snapshotter.errors import BlobNotFound, InputError, IntegrityError, SnapError
 from snapshotter.store.base import DIGEST_PATTERN
 from snapshotter.weburl import refuse_control_characters
 from verifier import (
@@ -65,6 +58,7 @@ from verifier import (
     position_from_utf16,
     resolve,
 )
+from verifier.errors import OffsetError, VerifierError
 
 NO_TEXT_REASONS = {
     "no_extractable_text": "the snapshot has no extractable text (encrypted or image-only PDF?)",

@@ -1,4 +1,8 @@
-"""The things every use case needs, opened once from settings: database, store, fetch options."""
+"""The things every use case needs, opened once from options: database, store, fetch options.
+
+``Workspace.open`` takes the records' own ``WorkspaceOptions`` or anything that builds them
+(the shell's ``Settings``); what it was opened with is kept, unread here, in ``config`` for the
+shell (``snap.config.settings_of``)."""
 
 from __future__ import annotations
 
@@ -8,15 +12,14 @@ from typing import TYPE_CHECKING
 
 from records.db import Database
 from records.evidence import StoreResolver
-from snap.config import Settings
+from records.options import BuildsWorkspaceOptions, WorkspaceOptions
 from snapshotter.store import BlobStore, open_store
 
 if TYPE_CHECKING:
-    from records.attest.seal import Attestor
     from records.texts import PreparedCache
     from snapshotter.browser import BrowserOptions
     from snapshotter.browser.session import BrowserSession
-    from snapshotter.fetch import FetchOptions
+    from snapshotter.options import FetchOptions
 
 
 _BROWSER_LOCK = threading.Lock()
@@ -24,7 +27,7 @@ _BROWSER_LOCK = threading.Lock()
 
 @dataclass
 class Workspace:
-    settings: Settings
+    settings: WorkspaceOptions
     db: Database
     store: BlobStore
     _stores: StoreResolver | None = field(default=None, repr=False)
@@ -32,12 +35,18 @@ class Workspace:
     prepared: PreparedCache | None = field(default=None, repr=False)
     # one browser for every browser capture of this process, started on first use
     _browser: BrowserSession | None = field(default=None, repr=False)
-    _attestor: Attestor | None = field(default=None, repr=False)
+    # the signing key and TSA, loaded on first use (records.attest.seal.attestor_of)
+    attestor_cache: object = field(default=None, repr=False)
+    # what the workspace was opened with (the shell's Settings): records never reads it
+    config: object = field(default=None, repr=False)
 
     @classmethod
-    def open(cls, settings: Settings, *, existing: bool = False) -> Workspace:
+    def open(
+        cls, config: WorkspaceOptions | BuildsWorkspaceOptions, *, existing: bool = False
+    ) -> Workspace:
         """``existing``: for commands that only look at what is recorded; an embedded database
         that does not exist yet is then an error, not silently created empty."""
+        settings = config if isinstance(config, WorkspaceOptions) else config.workspace_options()
         store = open_store(
             settings.store_url,
             lock_mode=settings.lock_mode,
@@ -45,7 +54,7 @@ class Workspace:
             home=settings.home,
         )
         database = Database(settings.database_url, must_exist=existing)
-        return cls(settings=settings, db=database, store=store)
+        return cls(settings=settings, db=database, store=store, config=config)
 
     @property
     def stores(self) -> StoreResolver:
@@ -62,15 +71,18 @@ class Workspace:
 
     @property
     def fetch_options(self) -> FetchOptions:
-        from snapshotter.fetch import FetchOptions  # only commands that fetch load http and ssl
-
-        return FetchOptions.from_settings(self.settings)
+        return self.settings.fetch
 
     @property
     def browser_options(self) -> BrowserOptions:
         from snapshotter.browser import BrowserOptions
 
-        return BrowserOptions.from_settings(self.settings)
+        settings = self.settings
+        return BrowserOptions(
+            executable=settings.browser,
+            max_resources=settings.browser_max_resources,
+            max_total_bytes=settings.browser_max_total_bytes,
+        )
 
     @property
     def browser_session(self) -> BrowserSession:
@@ -88,15 +100,6 @@ class Workspace:
                     )
                 self._browser = BrowserSession(executable)
             return self._browser
-
-    @property
-    def attestor(self) -> Attestor:
-        """The signing key and time-stamping authority, loaded on first use."""
-        if self._attestor is None:
-            from records.attest.seal import Attestor
-
-            self._attestor = Attestor.from_settings(self.settings)
-        return self._attestor
 
     def close(self) -> None:
         if self._browser is not None:

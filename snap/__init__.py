@@ -6,4 +6,4 @@ lives in ``verifier`` (pure text matching), ``snapshotter`` (fetch, extract, sto
 ``records`` (database and use cases).
 """
 
-__version__ = "0.1.0"
+from snapshotter.version import __version__ as __version__

@@ -14,16 +14,16 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import Any, NoReturn
 
 import click
 
 from snap import __version__, render
-from snap.config import Settings
+from snap.cli_support import F, emit_json, json_option, workspace
+from snap.config import Settings, settings_of
 from snap.errors import InputError, RecordNotFound, SnapError, VerifierError, exit_code_of
 from snap.paths import InputFile, OutputFile
 
-F = TypeVar("F", bound=Callable[..., Any])
 INTERNAL_ERROR_EXIT = 70
 
 
@@ -79,39 +79,6 @@ class SnapGroup(click.Group):
                 f"snap: internal error: {summary} (SNAP_DEBUG=1 shows the traceback)", err=True
             )
             ctx.exit(INTERNAL_ERROR_EXIT)
-
-
-def remember_json(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
-    ctx.meta["snap.json"] = value  # meta is shared with the group, which reports errors
-    return value
-
-
-def json_option(function: F) -> F:
-    return click.option(
-        "--json",
-        "as_json",
-        is_flag=True,
-        is_eager=True,  # before path arguments, whose errors it turns into JSON
-        callback=remember_json,
-        help='Print the result as JSON (an error too, as {"error": …}).',
-    )(function)
-
-
-def emit_json(document: Any) -> None:
-    click.echo(json.dumps(document, indent=2, ensure_ascii=False, default=str))
-
-
-@contextmanager
-def workspace(ctx: click.Context, *, existing: bool = False, **overrides: Any) -> Iterator[Any]:
-    from records.workspace import Workspace  # imported late: --help stays fast
-
-    settings: Settings = ctx.obj
-    settings = settings.with_overrides(**{k: v for k, v in overrides.items() if v is not None})
-    opened = Workspace.open(settings, existing=existing)
-    try:
-        yield opened
-    finally:
-        opened.close()
 
 
 def checkpoint_log(ws: Any) -> None:
@@ -836,7 +803,7 @@ def start_batch(
 @contextmanager
 def in_process_notice(ws: Any, total: int, label: str) -> Iterator[Callable[[int], None]]:
     """Without a broker, one line says the batch runs here, and a progress bar follows it."""
-    settings: Settings = ws.settings
+    settings = settings_of(ws)
     if settings.broker_url is not None:
         yield lambda _done: None
         return

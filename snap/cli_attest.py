@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from snap.cli import emit_json, json_option, workspace
+from snap.cli_support import emit_json, json_option, workspace
 from snap.config import Settings
 
 

@@ -13,8 +13,14 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from records.options import WorkspaceOptions
 from snap.errors import ConfigError
+from snapshotter.options import FetchOptions
+
+if TYPE_CHECKING:
+    from records.workspace import Workspace
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 DEFAULT_TIMEOUT = 30.0
@@ -273,3 +279,43 @@ class Settings:
     def with_overrides(self, **changes: object) -> Settings:
         """A copy with command-line options applied on top of the environment."""
         return replace(self, **changes)  # type: ignore[arg-type]
+
+    def fetch_options(self) -> FetchOptions:
+        """The snapshotter's options for a fetch (it never reads these settings itself)."""
+        return FetchOptions(
+            max_bytes=self.max_bytes,
+            timeout=self.timeout,
+            max_redirects=self.max_redirects,
+            allow_private=self.allow_private,
+            allow_networks=self.allow_networks,
+            total_timeout=self.capture_deadline,
+        )
+
+    def workspace_options(self) -> WorkspaceOptions:
+        """The records' options: what ``records.workspace.Workspace.open`` needs."""
+        return WorkspaceOptions(
+            home=self.home,
+            store_url=self.store_url,
+            database_url=self.database_url,
+            fetch=self.fetch_options(),
+            lock_mode=self.lock_mode,
+            lock_days=self.lock_days,
+            capture=self.capture,
+            browser=self.browser,
+            browser_max_resources=self.browser_max_resources,
+            browser_max_total_bytes=self.browser_max_total_bytes,
+            signing_key=self.signing_key,
+            signing_cert=self.signing_cert,
+            tsa_url=self.tsa_url,
+            tsa_chain=self.tsa_chain,
+            tsa_per=self.tsa_per,
+        )
+
+
+def settings_of(workspace: Workspace) -> Settings:
+    """The shell's settings a workspace was opened with (the broker, the queue: what the
+    records' options leave out)."""
+    config = workspace.config
+    if not isinstance(config, Settings):
+        raise TypeError("this workspace was opened from options, not from snap's Settings")
+    return config

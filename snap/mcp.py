@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from records.workspace import Workspace
 from snap import __version__
+from snap.config import settings_of
 from snap.errors import InputError, SnapError, VerifierError
 from snap.service.problems import INTERNAL, problem, problem_of
 from snap.service.public import Redactor
@@ -122,7 +123,7 @@ def build_server(
         transport_security=security,
     )
     server._mcp_server.version = __version__
-    public = Redactor(workspace.settings)
+    public = Redactor(settings_of(workspace))
     add_tools(server, workspace, public)
     add_resources(server, workspace)
     return server

@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from snap.errors import ExtractionError
+from snapshotter.errors import ExtractionError
 from snapshotter.extract.result import Extraction, Page
+from snapshotter.head_format import HEAD_FORMAT as HEAD_FORMAT
+from snapshotter.head_format import HEADERS_BLOB as HEADERS_BLOB
 from snapshotter.store import BlobStore, StoredBlob
 from snapshotter.store.hashing import source_digest
 from verifier import NORMALIZER_ID, normalized_digest
@@ -228,8 +230,6 @@ def store_capture(fetched: Fetched, extraction: Extraction, store: BlobStore) ->
 
 
 BROWSER_PROVENANCE = "browser"  # the provenance key of a browser capture (snapshotter.browser)
-HEADERS_BLOB = "headersBlob"  # the provenance key naming a capture's ``headers`` blob
-HEAD_FORMAT = "snap-http-exchanges/1"  # the format of a ``headers`` blob (snapshotter.fetch)
 
 
 def store_head(store: BlobStore, head: bytes, tags: dict[str, str]) -> dict[str, Any]:

@@ -40,66 +40,21 @@ from pathlib import Path
 from typing import Any, BinaryIO
 from urllib.parse import quote, unquote, urljoin, urlsplit
 
-import snap
-from snap.config import Settings
-from snap.errors import AddressRefused, FetchError, InputError, TooLarge
-from snapshotter.capture import HEAD_FORMAT
-from snapshotter.guard import AllowList, check_url_scheme, resolve_checked
-from snapshotter.special_addresses import IPNetwork
+from snapshotter.errors import AddressRefused, FetchError, InputError, TooLarge
+from snapshotter.guard import check_url_scheme, resolve_checked
+from snapshotter.head_format import HEAD_FORMAT
+from snapshotter.options import DEFAULT_USER_AGENT as DEFAULT_USER_AGENT
+from snapshotter.options import TOTAL_TIMEOUT_FACTOR as TOTAL_TIMEOUT_FACTOR
+from snapshotter.options import FetchOptions as FetchOptions
 from snapshotter.tempfiles import create_locked, remove_stale_temp_files
+from snapshotter.version import __version__
 from snapshotter.weburl import InvalidURL, WebURL, has_web_scheme, web_url
 
 CHUNK_SIZE = 64 * 1024
 INFLATE_STEP = 1024 * 1024  # most decoded bytes produced (and held in memory) at once
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
-DEFAULT_USER_AGENT = f"snap/{snap.__version__} (+citation snapshot)"
-TOTAL_TIMEOUT_FACTOR = 10  # without a deadline, a capture may take this many read timeouts
 MAX_HEAD_BYTES = 256 * 1024  # of a request head kept (snap's own heads are a few hundred bytes)
 _PATH_SAFE = "/%:@!$&'()*+,;=-._~"
-
-
-@dataclass(frozen=True)
-class FetchOptions:
-    """How one fetch behaves.
-
-    ``timeout`` bounds connecting and each read; ``total_timeout`` (default
-    ``TOTAL_TIMEOUT_FACTOR * timeout``) is the one deadline of the whole capture (name
-    resolution, connect, TLS, headers, body, every redirect), enforced by closing the
-    connection when it passes, so a server that trickles one byte at a time cannot hold snap.
-    ``ca_file`` replaces the system trust store (for tests and private CAs).
-    ``allow_networks`` are the networks the operator lets captures reach although the guard
-    refuses them (``--allow-network``); ``allow_private`` adds loopback and RFC 1918.
-    """
-
-    max_bytes: int
-    timeout: float
-    max_redirects: int
-    allow_private: bool = False
-    allow_networks: tuple[IPNetwork, ...] = ()
-    user_agent: str = DEFAULT_USER_AGENT
-    ca_file: Path | None = None
-    total_timeout: float | None = None
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> FetchOptions:
-        return cls(
-            max_bytes=settings.max_bytes,
-            timeout=settings.timeout,
-            max_redirects=settings.max_redirects,
-            allow_private=settings.allow_private,
-            allow_networks=settings.allow_networks,
-            total_timeout=settings.capture_deadline,
-        )
-
-    @property
-    def allowed(self) -> AllowList:
-        """The networks the guard lets through: the list, plus the alias when asked."""
-        listed = AllowList(self.allow_networks)
-        return listed.with_private() if self.allow_private else listed
-
-    @property
-    def deadline_seconds(self) -> float:
-        return self.total_timeout or self.timeout * TOTAL_TIMEOUT_FACTOR
 
 
 @dataclass(frozen=True)
@@ -257,7 +212,7 @@ def _copy_local(source: Path, options: FetchOptions, workdir: Path | None) -> Fe
         "source": "file",
         "path": str(absolute),
         "mtime": _rfc3339(datetime.fromtimestamp(info.st_mtime, UTC)),
-        "snapVersion": snap.__version__,
+        "snapVersion": __version__,
     }
     uri = absolute.as_uri()
     sink = _BodySink(options.max_bytes, workdir)
@@ -596,7 +551,7 @@ class _HttpCapture:
             "fetchedAt": _now(),
             "userAgent": options.user_agent,
             "redirects": self.redirects,
-            "snapVersion": snap.__version__,
+            "snapVersion": __version__,
         }
         self.deadline = time.monotonic() + options.deadline_seconds
         self.watchdog = _Watchdog(options.deadline_seconds)

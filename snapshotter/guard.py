@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from snap.errors import AddressRefused, FetchError
+from snapshotter.errors import AddressRefused, FetchError
 from snapshotter.special_addresses import (
     IPAddress,
     IPNetwork,

@@ -21,7 +21,7 @@ import ipaddress
 import re
 from dataclasses import dataclass
 
-from snap.errors import InputError
+from snapshotter.errors import InputError
 
 WEB_SCHEMES = ("http", "https")
 DEFAULT_PORTS = {"http": 80, "https": 443}

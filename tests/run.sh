@@ -74,6 +74,7 @@ fi
 
 echo "== ruff"; .venv/bin/ruff check .
 echo "== mypy"; .venv/bin/mypy
+echo "== lint-imports"; .venv/bin/lint-imports --no-cache
 # pytest-xdist: one pytest session per worker (so each has its own PostgreSQL database, S3
 # bucket and SQLite template), whole files per worker (module fixtures start once). 0: no workers.
 workers=${SNAP_TEST_WORKERS:-$(nproc 2>/dev/null || echo 2)}

@@ -202,7 +202,7 @@ def check_quote(quote: str, source: str) -> QuoteCheck:
     scanned = _only_form(quote)
     if scanned is None:
         return prepare(source).check(quote)
-    answer = read_windows(quote, scanned, source)
+    answer = read_windows(quote, scanned, source, prepare)
     if answer is None:
         return prepare(source)._check_scans(quote, [(0, scanned)], closest=True)
     if not answer.spans:

@@ -28,7 +28,8 @@ from __future__ import annotations
 import re
 import string
 import unicodedata
-from typing import TYPE_CHECKING, Final, NamedTuple
+from collections.abc import Callable, Iterable
+from typing import Final, NamedTuple, Protocol
 
 import regex
 
@@ -36,15 +37,28 @@ from verifier import closest as closest_passage
 from verifier.closest import Closest, Edit
 from verifier.tokenizer import INVISIBLE, NUMBER, REFERENCE_REACH, SYMBOL, WORD, Scan, Token
 
-if TYPE_CHECKING:
-    from verifier.matcher import PreparedSource
-
 MAX_HITS: Final = 64
 ANCHOR_TRIES: Final = 8
 MARGIN: Final = 16
 # Two searches, each in the engine that is faster at it (``re`` for a class, ``regex`` here).
 _INVISIBLE_CHARACTER: Final = re.compile(rf"[{INVISIBLE}]")
 _LINE_BREAK_HYPHEN: Final = regex.compile(r"[\-\u2010][^\S\n]*\r?\n")
+
+
+class Tokenized(Protocol):
+    """What this module reads of a tokenized window (``verifier.matcher.PreparedSource``)."""
+
+    def __len__(self) -> int: ...
+    def token_span(self, first: int, last: int) -> tuple[int, int]: ...
+    def tokens_overlapping(self, start: int, end: int) -> range: ...
+    def spans_of(self, scanned: Scan) -> tuple[tuple[int, int], ...]: ...
+    def aligned_scores(self, scanned: Scan, firsts: Iterable[int]) -> list[int]: ...
+    def closest_at(self, scanned: Scan, first: int, lo: int, hi: int) -> Closest | None: ...
+
+
+# How a window is tokenized: the matcher passes its ``prepare``, so that this module, which the
+# matcher calls, never imports the matcher (the layers' check forbids the cycle).
+Prepare = Callable[[str], Tokenized]
 
 
 class WindowAnswer(NamedTuple):
@@ -55,7 +69,9 @@ class WindowAnswer(NamedTuple):
     closest: Closest | None
 
 
-def read_windows(quote: str, scanned: Scan, source: str) -> WindowAnswer | None:
+def read_windows(
+    quote: str, scanned: Scan, source: str, prepare: Prepare
+) -> WindowAnswer | None:
     """What reading only windows of ``source`` tells about ``quote`` (tokenized: ``scanned``,
     its only form), equal to what the full check would say; None when the whole source must be
     read (see the module docstring)."""
@@ -68,13 +84,13 @@ def read_windows(quote: str, scanned: Scan, source: str) -> WindowAnswer | None:
         return None
     absent = [candidate for candidate in searchable if not hits[candidate]]
     if absent:
-        closest = _closest_of_absent(quote, scanned, source, hits, absent)
+        closest = _closest_of_absent(quote, scanned, source, hits, absent, prepare)
         return None if closest is None else WindowAnswer((), closest)
     anchor = min(searchable, key=lambda candidate: len(hits[candidate] or ()))
     reach = _reach(scanned, anchor)
     spans: set[tuple[int, int]] = set()
     for window in _windows_around(anchor, hits[anchor] or [], quote, scanned, source):
-        read = _read(source, window, reach)
+        read = _read(source, window, reach, prepare)
         found = None if read is None else _spans_in(read, scanned)
         if found is None:
             return None
@@ -243,14 +259,14 @@ class _Read(NamedTuple):
     on each side, unless the window begins or ends the source); ``anchors`` are the tokens that
     begin at a hit."""
 
-    prepared: PreparedSource
+    prepared: Tokenized
     shift: int
     first_allowed: int
     last_allowed: int
     anchors: list[int]
 
 
-def _read(source: str, window: _Window, reach: _Reach) -> _Read | None:
+def _read(source: str, window: _Window, reach: _Reach, prepare: Prepare) -> _Read | None:
     """The window tokenized, or None if it is too small to tell.
 
     A window that does not begin the source is read after a sentinel word, so that it is read
@@ -260,8 +276,6 @@ def _read(source: str, window: _Window, reach: _Reach) -> _Read | None:
     of context where it does not end the source; else an occurrence could run past its edge
     unseen.
     """
-    from verifier.matcher import prepare  # a cycle: the matcher calls this module
-
     start, end = window.start, window.end
     sentinel = "" if start == 0 else "x "
     prepared = prepare(sentinel + source[start:end])
@@ -294,7 +308,12 @@ def _spans_in(read: _Read, scanned: Scan) -> list[tuple[int, int]] | None:
 
 
 def _closest_of_absent(
-    quote: str, scanned: Scan, source: str, hits: dict[int, list[int] | None], absent: list[int]
+    quote: str,
+    scanned: Scan,
+    source: str,
+    hits: dict[int, list[int] | None],
+    absent: list[int],
+    prepare: Prepare,
 ) -> Closest | None:
     """The closest passage of a quote with one token found nowhere in the source (``absent``),
     read from windows around the hits of its rarest other token; None when only the whole
@@ -318,7 +337,8 @@ def _closest_of_absent(
     extra = 2 * aligned * -(-len(quote) // length)
     best: tuple[int, int, _Read, int] | None = None  # equal positions, start, window, token
     for window in _windows_around(anchor, hits[anchor] or [], quote, scanned, source, extra):
-        read = None if window.end - window.start == len(source) else _read(source, window, wide)
+        whole = window.end - window.start == len(source)
+        read = None if whole else _read(source, window, wide, prepare)
         if read is None:
             return None
         firsts = [

@@ -19,10 +19,10 @@ from sqlalchemy import select
 
 from records.attest.checkpoints import inclusion_proof, signature_problem, token_problem
 from records.attest.timestamps import load_chain
+from records.errors import RecordNotFound
 from records.ids import resolve_citation_id, resolve_snapshot_id
 from records.models import Capture, Citation, Verification
 from records.workspace import Workspace
-from snap.errors import RecordNotFound
 
 
 @dataclass

@@ -28,6 +28,7 @@ from records.attest.log import (
     stored_leaves,
     tree_state,
 )
+from records.attest.seal import attestor_of
 from records.attest.signing import Signature, load_public_pem, verify_signature
 from records.attest.timestamps import load_chain, timestamp_problem
 from records.models import Capture, Extraction, LogCheckpoint, LogEntry, Verification
@@ -65,7 +66,7 @@ def make_checkpoint(workspace: Workspace, *, force: bool = False) -> CheckpointR
             return _result(last, created=False)
     created_at = datetime.now(UTC)
     document = checkpoint_document(size, root_hash, created_at)
-    attestor = workspace.attestor
+    attestor = attestor_of(workspace)
     signature = attestor.sign(document)
     timestamp = attestor.stamp(workspace.store, document)  # network: no transaction open
     with workspace.db.session() as session:

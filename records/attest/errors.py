@@ -1,14 +1,12 @@
-"""Errors of attestation; the shell maps them by their ``exit_code`` like every SnapError."""
+"""Errors of attestation; the shell maps them to exit codes in its one table (snap.errors)."""
 
 from __future__ import annotations
 
-from snap.errors import ConfigError, SnapError
+from snapshotter.errors import ConfigError, SnapError
 
 
 class AttestationFailure(SnapError):
     """A signature, a timestamp token or the log does not check: an integrity failure (1)."""
-
-    exit_code = 1
 
 
 class KeyError_(ConfigError):
@@ -17,6 +15,4 @@ class KeyError_(ConfigError):
 
 class TimestampUnavailable(SnapError):
     """The time-stamping authority could not be reached or refused the request. The capture
-    is kept and says "no trusted timestamp" with this reason."""
-
-    exit_code = 3
+    is kept and says "no trusted timestamp" with this reason (3)."""

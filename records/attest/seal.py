@@ -12,16 +12,29 @@ import dataclasses
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-import snap
 from records.attest.errors import TimestampUnavailable
 from records.attest.manifest import Manifest, build_manifest
 from records.attest.signing import KEY_FILE_NAME, SigningKey, load_key
 from records.attest.timestamps import NO_TIMESTAMP, TsaConfig, request_timestamp
-from snap.config import Settings
+from records.options import WorkspaceOptions
 from snapshotter.capture import SnapshotRecord, rfc3339
 from snapshotter.store import BlobStore
+from snapshotter.version import __version__
+
+if TYPE_CHECKING:
+    from records.workspace import Workspace
+
+
+class KeySettings(Protocol):
+    """Where the signing key is configured: the records' options or the shell's settings."""
+
+    @property
+    def signing_key(self) -> Path | None: ...
+    @property
+    def home(self) -> Path: ...
+
 
 MANIFEST = "manifest"  # provenance key: the manifest blob and its signature
 TIMESTAMP = "timestamp"  # provenance key: the TSA's reply blob, or why there is none
@@ -29,7 +42,7 @@ NOT_SIGNED = "not signed"
 
 
 def software() -> dict[str, str]:
-    return {"name": "snap", "version": snap.__version__}
+    return {"name": "snap", "version": __version__}
 
 
 @dataclass
@@ -43,7 +56,7 @@ class Attestor:
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> Attestor:
+    def from_settings(cls, settings: WorkspaceOptions) -> Attestor:
         path = signing_key_path(settings)
         key = load_key(path) if settings.signing_key is not None or path.exists() else None
         tsa = None
@@ -80,7 +93,15 @@ class Attestor:
         }
 
 
-def signing_key_path(settings: Settings) -> Path:
+def attestor_of(workspace: Workspace) -> Attestor:
+    """The workspace's signing key and time-stamping authority, loaded on first use: an
+    unusable key or TSA setting is refused then, before anything is fetched."""
+    if not isinstance(workspace.attestor_cache, Attestor):
+        workspace.attestor_cache = Attestor.from_settings(workspace.settings)
+    return workspace.attestor_cache
+
+
+def signing_key_path(settings: KeySettings) -> Path:
     return settings.signing_key or settings.home / KEY_FILE_NAME
 
 

@@ -24,11 +24,11 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from rfc3161_client import decode_timestamp_response
 
-import snap
 from records.attest.errors import KeyError_
 from records.attest.seal import Attestor
 from records.attest.signing import key_id
 from records.attest.timestamps import TsaConfig, load_chain, request_timestamp
+from snapshotter.version import __version__
 
 SIGNED_DATA_VERSION = "0.1.0"
 
@@ -54,7 +54,7 @@ class WaczSigner:
         return {
             "hash": package_hash,
             "created": created,
-            "software": f"snap {snap.__version__}",
+            "software": f"snap {__version__}",
             "version": SIGNED_DATA_VERSION,
             "signature": signature,
             "domain": self.domain,

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-import snap
 from records.audit import audited
 from records.evidence import Evidence, browser_blobs
 from records.exports.evidence_html import (
@@ -28,8 +27,9 @@ from records.exports.evidence_html import (
 from records.repository import choose_extraction, get_snapshot
 from records.texts import SnapshotTexts
 from records.workspace import Workspace
-from snap.errors import BlobNotFound, InputError, IntegrityError
 from snapshotter.capture import rfc3339
+from snapshotter.errors import BlobNotFound, InputError, IntegrityError
+from snapshotter.version import __version__
 from verifier import PreparedSource
 from verifier.closest import SIMILAR_ENOUGH_TO_SHOW
 from verifier.status import Status
@@ -50,7 +50,7 @@ def render_evidence_page(workspace: Workspace, citation_ids: Sequence[str]) -> s
         raise InputError("give at least one citation id for the evidence page")
     texts = SnapshotTexts(workspace.stores)
     entries = [entry_for(workspace, texts, citation_id) for citation_id in wanted]
-    return page_html(entries, made_at=rfc3339(datetime.now(UTC)) or "", version=snap.__version__)
+    return page_html(entries, made_at=rfc3339(datetime.now(UTC)) or "", version=__version__)
 
 
 def entry_for(workspace: Workspace, texts: SnapshotTexts, citation_id: str) -> Entry:

@@ -20,7 +20,7 @@ from typing import Any
 
 from records.exports.selection import Selection
 from records.workspace import Workspace
-from snap.errors import InputError
+from snapshotter.errors import InputError
 
 FORMATS = ("warc", "wacz", "html")
 
@@ -96,6 +96,7 @@ def _write(
 ) -> dict[str, Any]:
     from records.attest.checkpoints import tsa_chain
     from records.attest.checks import refuse_broken_seals
+    from records.attest.seal import attestor_of
 
     sealed = [(c.capture_id, c.snapshot_id, c.provenance) for c in selection.captures]
     refuse_broken_seals(workspace.store, sealed, tsa_chain(workspace))
@@ -126,7 +127,7 @@ def _write(
         from records.attest.attest import export_attestations
         from records.attest.wacz_signing import wacz_signer
 
-        signer, why = wacz_signer(workspace.attestor, workspace.settings.signing_cert)
+        signer, why = wacz_signer(attestor_of(workspace), workspace.settings.signing_cert)
         sign = signer.signed_data if signer is not None else None
         checks = [v.id for c in selection.citations for v in c.verifications]
         sealed_captures = [(c.capture_id, c.provenance) for c in selection.captures]

@@ -20,8 +20,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from snap.errors import IntegrityError
 from snapshotter.capture import HEAD_FORMAT
+from snapshotter.errors import IntegrityError
 
 ORIGINAL_PREFIX = "X-Archive-Orig-"
 

@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from records.audit import find_citation
+from records.errors import RecordNotFound
 from records.evidence import Evidence
 from records.ids import resolve_citation_id, resolve_snapshot_id
 from records.inputs import CitationRequest, DocumentMap, load_verify_input
@@ -32,7 +33,7 @@ from records.repository import (
 from records.urls import canonical_url
 from records.verify import citation_id_of
 from records.workspace import Workspace
-from snap.errors import InputError, RecordNotFound
+from snapshotter.errors import InputError
 from snapshotter.store.base import DIGEST_PATTERN
 
 

@@ -22,10 +22,10 @@ from typing import Any
 
 from cdxj_indexer.main import CDXJIndexer
 
-import snap
 from records.exports.annotations import web_annotations
 from records.exports.selection import Selection
 from records.exports.warc import WarcSummary, warc_date
+from snapshotter.version import __version__
 
 WACZ_VERSION = "1.1.1"
 WARC_NAME = "data.warc.gz"
@@ -142,7 +142,7 @@ def _datapackage(
         ),
         "created": created,
         "wacz_version": WACZ_VERSION,
-        "software": f"snap {snap.__version__}",
+        "software": f"snap {__version__}",
     }
     if pages:
         package["mainPageURL"] = pages[0]["url"]

@@ -41,13 +41,13 @@ from warcio.recordbuilder import RecordBuilder
 from warcio.statusandheaders import StatusAndHeaders, StatusAndHeadersParser
 from warcio.warcwriter import WARCWriter
 
-import snap
 from records.attest.manifest import origin_line
 from records.evidence import StoreResolver, browser_blobs, recorded_head
 from records.exports.http_head import Exchange, Head, as_replayed, parse_exchanges
 from records.exports.selection import CaptureItem, Selection
-from snap.errors import IntegrityError
 from snapshotter.capture import BROWSER_PROVENANCE, HEAD_FORMAT, HEADERS_BLOB
+from snapshotter.errors import IntegrityError
+from snapshotter.version import __version__
 
 WARC_VERSION = "1.1"
 CONFORMS_TO = "http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/"
@@ -114,7 +114,7 @@ class _Writer:
         extractors = sorted({c.evidence.extractor for c in selection.captures})
         normalizers = sorted({c.evidence.normalizer for c in selection.captures})
         fields = [
-            ("software", f"snap/{snap.__version__}"),
+            ("software", f"snap/{__version__}"),
             ("format", "WARC File Format 1.1"),
             ("conformsTo", CONFORMS_TO),
             ("description", f"snap evidence export: {selection.described}"),

@@ -8,10 +8,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
-import snap
 from records.imports.payload import PayloadRefused
 from records.imports.sources import WarcSource
 from snapshotter.capture import rfc3339
+from snapshotter.version import __version__
 
 MAX_HEAD = 256 * 1024  # an HTTP head larger than this is refused, not stored
 MAX_WARCINFO = 64 * 1024
@@ -134,7 +134,7 @@ def provenance_of(
             "payloadDigest": headers.get_header("WARC-Payload-Digest"),
             "software": software,
         },
-        "snapVersion": snap.__version__,
+        "snapVersion": __version__,
         "archiveSignature": source.signature,
     }
     ip = ip_address(headers.get_header("WARC-IP-Address"))

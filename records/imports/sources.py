@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from snap.errors import InputError
+from snapshotter.errors import InputError
 from snapshotter.fetch import shown
 
 CHUNK_SIZE = 1024 * 1024

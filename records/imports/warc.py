@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
-from records.attest.seal import seal
+from records.attest.seal import attestor_of, seal
 from records.imports.fields import (
     capture_date,
     head_bytes,
@@ -62,8 +62,8 @@ from records.imports.sources import Archive, WarcSource, open_archive
 from records.repository import record_snapshot_once
 from records.urls import canonical_url
 from records.workspace import Workspace
-from snap.errors import CaptureError, SnapError
 from snapshotter.capture import HEADERS_BLOB, SnapshotRecord, extract_and_store, store_head
+from snapshotter.errors import CaptureError, SnapError
 
 Progress = Callable[[int], None]
 MAX_REDIRECT_HOPS = 10
@@ -297,7 +297,7 @@ class _ImportRun:
 
     def _record_capture(self, snapshot: SnapshotRecord, base: RecordResult) -> RecordResult:
         # its manifest says "import" and names the archive; blob and TSA I/O, no transaction
-        snapshot = seal(self.workspace.attestor, self.workspace.store, snapshot)
+        snapshot = seal(attestor_of(self.workspace), self.workspace.store, snapshot)
         with self.workspace.db.session() as session:
             capture, created = record_snapshot_once(session, snapshot, as_latest=self.as_latest)
             same = same_record(capture.provenance, snapshot.provenance)

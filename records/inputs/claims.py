@@ -8,7 +8,7 @@ from typing import Any
 
 from records.inputs.model import Claim
 from records.offset_units import span_units
-from snap.errors import OffsetError
+from verifier.errors import OffsetError
 
 SENTENCE_END = re.compile(r"[.!?。！？]\s|\n")
 # an inline Markdown link, alone or in parentheses: "([example.org](https://example.org/…))"

@@ -18,7 +18,7 @@ from records.inputs import shapes, snap_formats
 from records.inputs.documents import NO_DOCUMENTS, DocumentMap
 from records.inputs.model import VerifyInput
 from records.inputs.reader import load_json_input, parse_input_bytes
-from snap.errors import InputError
+from snapshotter.errors import InputError
 
 Parse = Callable[[Any, DocumentMap], VerifyInput]
 ACCEPTED = (

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from records.inputs.fields import Field
 from records.inputs.reader import load_json_input
-from snap.errors import InputError
+from snapshotter.errors import InputError
 
 SNAPSHOT_PREFIX = "sha256:"
 

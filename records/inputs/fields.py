@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from snap.errors import InputError
+from snapshotter.errors import InputError
 
 MAX_STRING_ID = 200  # the citation and answer id columns
 

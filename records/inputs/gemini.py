@@ -18,7 +18,7 @@ from records.inputs.documents import DocumentMap, Source
 from records.inputs.fields import Field
 from records.inputs.model import CitationRequest, Claim, VerifyInput
 from records.offset_units import utf8_to_codepoint
-from snap.errors import OffsetError
+from verifier.errors import OffsetError
 
 NAME = "Gemini"
 

@@ -22,7 +22,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, BinaryIO, Final
 
-from snap.errors import ConfigError, InputError, InputTooLarge
+from records.errors import InputTooLarge
+from snapshotter.errors import ConfigError, InputError
 
 DEFAULT_MAX_INPUT_BYTES: Final = 64 * 1024 * 1024
 MAX_DEPTH: Final = 64

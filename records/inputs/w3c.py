@@ -9,8 +9,8 @@ from typing import Any
 
 from records.inputs.fields import MAX_STRING_ID, Field
 from records.inputs.model import CitationRequest, Position
-from snap.errors import SelectorError
 from verifier import TextQuoteSelector
+from verifier.errors import SelectorError
 
 ANNOTATION_ID_PREFIX = "urn:snap:citation:"
 UNITS = {"utf16": "utf16", "utf-16": "utf16", "codepoint": "codepoint", "codepoints": "codepoint"}

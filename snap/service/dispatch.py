@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from records.workspace import Workspace
+from snap.config import settings_of
 from snap.errors import RecordNotFound
 
 
@@ -47,7 +48,7 @@ def dispatch_reverify(
 ) -> Dispatched:
     """``checkpoint`` is called after each snapshot group of an in-process run (each group is
     recorded as it finishes) and stops the run by raising: the request's deadline."""
-    if workspace.settings.broker_url is not None and not (filters.refetch or filters.run_id):
+    if settings_of(workspace).broker_url is not None and not (filters.refetch or filters.run_id):
         return enqueue_reverify(workspace, filters)
     from records.reverify import recorded_run, refetch_sources, reverify, select_citations
 

@@ -1,6 +1,6 @@
 """Errors as RFC 9457 problem details: the one place that maps snap's error hierarchy to HTTP.
 
-The command line maps the same classes to exit codes (``snap.errors.exit_code_of``); here each
+The command line maps the same classes to exit codes (``snap.errors.EXIT_CODES``); here each
 class gets a status and a problem type, and ``detail`` is the very line the CLI prints after
 ``snap: error:``.  ``exitCode`` and ``errorType`` are extension members, so a client can act
 on the same facts a shell script acts on.  Classes are looked up along the error's MRO, so a
@@ -26,6 +26,7 @@ from snap.errors import (
     InputError,
     InputTooLarge,
     IntegrityError,
+    ListenError,
     OffsetError,
     RecordNotFound,
     SelectorError,
@@ -77,6 +78,7 @@ PROBLEMS: dict[type[BaseException], ProblemKind] = {
     BrowserUnavailable: ProblemKind(
         501, "browser-unavailable", "This server cannot capture in a browser"
     ),
+    ListenError: ProblemKind(500, "snap-error", "snap could not do this"),  # before any request
 }
 # Conditions of the HTTP layer itself, not of snap's use cases.
 UNAUTHORIZED = ProblemKind(401, "unauthorized", "A valid bearer token is needed")

@@ -39,7 +39,7 @@ from typing import Any, ClassVar
 
 import uvicorn
 
-from snap.errors import SnapError
+from snap.errors import ListenError as ListenError
 from snap.service.metrics import MULTIPROCESS_DIR
 from snap.service.problems import MALFORMED, MEDIA_TYPE, SLOW, problem
 
@@ -48,12 +48,6 @@ DEFAULT_HEADER_TIMEOUT = 10.0
 # uvicorn's 5 s is shorter than a worker's imports on a loaded machine.
 WORKER_HEALTHCHECK = 60
 TLS_HANDSHAKE = b"\x16\x03"  # a TLS record of type handshake, any TLS version
-
-
-class ListenError(SnapError):
-    """The address and port cannot be listened on (in use, not this machine's, no permission)."""
-
-    exit_code = 3
 
 
 def malformed_line(received: bytes) -> str:

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 from snap.config import Settings
 from snap.errors import BrokerError
-from snap.workers.app import key_prefix
+from snap.workers.broker import key_prefix
 
 ACQUIRE = """
 local slots, next_key = KEYS[1], KEYS[2]

@@ -10,6 +10,7 @@ from typing import Any
 
 from records import jobs
 from records.workspace import Workspace
+from snap.config import settings_of
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ def dispatch(
     *,
     progress: Callable[[int], None] | None = None,
 ) -> Submitted:
-    settings = workspace.settings
+    settings = settings_of(workspace)
     if settings.broker_url is None:
         jobs.run_here(workspace, item_ids, progress=progress)
         return Submitted(batch_id, kind, len(item_ids), None)

@@ -21,7 +21,7 @@ from celery.utils.time import get_exponential_backoff_interval
 from records import jobs
 from records.workspace import Workspace
 from snap.errors import SnapError, is_transient
-from snap.workers.app import app, safe_url, settings
+from snap.workers.broker import app, safe_url, settings
 from snap.workers.politeness import Politeness
 
 BACKOFF_FACTOR = 2  # seconds, doubled each try
@@ -70,8 +70,9 @@ def run(task: Task[Any, Any], item_id: int) -> str | None:
         jobs.checkpoint_when_finished(workspace, claimed.batch_id)
         return result
     except SnapError as error:
-        retrying = is_transient(error) and claimed.attempts <= settings().task_retries
-        jobs.mark_failed(workspace.db, item_id, error, retrying=retrying)
+        transient = is_transient(error)
+        retrying = transient and claimed.attempts <= settings().task_retries
+        jobs.mark_failed(workspace.db, item_id, error, retrying=retrying, transient=transient)
         if retrying:
             raise task.retry(countdown=backoff(claimed.attempts), max_retries=None) from None
         return None

@@ -30,16 +30,15 @@ import time
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from snap.errors import FetchError, InputError
 from snapshotter.browser.chromium import NETWORK_FLAGS, find_executable
 from snapshotter.browser.errors import BrowserFailed, BrowserUnavailable
 from snapshotter.capture import BROWSER_PROVENANCE, RenderedText, SnapshotRecord
+from snapshotter.errors import FetchError, InputError
 from snapshotter.store import BlobStore, StoredBlob
 from snapshotter.store.hashing import source_digest
 from verifier import normalized_digest
 
 if TYPE_CHECKING:
-    from snap.config import Settings
     from snapshotter.browser.render import Rendered
     from snapshotter.browser.session import BrowserSession
     from snapshotter.fetch import Fetched, FetchOptions
@@ -66,14 +65,6 @@ class BrowserOptions:
     max_total_bytes: int = 200 * 1024 * 1024
     idle_wait: float = 2.0  # seconds waited for the network to be idle after load
     viewport: tuple[int, int] = (1280, 800)
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> BrowserOptions:
-        return cls(
-            executable=settings.browser,
-            max_resources=settings.browser_max_resources,
-            max_total_bytes=settings.browser_max_total_bytes,
-        )
 
     def find(self) -> str | None:
         """The Chromium executable, or None when none is installed."""

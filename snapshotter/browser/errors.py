@@ -8,7 +8,7 @@ recorded as such, exit 1.
 
 from __future__ import annotations
 
-from snap.errors import ConfigError, FetchError
+from snapshotter.errors import ConfigError, FetchError
 
 
 class BrowserUnavailable(ConfigError):

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
-from snap.errors import AddressRefused, FetchError, TooLarge
+from snapshotter.errors import AddressRefused, FetchError, TooLarge
 from snapshotter.fetch import FetchOptions, fetch_http
 from snapshotter.store import BlobStore
 from snapshotter.weburl import InvalidURL

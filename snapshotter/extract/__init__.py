@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from snap.errors import ExtractionError
+from snapshotter.errors import ExtractionError
 from snapshotter.extract.result import (
     FLAG_NO_EXTRACTABLE_TEXT,
     FLAG_NO_TEXT_EXTRACTOR,

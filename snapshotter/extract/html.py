@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 from lxml import etree
 from lxml.html import HtmlElement
 
-from snap.errors import ExtractionError
+from snapshotter.errors import ExtractionError
 from snapshotter.extract.html_fallback import (
     flatten_inline_code,
     leading_headings,

@@ -11,7 +11,7 @@ they are (offsets into the text must match the bytes a reader sees).
 
 from __future__ import annotations
 
-from snap.errors import ExtractionError
+from snapshotter.errors import ExtractionError
 from snapshotter.extract.result import Extraction, with_text
 from snapshotter.extract.sniff import bom_encoding, charset_label, declared_charset
 

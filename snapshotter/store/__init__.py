@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from snap.errors import ConfigError
+from snapshotter.errors import ConfigError
 from snapshotter.store.base import KINDS, BlobStore, StoredBlob, blob_key
 from snapshotter.store.local import HOME_SCHEME, FolderStore
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from snap.errors import InputError, IntegrityError, StoreError
+from snapshotter.errors import InputError, IntegrityError, StoreError
 from snapshotter.store.base import DIGEST_PATTERN, KINDS
 
 # 1 MiB: large enough that per-call overhead vanishes next to SHA-256 itself, small enough to

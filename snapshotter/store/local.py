@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import BinaryIO
 
-from snap.errors import BlobNotFound, StoreError
+from snapshotter.errors import BlobNotFound, StoreError
 from snapshotter.store.base import KINDS, StoredBlob, blob_key
 from snapshotter.store.hashing import (
     NullSink,

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 from urllib.parse import urlencode
 
-from snap.errors import BlobNotFound, ConfigError, IntegrityError, SnapError, StoreError
+from snapshotter.errors import BlobNotFound, ConfigError, IntegrityError, SnapError, StoreError
 from snapshotter.store.base import KINDS, StoredBlob, blob_key
 from snapshotter.store.hashing import (
     CHUNK_SIZE,

@@ -89,7 +89,7 @@ def test_options_from_settings(tmp_path: Path) -> None:
             "SNAP_ALLOW_PRIVATE": "1",
         }
     )
-    assert FetchOptions.from_settings(settings) == FetchOptions(
+    assert settings.fetch_options() == FetchOptions(
         max_bytes=1234,
         timeout=2.5,
         max_redirects=3,

@@ -213,9 +213,9 @@ def test_the_setting_is_parsed_and_bad_values_are_one_line(tmp_path: Path) -> No
 
 def test_fetch_options_follow_the_settings(tmp_path: Path) -> None:
     env = {"SNAP_HOME": str(tmp_path), "SNAP_ALLOW_NETWORKS": "10.0.0.0/8"}
-    options = FetchOptions.from_settings(Settings.from_env(env))
+    options = Settings.from_env(env).fetch_options()
     assert options.allowed == AllowList(networks("10.0.0.0/8"))
-    private = FetchOptions.from_settings(Settings.from_env(env | {"SNAP_ALLOW_PRIVATE": "1"}))
+    private = Settings.from_env(env | {"SNAP_ALLOW_PRIVATE": "1"}).fetch_options()
     assert set(private.allowed.networks) == {*networks("10.0.0.0/8"), *PRIVATE_ALIAS}
 
 

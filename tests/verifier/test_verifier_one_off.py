@@ -119,7 +119,7 @@ def test_a_changed_quote_reads_only_windows_for_its_closest_passage() -> None:
 def test_a_quote_with_two_tokens_found_nowhere_reads_the_whole_source() -> None:
     source = f"{FILLER} The rare 42 word stands once. {FILLER}"
     quote = "The rare 43 wordy stands"
-    assert read_windows(quote, scan_text(quote), source) is None
+    assert read_windows(quote, scan_text(quote), source, prepare) is None
     assert check_quote(quote, source) == prepare(source).check(quote)
 
 

@@ -1,0 +1,50 @@
+"""The records' errors: what is not recorded, what cannot be recorded twice, the database.
+
+They subclass the root in ``snapshotter.errors`` (the lowest layer that raises a ``SnapError``);
+``snap.errors`` re-exports them and maps them to exit codes.
+"""
+
+from __future__ import annotations
+
+from snapshotter.errors import (
+    RETRYABLE_STATUSES,
+    AddressRefused,
+    BlobNotFound,
+    FetchError,
+    InputError,
+    IntegrityError,
+    SnapError,
+    StoreError,
+    TooLarge,
+)
+
+
+class InputTooLarge(InputError):
+    """The input is larger than the input limit (``SNAP_MAX_INPUT_BYTES``); HTTP answers 413."""
+
+
+class ExtractionConflict(SnapError):
+    """Two different texts recorded for one (snapshot, extractor, decoding): refused."""
+
+
+class RecordNotFound(SnapError):
+    """A citation, snapshot or URL asked for by the user is not in the database."""
+
+
+class DatabaseError(SnapError):
+    """The database cannot be used (unreachable, not migrated, wrong URL)."""
+
+
+def is_transient(error: BaseException) -> bool:
+    """Whether trying the same work again later may succeed: a network failure, a timeout, a
+    retryable HTTP status, a store or database that could not be reached. A refused address,
+    an oversize body, a 404, undecodable bytes, damaged evidence or unusable input fail the
+    same way every time, so a worker marks them failed at once. (The shell's
+    ``snap.errors.is_transient`` adds its own broker's errors.)"""
+    if isinstance(error, (AddressRefused, TooLarge)):
+        return False
+    if isinstance(error, FetchError):
+        return error.status is None or error.status in RETRYABLE_STATUSES
+    if isinstance(error, (BlobNotFound, IntegrityError)):
+        return False
+    return isinstance(error, (StoreError, DatabaseError))
