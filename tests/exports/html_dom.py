@@ -27,7 +27,7 @@ class Parsed(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.append((tag, dict(attrs)))
-        if tag in ("mark", "ins", "title", "style", "h1"):
+        if tag in ("mark", "ins", "del", "title", "style", "h1"):
             self._open.append(tag)
             self.inside.setdefault(tag, []).append("")
 

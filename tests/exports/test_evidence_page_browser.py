@@ -281,8 +281,11 @@ def test_a_quote_not_found_renders_the_differing_word_marked(
         chromium, proxy, tmp_path, page, ARTIFACTS / "evidence-page-not-found.png"
     )
     dom = parsed(dom_text)
-    assert dom.inside["ins"] == ["100"]
-    assert "[<ins>100</ins>]" in dom_text
+    # only the differing word: the source's struck through, the quote's beside it
+    assert dom.inside["del"] == ["[-100]"]
+    assert dom.inside["ins"] == ["[+1000]"]
+    assert ">[-100]</del>" in dom_text
+    assert ">[+1000]</ins>" in dom_text
     assert f"Status: {Status.NOT_FOUND.headline}" in dom_text
     assert not [line for line in console_lines(stderr) if "Content Security Policy" in line]
 

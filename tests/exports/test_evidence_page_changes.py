@@ -59,7 +59,9 @@ def test_a_source_changed_citation_says_which_copy_has_the_quote_and_shows_both(
     assert "but not in the latest capture" not in verdict
     # Both passages: the quote marked in the copy cited, the newer copy's words beside it.
     assert dom.inside["mark"] == [FOUND]
-    assert dom.inside["ins"] == ["20"]
+    # the newer copy's word struck through, the quote's word beside it (the alignment)
+    assert dom.inside["del"] == ["[-20]"]
+    assert dom.inside["ins"] == ["[+10]"]
     assert f"In the copy cited, captured {cited_at}" in words
     assert f"In the copy captured {newer['fetchedAt']} (the latest)" in words
 
