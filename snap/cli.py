@@ -481,7 +481,7 @@ def reverify(
 @click.option(
     "-o",
     "--output",
-    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    type=OutputFile(),
     help="Write the raw bytes or screenshot to this file instead of standard output.",
 )
 @click.option("--page", help="Only this page of a PDF (its label, or its number).")

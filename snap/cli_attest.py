@@ -12,6 +12,7 @@ import click
 
 from snap.cli_support import emit_json, json_option, workspace
 from snap.config import Settings
+from snap.paths import OutputFolder
 
 
 @click.group()
@@ -115,7 +116,7 @@ def log_verify(ctx: click.Context, as_json: bool) -> None:
 @click.option(
     "--out",
     "out",
-    type=click.Path(path_type=Path, file_okay=False),
+    type=OutputFolder(),
     help="Also write each piece as a file the printed commands check.",
 )
 @json_option

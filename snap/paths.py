@@ -64,6 +64,22 @@ class OutputFile(click.Path):
         return Path(text)
 
 
+class OutputFolder(click.Path):
+    """A folder snap can write files into: one that exists, or a new one it can create."""
+
+    name = "folder"
+
+    def __init__(self) -> None:
+        super().__init__(path_type=Path, file_okay=False)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        text = os.fsdecode(value) if isinstance(value, (bytes, os.PathLike)) else str(value)
+        problem = output_folder_problem(Path(text))
+        if problem is not None:
+            raise InputError(f"{named(param)}{text}: {problem}")
+        return Path(text)
+
+
 def named(param: click.Parameter | None) -> str:
     """An option is named before its value (``--documents x.json: …``); an argument is not."""
     return f"{param.opts[0]} " if isinstance(param, click.Option) else ""
@@ -86,6 +102,28 @@ def input_problem(path: Path) -> str | None:
         os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)))
     except OSError as error:
         return f"cannot be read: {error.strerror or error}"
+    return None
+
+
+def output_folder_problem(path: Path) -> str | None:
+    """Why no files can be written into the folder ``path`` (made if it does not exist), or
+    None."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        info = None
+    except (OSError, ValueError) as error:
+        return f"cannot be written: {getattr(error, 'strerror', None) or error}"
+    if info is not None and not stat.S_ISDIR(info.st_mode):
+        kind = "a file" if stat.S_ISREG(info.st_mode) else _kind(info.st_mode)
+        return f"not a folder ({kind}); give the folder to write into"
+    if info is None and path.is_symlink():
+        return "a dangling symbolic link; give the folder to write into"
+    writable = path if info is not None else path.absolute().parent
+    if not writable.is_dir():
+        return "cannot write there: no such folder"
+    if not os.access(writable, os.W_OK):
+        return "cannot write there: the folder is not writable"
     return None
 
 

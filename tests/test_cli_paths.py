@@ -25,7 +25,7 @@ import pytest
 from click.testing import CliRunner
 
 from snap.cli import cli
-from snap.paths import InputFile, OutputFile
+from snap.paths import InputFile, OutputFile, OutputFolder
 
 # Arguments typed as text because they also take a URL, and the flags with which they are paths.
 TEXT_PATHS: dict[tuple[tuple[str, ...], str], list[tuple[str, ...]]] = {
@@ -63,7 +63,8 @@ def path_arguments() -> list[PathArgument]:
     for names, command in walk(cli):
         for param in command.params:
             if isinstance(param.type, click.Path):
-                found.append(PathArgument(names, param, isinstance(param.type, OutputFile)))
+                writes = isinstance(param.type, (OutputFile, OutputFolder))
+                found.append(PathArgument(names, param, writes))
             for extra in TEXT_PATHS.get((names, str(param.name)), []):
                 found.append(PathArgument(names, param, False, extra))
     return found
@@ -126,6 +127,8 @@ def usable_value(param: click.Parameter, home: Path) -> str:
         return str(home / "out.file")
     if isinstance(param.type, InputFile):
         return str(home / "good.json")
+    if isinstance(param, click.Argument) and isinstance(param.type, click.types.StringParamType):
+        return "sha256:" + "0" * 64  # an id: the path is refused before any id is looked up
     raise AssertionError(f"no usable value known for the required {param.name}: add one here")
 
 
@@ -143,6 +146,17 @@ def bad_inputs(folder: Path) -> dict[str, Path]:
         "socket": folder / "a-socket",
         "missing": folder / "no-such-file",
         "dangling symlink": folder / "dangling",
+    }
+
+
+def bad_output_folders(folder: Path) -> dict[str, Path]:
+    folder.mkdir()
+    (folder / "a-file").write_text("", encoding="utf-8")
+    os.mkfifo(folder / "a-fifo")
+    return {
+        "file": folder / "a-file",
+        "fifo": folder / "a-fifo",
+        "missing folder": folder / "no-such-folder" / "out",
     }
 
 
@@ -171,7 +185,12 @@ def assert_one_line_exit_2(exit_code: int, stderr: str, bad: Path) -> None:
 def test_a_bad_path_is_one_line_and_exit_2(
     argument: PathArgument, home: Path, tmp_path: Path
 ) -> None:
-    cases = bad_outputs(tmp_path / "bad") if argument.writes else bad_inputs(tmp_path / "bad")
+    if isinstance(argument.param.type, OutputFolder):
+        cases = bad_output_folders(tmp_path / "bad")
+    elif argument.writes:
+        cases = bad_outputs(tmp_path / "bad")
+    else:
+        cases = bad_inputs(tmp_path / "bad")
     env = {"SNAP_HOME": str(home / "home"), "SNAP_BROKER_URL": ""}
     for case, bad in cases.items():
         result = CliRunner().invoke(cli, invocation(argument, str(bad), home), env=env)

@@ -15,6 +15,7 @@ from typing import Any
 
 from snap.errors import (
     AddressRefused,
+    AttestationFailure,
     BlobNotFound,
     BrokerError,
     CaptureError,
@@ -32,6 +33,7 @@ from snap.errors import (
     SelectorError,
     SnapError,
     StoreError,
+    TimestampUnavailable,
     TooLarge,
     VerifierError,
     exit_code_of,
@@ -79,6 +81,12 @@ PROBLEMS: dict[type[BaseException], ProblemKind] = {
         501, "browser-unavailable", "This server cannot capture in a browser"
     ),
     ListenError: ProblemKind(500, "snap-error", "snap could not do this"),  # before any request
+    AttestationFailure: ProblemKind(
+        409, "integrity-failure", "A seal of the evidence does not check"
+    ),
+    TimestampUnavailable: ProblemKind(
+        503, "timestamp-unavailable", "The time-stamping authority cannot be reached"
+    ),
 }
 # Conditions of the HTTP layer itself, not of snap's use cases.
 UNAUTHORIZED = ProblemKind(401, "unauthorized", "A valid bearer token is needed")

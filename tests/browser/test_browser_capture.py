@@ -26,7 +26,7 @@ from click.testing import CliRunner
 from records.capture import capture_source
 from records.fsck import fsck, plan_fsck
 from records.models import Capture, Extraction, Verification
-from snap.errors import AddressRefused, CaptureError
+from snap.errors import AddressRefused, CaptureError, exit_code_of
 from snapshotter.browser import BrowserFailed
 from snapshotter.browser.chromium import NETWORK_FLAGS, chromium_flags
 from snapshotter.browser.session import BrowserSession
@@ -262,7 +262,7 @@ def test_a_capture_past_its_deadline_fails_within_the_deadline_and_the_next_one_
         capture_source(workspace, http_server.url("/spin"), method="browser")
     elapsed = time.monotonic() - started
     assert elapsed < 4.0 + 1.5, elapsed
-    assert failure.value.exit_code == 1
+    assert exit_code_of(failure.value) == 1
     assert "deadline" in failure.value.message
     with workspace.db.reading() as db:
         failed = db.query(Capture).filter(Capture.outcome == "failed").one()
@@ -294,7 +294,7 @@ def test_a_browser_that_crashes_mid_capture_is_a_failed_capture_and_is_replaced(
     with pytest.raises(CaptureError) as failure:
         capture_source(workspace, http_server.url("/crash"), method="browser")
     assert time.monotonic() - started < 10
-    assert failure.value.exit_code == 1
+    assert exit_code_of(failure.value) == 1
     killer.join(timeout=5)
     record = capture_source(open_workspace(), http_server.url("/ok"), method="browser")
     assert record.method == "browser"
@@ -307,7 +307,7 @@ def test_a_main_document_that_fails_is_a_failed_browser_capture(
     workspace = open_workspace()
     with pytest.raises(CaptureError) as failure:
         capture_source(workspace, http_server.url("/gone"), method="browser")
-    assert failure.value.exit_code == 1
+    assert exit_code_of(failure.value) == 1
     with workspace.db.reading() as db:
         failed = db.query(Capture).one()
         assert (failed.outcome, failed.method, failed.http_status) == ("failed", "browser", 404)

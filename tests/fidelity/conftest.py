@@ -27,7 +27,7 @@ def pages_server() -> Iterator[LoopbackServer]:
         yield server
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # not the session: Playwright's sync API holds an event loop
 def browser() -> Iterator[BrowserText]:
     if not CHROMIUM.exists():
         pytest.skip(

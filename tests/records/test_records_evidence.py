@@ -52,7 +52,12 @@ def test_written_over_evidence_still_verifies_and_is_reported_shadowed(
     code, audited = run_json(backend, "audit", "--snapshot", record["snapshotId"])
     assert code == 0
     states = {blob["kind"]: blob["state"] for blob in audited["snapshot"]["blobs"]}
-    assert states == {"raw": "shadowed", "text": "shadowed", "headers": "intact"}
+    assert states == {
+        "raw": "shadowed",
+        "text": "shadowed",
+        "headers": "intact",
+        "manifest": "intact",
+    }
     assert "SHADOWED" in backend.snap("audit", "--snapshot", record["snapshotId"]).stdout
 
 

@@ -69,9 +69,15 @@ def test_audit_documents_name_no_server_location(
     assert recorded["capture"].json()["store"] == "file"
     snapshot = answers[1].json()["snapshot"]
     assert snapshot["store"] == "file"
+    assert sorted(blob["kind"] for blob in snapshot["blobs"]) == [
+        "headers",
+        "manifest",
+        "raw",
+        "text",
+    ]
     assert [set(blob) for blob in snapshot["blobs"]] == [
         {"kind", "digest", "versionId", "state", "intact", "detail"}
-    ] * 3
+    ] * 4
     assert {blob["state"] for blob in snapshot["blobs"]} == {"intact"}
 
 
