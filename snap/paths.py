@@ -29,7 +29,22 @@ def _kind(mode: int) -> str:
     return "a device"
 
 
-class InputFile(click.Path):
+class CheckedPath(click.Path):
+    """A path checked when it is parsed: ``problem`` says why it cannot be used, and that is
+    one line and exit 2 (``InputError``) before anything is read, recorded or written."""
+
+    def problem(self, path: Path) -> str | None:
+        raise NotImplementedError
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        text = os.fsdecode(value) if isinstance(value, (bytes, os.PathLike)) else str(value)
+        problem = self.problem(Path(text))
+        if problem is not None:
+            raise InputError(f"{named(param)}{text}: {problem}")
+        return Path(text)
+
+
+class InputFile(CheckedPath):
     """A regular file snap can open for reading (or ``-``, standard input, where allowed)."""
 
     name = "file"
@@ -38,17 +53,13 @@ class InputFile(click.Path):
         super().__init__(path_type=Path, allow_dash=allow_stdin)
         self.allow_stdin = allow_stdin
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        text = os.fsdecode(value) if isinstance(value, (bytes, os.PathLike)) else str(value)
-        if self.allow_stdin and text == STDIN:
-            return Path(STDIN)
-        problem = input_problem(Path(text))
-        if problem is not None:
-            raise InputError(f"{named(param)}{text}: {problem}")
-        return Path(text)
+    def problem(self, path: Path) -> str | None:
+        if self.allow_stdin and str(path) == STDIN:
+            return None
+        return input_problem(path)
 
 
-class OutputFile(click.Path):
+class OutputFile(CheckedPath):
     """A path snap can create or replace a regular file at."""
 
     name = "file"
@@ -56,15 +67,11 @@ class OutputFile(click.Path):
     def __init__(self) -> None:
         super().__init__(path_type=Path)
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        text = os.fsdecode(value) if isinstance(value, (bytes, os.PathLike)) else str(value)
-        problem = output_problem(Path(text))
-        if problem is not None:
-            raise InputError(f"{named(param)}{text}: {problem}")
-        return Path(text)
+    def problem(self, path: Path) -> str | None:
+        return output_problem(path)
 
 
-class OutputFolder(click.Path):
+class OutputFolder(CheckedPath):
     """A folder snap can write files into: one that exists, or a new one it can create."""
 
     name = "folder"
@@ -72,12 +79,8 @@ class OutputFolder(click.Path):
     def __init__(self) -> None:
         super().__init__(path_type=Path, file_okay=False)
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        text = os.fsdecode(value) if isinstance(value, (bytes, os.PathLike)) else str(value)
-        problem = output_folder_problem(Path(text))
-        if problem is not None:
-            raise InputError(f"{named(param)}{text}: {problem}")
-        return Path(text)
+    def problem(self, path: Path) -> str | None:
+        return output_folder_problem(path)
 
 
 def named(param: click.Parameter | None) -> str:
