@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from snapshotter.store import blob_key
 from tests.db_support import empty_tables, ready_home, throwaway_postgres
 from tests.http_fixtures import http_server  # noqa: F401  (fixture)
 from tests.s3_support import make_client, new_s3_store, s3_endpoint  # noqa: F401  (fixture)
+from tests.snap_cli import run_snap, run_snap_process
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -91,16 +91,12 @@ class Backend:
                 )
         engine.dispose()
 
-    def snap(self, *args: str, check: bool = False) -> subprocess.CompletedProcess[str]:
-        """Run the real CLI in a subprocess, as a user would."""
-        return subprocess.run(
-            [sys.executable, "-m", "snap", *args],
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=check,
-        )
+    def snap(self, *args: str, process: bool = False) -> subprocess.CompletedProcess[str]:
+        """The CLI with this backend's environment: in this process (the same click command,
+        tests/snap_cli.py), or with ``process`` in a child process as a user's shell runs it."""
+        if process:
+            return run_snap_process(args, self.env)
+        return run_snap(args, self.env)
 
 
 @pytest.fixture(scope="session")
