@@ -30,6 +30,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 class Backend:
     name: str
     env: dict[str, str]
+    processes: bool = False  # every command in a child process (tests marked real_process)
 
     def settings(self) -> Settings:
         return Settings.from_env(self.env)
@@ -94,7 +95,7 @@ class Backend:
     def snap(self, *args: str, process: bool = False) -> subprocess.CompletedProcess[str]:
         """The CLI with this backend's environment: in this process (the same click command,
         tests/snap_cli.py), or with ``process`` in a child process as a user's shell runs it."""
-        if process:
+        if process or self.processes:
             return run_snap_process(args, self.env)
         return run_snap(args, self.env)
 
@@ -146,7 +147,7 @@ def backend(
         database = Database(url)
         empty_tables(database.engine)
         database.dispose()
-    return Backend(request.param, env)
+    return Backend(request.param, env, request.node.get_closest_marker("real_process") is not None)
 
 
 @pytest.fixture
