@@ -200,6 +200,7 @@ def test_minimal_url_quote_with_fetch(
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+@pytest.mark.committed
 def test_two_processes_verifying_at_once_leave_consistent_rows(
     backend: Backend, http_server: LoopbackServer, tmp_path: Path
 ) -> None:
@@ -238,6 +239,7 @@ def test_store_init_creates_or_reports_the_store(backend: Backend) -> None:
         assert again["bucket"] in backend.env["SNAP_STORE"]
 
 
+@pytest.mark.committed
 def test_store_init_reports_a_bucket_without_object_lock(backend: Backend) -> None:
     if backend.name == "embedded":
         pytest.skip("a folder store has no Object Lock to report")
