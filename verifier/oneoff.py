@@ -11,12 +11,17 @@ A quote with a token whose text is nowhere in the source (as most changed quotes
 there; its closest passage is read from windows around its rarest other token when a passage
 differs from the quote in that one token only (see ``_closest_of_absent``).
 
-The shortcut is taken only when its answer is certain to equal ``prepare(source).check``:
-the source is NFKC-normalized and free of invisible characters and hyphenated line breaks (so
-a token's text is literally in the source), the quote has no ellipsis or bracket (one form to
-try: ``matcher.check_quote`` decides), and the anchor has few hits.  Otherwise, and whenever
-windows cannot tell (no occurrence found: the closest passage may lie anywhere), ``None`` sends
-the caller to the full check.
+The shortcut is taken only when its answer is certain to equal ``prepare(source).check``: the
+quote has no ellipsis or bracket (one form to try: ``matcher.check_quote`` decides), and the
+anchor has few hits.  Otherwise, and whenever windows cannot tell (no occurrence found: the
+closest passage may lie anywhere), ``None`` sends the caller to the full check.
+
+A token's text is literally in the source except where folding changes it (``_Unliteral``): a
+character that NFKC changes (a ligature, a full-width letter, "…"), an invisible character, a
+word joined across a hyphenated line break.  Those places are found once per source and count as
+hits of every searched token whose text they could give, so they are read as windows too, and
+no window is cut inside a joined word: real pages have such characters here and there, and they
+cost the windows around them, not the shortcut for the whole source.
 
 An occurrence's tokens can stand any distance apart in the source (whitespace, reference marks
 and emoji between them are copy noise), so a window is trusted only when it holds as many
@@ -25,9 +30,11 @@ tokens around each hit as the quote has around its anchor, plus one of context.
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from typing import Final, NamedTuple, Protocol
 
@@ -35,14 +42,23 @@ import regex
 
 from verifier import closest as closest_passage
 from verifier.closest import Closest, Edit
-from verifier.tokenizer import INVISIBLE, NUMBER, REFERENCE_REACH, SYMBOL, WORD, Scan, Token
+from verifier.tokenizer import NUMBER, REFERENCE_REACH, SYMBOL, WORD, Scan, Token, scan_text
 
 MAX_HITS: Final = 64
 ANCHOR_TRIES: Final = 8
 MARGIN: Final = 16
 # Two searches, each in the engine that is faster at it (``re`` for a class, ``regex`` here).
-_INVISIBLE_CHARACTER: Final = re.compile(rf"[{INVISIBLE}]")
-_LINE_BREAK_HYPHEN: Final = regex.compile(r"[\-\u2010][^\S\n]*\r?\n")
+# A hyphen at a line break: the tokenizer joins the words around it into one word when a letter
+# stands before it and a lower-case letter after (``tokenizer._HYPHEN_BREAK``).
+_LINE_BREAK_HYPHEN: Final = re.compile(r"[\-\u2010\u00ad][^\S\n]*\r?\n[^\S\n]*")
+_LETTER_BEFORE: Final = regex.compile(r"[\p{L}\p{M}\p{Nl}]")
+_LOWER_AFTER: Final = regex.compile(r"\p{Ll}")
+# Characters that NFKC changes, but whitespace (which only separates tokens): one of them in a
+# token may give it a key other than its text.  Default-ignorable characters hold every invisible
+# one.  Each is a property ``regex`` searches for fast (a class that joins them is several times
+# slower); the tests check both against the running Python's ``unicodedata`` and the tokenizer.
+NFKC_CHANGES: Final = regex.compile(r"\p{NFKC_QC=N}(?<=\S)")
+IGNORABLE: Final = regex.compile(r"\p{Default_Ignorable_Code_Point}")
 
 
 class Tokenized(Protocol):
@@ -69,33 +85,112 @@ class WindowAnswer(NamedTuple):
     closest: Closest | None
 
 
-def read_windows(
-    quote: str, scanned: Scan, source: str, prepare: Prepare
-) -> WindowAnswer | None:
+def read_windows(quote: str, scanned: Scan, source: str, prepare: Prepare) -> WindowAnswer | None:
     """What reading only windows of ``source`` tells about ``quote`` (tokenized: ``scanned``,
     its only form), equal to what the full check would say; None when the whole source must be
     read (see the module docstring)."""
     candidates = _anchor_candidates(scanned.tokens)
     if not candidates:
         return None
-    hits = _search(scanned.tokens, candidates, source)
+    unliteral = _Unliteral(source)
+    hits = _search(scanned.tokens, candidates, source, unliteral)
     searchable = [candidate for candidate in candidates if hits[candidate] is not None]
-    if not searchable or not _safe_source(source):
+    if not searchable:
         return None
     absent = [candidate for candidate in searchable if not hits[candidate]]
     if absent:
-        closest = _closest_of_absent(quote, scanned, source, hits, absent, prepare)
+        closest = _closest_of_absent(quote, scanned, source, hits, absent, prepare, unliteral)
         return None if closest is None else WindowAnswer((), closest)
     anchor = min(searchable, key=lambda candidate: len(hits[candidate] or ()))
     reach = _reach(scanned, anchor)
     spans: set[tuple[int, int]] = set()
-    for window in _windows_around(anchor, hits[anchor] or [], quote, scanned, source):
+    for window in _windows_around(anchor, hits[anchor] or [], quote, scanned, source, unliteral):
         read = _read(source, window, reach, prepare)
         found = None if read is None else _spans_in(read, scanned)
         if found is None:
             return None
         spans.update(found)
     return WindowAnswer(tuple(sorted(spans)), None) if spans else None
+
+
+class _Unliteral:
+    """Where a token's key may differ from its text in the source (see the module docstring).
+
+    ``anywhere``: places that may give any token (invisible characters, joined words);
+    ``folded``: places of characters NFKC changes, with the ASCII characters their folded form
+    holds (case-folded), since only a token with one of those can be given by one; ``joins``: the
+    spans of the line breaks inside joined words.  A place counts as a hit of a searched token
+    only when the token there, read in a small window around it, has that token's key
+    (``confirmed``): a no-break space or an "…" far away costs a search, not a window.
+    """
+
+    __slots__ = ("_read", "_source", "anywhere", "folded", "joins")
+
+    def __init__(self, source: str) -> None:
+        """The places of ``source``: an ASCII source (most of the web) has only joins, an
+        NFKC-normalized one no folded characters, and both are told in C at once."""
+        self._source = source
+        self._read: dict[int, list[tuple[int, str]]] = {}
+        self.joins = [
+            match.span()
+            for match in _LINE_BREAK_HYPHEN.finditer(source)
+            if match.start() > 0
+            and _LETTER_BEFORE.match(source, match.start() - 1)
+            and _LOWER_AFTER.match(source, match.end())
+        ]
+        anywhere = [start for start, _ in self.joins]
+        self.folded: list[tuple[int, frozenset[str]]] = []
+        if not source.isascii():
+            anywhere.extend(match.start() for match in IGNORABLE.finditer(source))
+            if not unicodedata.is_normalized("NFKC", source):
+                for match in NFKC_CHANGES.finditer(source):
+                    if gives := _folds_to(match.group()):
+                        self.folded.append((match.start(), gives))
+        self.anywhere = sorted(anywhere)
+
+    def places_for(self, text: str) -> list[int]:
+        """The places that may give a token with the ASCII text ``text`` (lower case)."""
+        letters = frozenset(text)
+        return [*self.anywhere, *(at for at, gives in self.folded if gives & letters)]
+
+    def confirmed(self, places: list[int], key: str) -> list[int]:
+        """Where the tokens with ``key`` that hold one of ``places`` start."""
+        return sorted(
+            {start for place in places for start, found in self._tokens_at(place) if found == key}
+        )
+
+    def _tokens_at(self, place: int) -> list[tuple[int, str]]:
+        """The start and key of the tokens that hold ``place``, read in a window around it that
+        cuts no token, reference mark or joined word (read once per place)."""
+        if place not in self._read:
+            source = self._source
+            start = _start_outside(source, _whitespace_before(source, place), self)
+            end = _end_outside(source, _whitespace_after(source, place + 1), self)
+            sentinel = "" if start == 0 else "x "
+            shift = start - len(sentinel)
+            self._read[place] = [
+                (token.start + shift, token.key)
+                for token in scan_text(sentinel + source[start:end]).tokens
+                if token.start + shift <= place < token.end + shift
+            ]
+        return self._read[place]
+
+    def join_around(self, at: int) -> tuple[int, int] | None:
+        """The span of the joined word's break that ``at`` is inside, if any."""
+        index = bisect_right(self.joins, (at, _FAR)) - 1
+        if index >= 0 and self.joins[index][0] < at < self.joins[index][1]:
+            return self.joins[index]
+        return None
+
+
+_FAR: Final = 1 << 62
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _folds_to(character: str) -> frozenset[str]:
+    """The ASCII characters of ``character`` folded as a token's key is (NFKC, case-folded)."""
+    folded = unicodedata.normalize("NFKC", character).casefold()
+    return frozenset(char for char in folded if char.isascii() and not char.isspace())
 
 
 class _Reach(NamedTuple):
@@ -120,12 +215,19 @@ def _reach(scanned: Scan, anchor: int) -> _Reach:
 
 
 def _windows_around(
-    anchor: int, hits: list[int], quote: str, scanned: Scan, source: str, extra: int = 0
+    anchor: int,
+    hits: list[int],
+    quote: str,
+    scanned: Scan,
+    source: str,
+    unliteral: _Unliteral,
+    extra: int = 0,
 ) -> list[_Window]:
     """The windows around the hits of token ``anchor`` of the quote, ``extra`` characters wider
     on each side."""
     start_in_quote = scanned.tokens[anchor].start
-    return _windows(hits, source, start_in_quote, len(quote) - start_in_quote, extra)
+    after = len(quote) - start_in_quote
+    return _windows(hits, source, start_in_quote, after, unliteral, extra)
 
 
 def _anchor_candidates(tokens: list[Token]) -> list[int]:
@@ -152,30 +254,34 @@ def _spelled_one_way(token: Token) -> bool:
     return token.kind == SYMBOL and "-" not in text
 
 
-def _search(tokens: list[Token], candidates: list[int], source: str) -> dict[int, list[int] | None]:
-    """Each candidate's hits in ``source`` (None: too many), in the candidates' order.  Every
+def _search(
+    tokens: list[Token], candidates: list[int], source: str, unliteral: _Unliteral
+) -> dict[int, list[int] | None]:
+    """Each candidate's hits in ``source`` (None: too many), in the candidates' order: where its
+    text starts, and the places where a token with its key may be spelled otherwise.  Every
     candidate is searched: a changed quote is most often told by a token found nowhere, and a
     search costs far less than tokenizing a window."""
     lowered = _ascii_lowered(source)
-    return {candidate: _hits(tokens[candidate].exact.lower(), lowered) for candidate in candidates}
+    found = {}
+    for candidate in candidates:
+        token = tokens[candidate]
+        text = token.exact.lower()
+        places = unliteral.places_for(text)
+        hits = None if len(places) > MAX_HITS else _hits(text, lowered, MAX_HITS - len(places))
+        if hits is not None and places:
+            hits = sorted({*hits, *unliteral.confirmed(places, token.key)})
+        found[candidate] = hits
+    return found
 
 
-def _safe_source(source: str) -> bool:
-    return (
-        unicodedata.is_normalized("NFKC", source)
-        and not _INVISIBLE_CHARACTER.search(source)
-        and not _LINE_BREAK_HYPHEN.search(source)
-    )
-
-
-def _hits(anchor: str, lowered: str) -> list[int] | None:
+def _hits(anchor: str, lowered: str, most: int) -> list[int] | None:
     """Where ``anchor`` (ASCII, lower case) starts in ``lowered`` (see ``_ascii_lowered``),
-    overlapping hits included, or None past ``MAX_HITS``."""
+    overlapping hits included, or None past ``most``."""
     hits: list[int] = []
     at = lowered.find(anchor)
     while at >= 0:
         hits.append(at)
-        if len(hits) > MAX_HITS:
+        if len(hits) > most:
             return None
         at = lowered.find(anchor, at + 1)
     return hits
@@ -197,7 +303,7 @@ def _ascii_lowered(source: str) -> str:
 
 
 def _windows(
-    hits: list[int], source: str, before: int, after: int, extra: int = 0
+    hits: list[int], source: str, before: int, after: int, unliteral: _Unliteral, extra: int = 0
 ) -> list[_Window]:
     """Whitespace-bounded windows around the hits, merged where they overlap: twice the quote's
     length on either side of the anchor, and a margin (``_read`` sends the check to the whole
@@ -205,16 +311,39 @@ def _windows(
     windows: list[_Window] = []
     for hit in hits:
         start = _whitespace_before(source, hit - 2 * before - MARGIN - extra)
-        start = _start_outside_marks(source, start)
-        end = _end_outside_marks(
-            source, _whitespace_after(source, hit + 2 * after + MARGIN + extra)
-        )
+        start = _start_outside(source, start, unliteral)
+        end = _whitespace_after(source, hit + 2 * after + MARGIN + extra)
+        end = _end_outside(source, end, unliteral)
         if windows and start <= windows[-1].end:
             last = windows[-1]
             windows[-1] = _Window(min(start, last.start), max(end, last.end), [*last.hits, hit])
         else:
             windows.append(_Window(start, end, [hit]))
     return windows
+
+
+def _start_outside(source: str, start: int, unliteral: _Unliteral) -> int:
+    """``start``, moved before any bracket or joined word it would cut."""
+    while True:
+        moved = _start_outside_marks(source, start)
+        join = unliteral.join_around(moved)
+        if join is not None:
+            moved = _whitespace_before(source, join[0])
+        if moved == start:
+            return start
+        start = moved
+
+
+def _end_outside(source: str, end: int, unliteral: _Unliteral) -> int:
+    """``end``, moved past any bracket or joined word it would cut."""
+    while True:
+        moved = _end_outside_marks(source, end)
+        join = unliteral.join_around(moved)
+        if join is not None:
+            moved = _whitespace_after(source, join[1])
+        if moved == end:
+            return end
+        end = moved
 
 
 def _start_outside_marks(source: str, start: int) -> int:
@@ -314,6 +443,7 @@ def _closest_of_absent(
     hits: dict[int, list[int] | None],
     absent: list[int],
     prepare: Prepare,
+    unliteral: _Unliteral,
 ) -> Closest | None:
     """The closest passage of a quote with one token found nowhere in the source (``absent``),
     read from windows around the hits of its rarest other token; None when only the whole
@@ -336,7 +466,8 @@ def _closest_of_absent(
     wide = _Reach(reach.before + aligned, reach.after + aligned)
     extra = 2 * aligned * -(-len(quote) // length)
     best: tuple[int, int, _Read, int] | None = None  # equal positions, start, window, token
-    for window in _windows_around(anchor, hits[anchor] or [], quote, scanned, source, extra):
+    windows = _windows_around(anchor, hits[anchor] or [], quote, scanned, source, unliteral, extra)
+    for window in windows:
         whole = window.end - window.start == len(source)
         read = None if whole else _read(source, window, wide, prepare)
         if read is None:

@@ -598,11 +598,10 @@ _TWIN_LONGEST_PIECE: Final = 64
 makes the twin hold its whole token list at once."""
 # Where the twin may cut a text into pieces read one by one: after a space, tab or line break that
 # follows a character other than whitespace or a hyphen (a hyphen or soft hyphen can join a word
-# across a line break), and not within ``REFERENCE_REACH`` of a "[" before it (a reference mark holds spaces,
-# and looks past the spaces after it), nor between a "," or ";" and a "]" that close by (a comma
-# looks ahead for one).  No token
-# spans such a cut and nothing the scanner looks at before or after a token crosses it, so each
-# piece scans as it would in the whole text.
+# across a line break), and not within ``REFERENCE_REACH`` of a "[" before it (a reference mark
+# holds spaces, and looks past the spaces after it), nor between a "," or ";" and a "]" that close
+# by (a comma looks ahead for one).  No token spans such a cut and nothing the scanner looks at
+# before or after a token crosses it, so each piece scans as it would in the whole text.
 _TWIN_CUT: Final = re.compile(r"[^\s\-\u2010\u00ad][ \t\r\n]")
 REFERENCE_REACH: Final = 32
 _COMMA_BEFORE: Final = re.compile("[,;]")

@@ -185,9 +185,17 @@ def pieces_read_by_the_scanner(text: str, piece: int) -> list[tuple[int, int | N
     spans: list[tuple[int, int | None]] = []
     scanner_batches = tokenizer._scanner_batches
 
-    def spy(*args: object) -> Iterator[tokenizer.Columns]:
-        spans.append((int(args[5]), args[6] if len(args) > 6 else None))  # type: ignore[call-overload]
-        return scanner_batches(*args)  # type: ignore[arg-type]
+    def spy(
+        text: str,
+        scanner: regex.Pattern[str],
+        side: list[SideItem],
+        position: tokenizer._Position,
+        chunk: int,
+        start: int = 0,
+        end: int | None = None,
+    ) -> Iterator[tokenizer.Columns]:
+        spans.append((start, end))
+        return scanner_batches(text, scanner, side, position, chunk, start, end)
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(tokenizer, "_scanner_batches", spy)
@@ -210,7 +218,8 @@ def test_only_the_pieces_outside_the_alphabet_go_to_the_scanner() -> None:
     text = plain + "a zero\u200bwidth space " + plain + "中文 " + plain
     pieces = [text[start:end] for start, end in pieces_read_by_the_scanner(text, 8)]
     assert len(pieces) == 2
-    assert "\u200b" in pieces[0] and "中文" in pieces[1]
+    assert "\u200b" in pieces[0]
+    assert "中文" in pieces[1]
     assert sum(map(len, pieces)) < 40
 
 
@@ -218,7 +227,8 @@ def test_only_the_pieces_outside_the_alphabet_go_to_the_scanner() -> None:
 OUTSIDE = [
     "\u200b", "\u00ad", "a\u00ad\nb", "co\u00ad \n op", "\u200d", "\u2060", "\ufeff", "😀",
     "👩\u200d💻", "🇫🇷", "1\ufe0f\u20e3", "中文", "日本語の", "。", "，", "\u3000", "สวัสดี", "שלום",
-    "مرحبا", "\u200f", "─", "│", "├──", "※", "①", "ﬁ", "Ｆ", "ℤ", "ℝ", "𝐀", "⌚", "★", "♪", "\U0001f600",
+    "مرحبا", "\u200f", "─", "│", "├──", "※", "①", "ﬁ", "Ｆ", "ℤ", "ℝ", "𝐀", "⌚", "★", "♪",
+    "\U0001f600",
 ]  # fmt: skip
 
 
