@@ -45,8 +45,9 @@ from verifier.closest import Closest, Edit
 from verifier.tokenizer import NUMBER, REFERENCE_REACH, SYMBOL, WORD, Scan, Token, scan_text
 
 MAX_HITS: Final = 64
-ANCHOR_TRIES: Final = 8
+ANCHOR_TRIES: Final = 16
 MARGIN: Final = 16
+WIDEST: Final = 16
 # Two searches, each in the engine that is faster at it (``re`` for a class, ``regex`` here).
 # A hyphen at a line break: the tokenizer joins the words around it into one word when a letter
 # stands before it and a lower-case letter after (``tokenizer._HYPHEN_BREAK``).
@@ -93,24 +94,44 @@ def read_windows(quote: str, scanned: Scan, source: str, prepare: Prepare) -> Wi
     if not candidates:
         return None
     unliteral = _Unliteral(source)
-    hits = _search(scanned.tokens, candidates, source, unliteral)
-    searchable = [candidate for candidate in candidates if hits[candidate] is not None]
-    if not searchable:
+    hits = _search(scanned.tokens, candidates, source, unliteral, _most_hits(quote, source))
+    found = {candidate: hits for candidate, hits in hits.items() if hits is not None}
+    if not found:
         return None
-    absent = [candidate for candidate in searchable if not hits[candidate]]
-    if absent:
-        closest = _closest_of_absent(quote, scanned, source, hits, absent, prepare, unliteral)
-        return None if closest is None else WindowAnswer((), closest)
-    anchor = min(searchable, key=lambda candidate: len(hits[candidate] or ()))
-    reach = _reach(scanned, anchor)
+    reads: list[_Read] = []
+    around = _Around(quote, scanned, source, unliteral, prepare)
+    if all(found.values()):  # every searched token is somewhere: the quote may be there
+        anchor = min(found, key=lambda candidate: len(found[candidate]))
+        read = around.read(anchor, found[anchor], _reach(scanned, anchor))
+        if read is None:
+            return None
+        reads.extend(read)
+        spans = _spans(reads, scanned)
+        if spans is None:
+            return None
+        if spans:
+            return WindowAnswer(spans, None)
+    closest = _closest_of_changed(around, found, reads)
+    return None if closest is None else WindowAnswer((), closest)
+
+
+def _spans(reads: list[_Read], scanned: Scan) -> tuple[tuple[int, int], ...] | None:
+    """Where the quote is found in the windows read around the hits of a token every
+    occurrence holds; None when one needs more context than its window has."""
     spans: set[tuple[int, int]] = set()
-    for window in _windows_around(anchor, hits[anchor] or [], quote, scanned, source, unliteral):
-        read = _read(source, window, reach, prepare)
-        found = None if read is None else _spans_in(read, scanned)
+    for read in reads:
+        found = _spans_in(read, scanned)
         if found is None:
             return None
         spans.update(found)
-    return WindowAnswer(tuple(sorted(spans)), None) if spans else None
+    return tuple(sorted(spans))
+
+
+def _most_hits(quote: str, source: str) -> int:
+    """How many hits a searched token may have: ``MAX_HITS``, or on a large source as many as
+    keep the windows around them under an eighth of it."""
+    window = 4 * len(quote) + 2 * MARGIN
+    return max(MAX_HITS, len(source) // (8 * window))
 
 
 class _Unliteral:
@@ -214,20 +235,46 @@ def _reach(scanned: Scan, anchor: int) -> _Reach:
     return _Reach(anchor, len(scanned.tokens) - 1 - anchor)
 
 
-def _windows_around(
-    anchor: int,
-    hits: list[int],
-    quote: str,
-    scanned: Scan,
-    source: str,
-    unliteral: _Unliteral,
-    extra: int = 0,
-) -> list[_Window]:
-    """The windows around the hits of token ``anchor`` of the quote, ``extra`` characters wider
-    on each side."""
-    start_in_quote = scanned.tokens[anchor].start
-    after = len(quote) - start_in_quote
-    return _windows(hits, source, start_in_quote, after, unliteral, extra)
+class _Around:
+    """Reads windows of ``source`` around the hits of the quote's tokens, counting the
+    characters read (``read``)."""
+
+    __slots__ = ("chars", "prepare", "quote", "scanned", "source", "unliteral")
+
+    def __init__(
+        self, quote: str, scanned: Scan, source: str, unliteral: _Unliteral, prepare: Prepare
+    ) -> None:
+        self.quote, self.scanned, self.source = quote, scanned, source
+        self.unliteral, self.prepare = unliteral, prepare
+        self.chars = 0
+
+    def read(
+        self, token: int, hits: list[int], reach: _Reach, extra: int = 0, limit: int | None = None
+    ) -> list[_Read] | None:
+        """The windows around ``hits`` of the quote's token ``token``, ``extra`` characters wider
+        on each side, read; a window too small to tell is read again twice as wide, up to
+        ``WIDEST`` times the quote's length on each side.  None if one is still too small, or
+        when the characters read would pass ``limit``."""
+        start_in_quote = self.scanned.tokens[token].start
+        after = len(self.quote) - start_in_quote
+        reads = []
+        pending = [(2, hits)]
+        while pending:
+            scale, group = pending.pop()
+            for window in _windows(
+                group, self.source, start_in_quote, after, self.unliteral, extra, scale
+            ):
+                self.chars += window.end - window.start
+                if limit is not None and self.chars > limit:
+                    return None
+                read = _read(self.source, window, reach, self.prepare)
+                if read is not None:
+                    reads.append(read)
+                elif scale < WIDEST:
+                    pending.append((2 * scale, window.hits))
+                else:
+                    return None
+        return reads
 
 
 def _anchor_candidates(tokens: list[Token]) -> list[int]:
@@ -255,9 +302,10 @@ def _spelled_one_way(token: Token) -> bool:
 
 
 def _search(
-    tokens: list[Token], candidates: list[int], source: str, unliteral: _Unliteral
+    tokens: list[Token], candidates: list[int], source: str, unliteral: _Unliteral, most: int
 ) -> dict[int, list[int] | None]:
-    """Each candidate's hits in ``source`` (None: too many), in the candidates' order: where its
+    """Each candidate's hits in ``source`` (None: more than ``most``), in the candidates' order:
+    where its
     text starts, and the places where a token with its key may be spelled otherwise.  Every
     candidate is searched: a changed quote is most often told by a token found nowhere, and a
     search costs far less than tokenizing a window."""
@@ -267,7 +315,7 @@ def _search(
         token = tokens[candidate]
         text = token.exact.lower()
         places = unliteral.places_for(text)
-        hits = None if len(places) > MAX_HITS else _hits(text, lowered, MAX_HITS - len(places))
+        hits = None if len(places) > most else _hits(text, lowered, most - len(places))
         if hits is not None and places:
             hits = sorted({*hits, *unliteral.confirmed(places, token.key)})
         found[candidate] = hits
@@ -303,16 +351,22 @@ def _ascii_lowered(source: str) -> str:
 
 
 def _windows(
-    hits: list[int], source: str, before: int, after: int, unliteral: _Unliteral, extra: int = 0
+    hits: list[int],
+    source: str,
+    before: int,
+    after: int,
+    unliteral: _Unliteral,
+    extra: int = 0,
+    scale: int = 2,
 ) -> list[_Window]:
-    """Whitespace-bounded windows around the hits, merged where they overlap: twice the quote's
-    length on either side of the anchor, and a margin (``_read`` sends the check to the whole
-    source when an occurrence could reach past a window's edge)."""
+    """Whitespace-bounded windows around the hits, merged where they overlap: ``scale`` times
+    the quote's length on either side of the anchor, and a margin (``_read`` tells when an
+    occurrence could reach past a window's edge)."""
     windows: list[_Window] = []
     for hit in hits:
-        start = _whitespace_before(source, hit - 2 * before - MARGIN - extra)
+        start = _whitespace_before(source, hit - scale * before - MARGIN - extra)
         start = _start_outside(source, start, unliteral)
-        end = _whitespace_after(source, hit + 2 * after + MARGIN + extra)
+        end = _whitespace_after(source, hit + scale * after + MARGIN + extra)
         end = _end_outside(source, end, unliteral)
         if windows and start <= windows[-1].end:
             last = windows[-1]
@@ -383,12 +437,14 @@ def _whitespace_after(source: str, at: int) -> int:
 
 
 class _Read(NamedTuple):
-    """A window tokenized, and where it stands: ``shift`` turns its offsets into the source's;
-    ``first_allowed`` and ``last_allowed`` bound the tokens a passage may use (one of context
-    on each side, unless the window begins or ends the source); ``anchors`` are the tokens that
-    begin at a hit."""
+    """A window tokenized, and where it stands: ``start`` and ``end`` in the source; ``shift``
+    turns its offsets into the source's; ``first_allowed`` and ``last_allowed`` bound the tokens
+    a passage may use (one of context on each side, unless the window begins or ends the
+    source); ``anchors`` are the tokens that begin at a hit."""
 
     prepared: Tokenized
+    start: int
+    end: int
     shift: int
     first_allowed: int
     last_allowed: int
@@ -396,32 +452,41 @@ class _Read(NamedTuple):
 
 
 def _read(source: str, window: _Window, reach: _Reach, prepare: Prepare) -> _Read | None:
-    """The window tokenized, or None if it is too small to tell.
+    """The window tokenized, or None if it is too small to tell (see ``_anchors``).
 
     A window that does not begin the source is read after a sentinel word, so that it is read
-    as the middle of a text, as it stands in the source.  An occurrence of the quote covers
-    ``reach`` tokens of the source on each side of its anchor's hit, with any amount of
-    whitespace between them, so the window must hold that many around every hit, and one more
-    of context where it does not end the source; else an occurrence could run past its edge
-    unseen.
+    as the middle of a text, as it stands in the source.
     """
     start, end = window.start, window.end
     sentinel = "" if start == 0 else "x "
     prepared = prepare(sentinel + source[start:end])
-    shift = start - len(sentinel)
     first_allowed = 0 if start == 0 else 2
     last_allowed = len(prepared) - 1 if end == len(source) else len(prepared) - 2
+    read = _Read(prepared, start, end, start - len(sentinel), first_allowed, last_allowed, [])
+    anchors = _anchors(read, window.hits, reach, len(source))
+    return None if anchors is None else read._replace(anchors=anchors)
+
+
+def _anchors(read: _Read, hits: list[int], reach: _Reach, size: int) -> list[int] | None:
+    """The window's tokens that begin at ``hits``; None if it is too small to tell.
+
+    An occurrence of the quote covers ``reach`` tokens of the source on each side of its
+    anchor's hit, with any amount of whitespace between them, so the window must hold that many
+    around every hit, and one more of context where it does not end the source (``size``
+    characters); else an occurrence could run past its edge unseen.
+    """
+    prepared, shift = read.prepared, read.shift
     anchors = []
-    for hit in window.hits:
+    for hit in hits:
         at = prepared.tokens_overlapping(hit - shift, hit - shift + 1)
         if not at or prepared.token_span(at[0], at[0])[0] != hit - shift:
             continue  # the hit is inside a token: no occurrence has its anchor there
-        too_early = at[0] - reach.before < first_allowed and start > 0
-        too_late = at[0] + reach.after > last_allowed and end < len(source)
+        too_early = at[0] - reach.before < read.first_allowed and read.start > 0
+        too_late = at[0] + reach.after > read.last_allowed and read.end < size
         if too_early or too_late:
             return None
         anchors.append(at[0])
-    return _Read(prepared, shift, first_allowed, last_allowed, anchors)
+    return anchors
 
 
 def _spans_in(read: _Read, scanned: Scan) -> list[tuple[int, int]] | None:
@@ -436,55 +501,119 @@ def _spans_in(read: _Read, scanned: Scan) -> list[tuple[int, int]] | None:
     return spans
 
 
-def _closest_of_absent(
+def _closest_of_changed(
+    around: _Around, hits: dict[int, list[int]], reads: list[_Read]
+) -> Closest | None:
+    """The closest passage of a quote that is not in the source, read from windows around the
+    hits of its searched tokens, rarest first (and from ``reads``, windows read already); None
+    when only the whole source can tell, or when the windows would come to half of it (reading
+    it whole is then cheaper).
+
+    It is the full check's (``closest.best_window``: the passage with the most tokens equal at
+    their places, the earliest of those), found the same way: once the windows around the hits
+    of ``k`` tokens are scored, any other passage has at most ``M - k`` tokens equal (``M``, the
+    quote's), so the search stops when that is less than the best score (a token found nowhere
+    counts at once, with no window).  The full search then stops after as many of the rarest
+    tokens, or sooner; it visits at most ``k`` times the hits of the ``k``-th rarest searched
+    token, so when that is under its caps its answer is exact, and the same.
+    """
+    quote, scanned, source = around.quote, around.scanned, around.source
+    length = len(scanned.tokens)
+    order = sorted(hits, key=lambda candidate: (len(hits[candidate]), candidate))
+    aligned = closest_passage.reach(length)  # the alignment reads this many tokens more
+    extra = 2 * aligned * -(-len(quote) // length)
+    best: _Best | None = None
+    processed = 0
+    for candidate in order:
+        if best is not None and length - processed < best.equal:
+            break
+        reach = _reach(scanned, candidate)
+        unread = []
+        for hit in hits[candidate]:  # a hit inside a window read already is scored there
+            anchors = next(
+                (
+                    (read, anchors)
+                    for read in reads
+                    if read.start <= hit < read.end
+                    and (anchors := _anchors(read, [hit], reach, len(source))) is not None
+                ),
+                None,
+            )
+            if anchors is None:
+                unread.append(hit)
+            else:
+                best = _best_passage(anchors[0], anchors[1], scanned, reach, best)
+        wide = _Reach(reach.before + aligned, reach.after + aligned) if not reads else reach
+        new = around.read(candidate, unread, wide, 0 if reads else extra, len(source) // 2)
+        if new is None:
+            return None
+        for read in new:
+            best = _best_passage(read, read.anchors, scanned, reach, best)
+        reads.extend(new)
+        processed += 1
+    if best is None or length - processed >= best.equal or best.equal == length:
+        return None  # unvisited passages could tie; or a passage equal but refused by a rule
+    if processed * len(hits[order[processed - 1]]) >= closest_passage.MAX_WINDOWS:
+        return None  # the full search could reach its caps
+    return _aligned(best, quote, scanned, source, around.unliteral, around.prepare, extra)
+
+
+class _Best(NamedTuple):
+    """The best passage so far: tokens equal at their places, where it starts in the source,
+    and the window and token it starts at."""
+
+    equal: int
+    at: int
+    read: _Read
+    first: int
+
+
+def _aligned(
+    best: _Best,
     quote: str,
     scanned: Scan,
     source: str,
-    hits: dict[int, list[int] | None],
-    absent: list[int],
-    prepare: Prepare,
     unliteral: _Unliteral,
+    prepare: Prepare,
+    extra: int,
 ) -> Closest | None:
-    """The closest passage of a quote with one token found nowhere in the source (``absent``),
-    read from windows around the hits of its rarest other token; None when only the whole
-    source can tell.
-
-    It equals the full check's (``closest.best_window``) whenever it is a passage where all
-    the quote's tokens but one are equal: every such passage holds the rarest other token at its
-    place, so it lies in a window, and the full search, which stops once no unvisited passage
-    could do better, visits them all (its caps are far above the ``MAX_HITS`` a token searched
-    here may have) and keeps the earliest, as this does.  A passage differing in more tokens
-    could lie anywhere: then None.
-    """
-    length = len(scanned.tokens)
-    present = [candidate for candidate, found in hits.items() if found]
-    if len(absent) > 1 or length < 2 or not present:
-        return None
-    anchor = min(present, key=lambda candidate: len(hits[candidate] or ()))
-    reach = _reach(scanned, anchor)
-    aligned = closest_passage.reach(length)  # the alignment reads this many tokens more
-    wide = _Reach(reach.before + aligned, reach.after + aligned)
-    extra = 2 * aligned * -(-len(quote) // length)
-    best: tuple[int, int, _Read, int] | None = None  # equal positions, start, window, token
-    windows = _windows_around(anchor, hits[anchor] or [], quote, scanned, source, unliteral, extra)
-    for window in windows:
-        whole = window.end - window.start == len(source)
-        read = None if whole else _read(source, window, wide, prepare)
-        if read is None:
-            return None
-        firsts = [
-            first
-            for first in (anchor_token - reach.before for anchor_token in read.anchors)
-            if first >= read.first_allowed and first + length - 1 <= read.last_allowed
-        ]  # the full search, too, skips a passage that would run past an end of the source
-        for first, equal in zip(firsts, read.prepared.aligned_scores(scanned, firsts), strict=True):
-            at = read.shift + read.prepared.token_span(first, first)[0]
-            if best is None or equal > best[0] or (equal == best[0] and at < best[1]):
-                best = (equal, at, read, first)
-    if best is None or best[0] != length - 1:
-        return None
-    _, _, read, first = best
+    """The closest passage at ``best``, lined up with the quote; read again, in a window wide
+    enough for the alignment, when its own window is not."""
+    read, first = best.read, best.first
     found = read.prepared.closest_at(scanned, first, read.first_allowed, read.last_allowed + 1)
+    if found is None:
+        length = len(scanned.tokens)
+        aligned = closest_passage.reach(length)
+        start, end = read.prepared.token_span(first, first + length - 1)
+        window = _windows([best.at], source, 0, end - start, unliteral, extra)[0]
+        wider = _read(source, window, _Reach(aligned, length - 1 + aligned), prepare)
+        if wider is None or not wider.anchors:
+            return None
+        read, first = wider, wider.anchors[0]
+        found = read.prepared.closest_at(scanned, first, read.first_allowed, read.last_allowed + 1)
+    return _shifted(read, found)
+
+
+def _best_passage(
+    read: _Read, anchors: list[int], scanned: Scan, reach: _Reach, best: _Best | None
+) -> _Best | None:
+    """``best``, or the window's passage through one of ``anchors`` if it has more tokens equal
+    at their places, or as many and starts earlier."""
+    length = len(scanned.tokens)
+    firsts = [
+        first
+        for first in (anchor_token - reach.before for anchor_token in anchors)
+        if first >= read.first_allowed and first + length - 1 <= read.last_allowed
+    ]  # the full search, too, skips a passage that would run past an end of the source
+    for first, equal in zip(firsts, read.prepared.aligned_scores(scanned, firsts), strict=True):
+        at = read.shift + read.prepared.token_span(first, first)[0]
+        if best is None or equal > best.equal or (equal == best.equal and at < best.at):
+            best = _Best(equal, at, read, first)
+    return best
+
+
+def _shifted(read: _Read, found: Closest | None) -> Closest | None:
+    """A closest passage found in a window, with the source's offsets."""
     if found is None:
         return None
     shift = read.shift
