@@ -696,16 +696,23 @@ def _batch_columns(
     position: _Position,
     plan: _Plan,
 ) -> Columns:
-    """The columns of one batch of scanner matches: in bulk (C-level maps) when the batch has
-    only plain tokens, else match by match."""
+    """The columns of one batch of scanner matches: in bulk (C-level maps) unless the batch has
+    a side item, then match by match.  Words of a script written without spaces are split into
+    their units first (``_split_words``)."""
     numbers = list(map(_LAST_INDEX, batch))
     texts = list(map(_GROUP, batch, numbers))
     starts = list(map(_START, batch, numbers))
-    if not plan.side_numbers.isdisjoint(numbers) or _needs_split(texts):
+    if not plan.side_numbers.isdisjoint(numbers):
         groups = list(map(plan.names.__getitem__, numbers))
         return _general_columns(text, groups, texts, starts, side, position)
+    if _needs_split(texts):
+        groups = list(map(plan.names.__getitem__, numbers))
+        groups, texts, starts = _split_words(groups, texts, starts)
+        prefixes = list(map(_GROUP_CODES.__getitem__, groups))
+    else:
+        prefixes = list(map(plan.prefixes.__getitem__, numbers))
     ends = list(map(operator.add, starts, map(len, texts)))
-    coded = map(operator.add, map(plan.prefixes.__getitem__, numbers), texts)
+    coded = map(operator.add, prefixes, texts)
     described = zip(*map(_DESCRIPTIONS.__getitem__, coded), strict=True)
     gaps = [
         GLUED
@@ -715,6 +722,28 @@ def _batch_columns(
         for start, end in zip(starts, [position.last_end, *ends[:-1]], strict=True)
     ]
     return _bulk_columns(texts, starts, ends, gaps, described, side, position)
+
+
+def _split_words(
+    groups: list[str], texts: list[str], starts: list[int]
+) -> tuple[list[str], list[str], list[int]]:
+    """The batch's tokens with each word that holds characters of an unspaced script or
+    superscript letters split into its units (``_WORD_PARTS``), as ``_general_columns`` splits
+    them: so a page of Chinese or Japanese is described in bulk too."""
+    split_groups: list[str] = []
+    split_texts: list[str] = []
+    split_starts: list[int] = []
+    for group, raw, start in zip(groups, texts, starts, strict=True):
+        if group == "word" and not raw.isascii() and _NEEDS_SPLIT.search(raw):
+            for part in _WORD_PARTS.finditer(raw):
+                split_groups.append(part.lastgroup or "")
+                split_texts.append(part.group())
+                split_starts.append(start + part.start())
+        else:
+            split_groups.append(group)
+            split_texts.append(raw)
+            split_starts.append(start)
+    return split_groups, split_texts, split_starts
 
 
 def _bulk_columns(

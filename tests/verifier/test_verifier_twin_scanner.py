@@ -265,3 +265,33 @@ def test_the_twin_is_used_only_once_it_has_been_earned(monkeypatch: pytest.Monke
     assert tokenizer._scanner_for(large, True) is tokenizer._twin(True)
     assert tokenizer._scanner_for(small, True) is tokenizer._twin(True)
     assert tokenizer._scanner_for(small, False) is tokenizer._twin(False)
+
+
+def general_rows(text: str, references: bool) -> tuple[list[Row], list[SideItem]]:
+    """The tokens of ``text`` read by the scanner, every batch described token by token."""
+
+    def general(
+        text: str,
+        batch: list[regex.Match[str]],
+        side: list[SideItem],
+        position: tokenizer._Position,
+        plan: tokenizer._Plan,
+    ) -> tokenizer.Columns:
+        groups = [plan.names[match.lastindex or 0] for match in batch]
+        texts = [match.group(match.lastindex or 0) for match in batch]
+        starts = [match.start(match.lastindex or 0) for match in batch]
+        return tokenizer._general_columns(text, groups, texts, starts, side, position)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tokenizer, "_batch_columns", general)
+        return rows_and_side(text, original(references), references, 16)
+
+
+@settings(max_examples=400, derandomize=True, deadline=None)
+@given(text=mixed_texts(), references=st.booleans())
+def test_words_of_unspaced_scripts_are_split_alike_in_bulk(text: str, references: bool) -> None:
+    """A batch with a word to split again (CJK, Thai, superscript letters) is described in bulk
+    after splitting (``_split_words``): the same tokens as token by token."""
+    assert rows_and_side(text, original(references), references, 16) == general_rows(
+        text, references
+    )
