@@ -7,25 +7,26 @@ anchor) are tokenized and checked with the full rules.  The windows are cut at w
 token spans whitespace) and an occurrence counts only with at least one whole token of context
 on each side, so the edge rules see what they would see in the whole source.
 
-A quote with a token whose text is nowhere in the source (as most changed quotes have) is not
-there; its closest passage is read from windows around its rarest other token when a passage
-differs from the quote in that one token only (see ``_closest_of_absent``).
+A quote that is not there (a searched token is found nowhere, or no window holds the quote) has
+its closest passage read from windows around the hits of its searched tokens, rarest first,
+stopping where the full search stops (see ``_closest_of_changed``).
 
 The shortcut is taken only when its answer is certain to equal ``prepare(source).check``: the
-quote has no ellipsis or bracket (one form to try: ``matcher.check_quote`` decides), and the
-anchor has few hits.  Otherwise, and whenever windows cannot tell (no occurrence found: the
-closest passage may lie anywhere), ``None`` sends the caller to the full check.
+quote has no ellipsis or bracket (one form to try: ``matcher.check_quote`` decides), and its
+searched tokens have few enough hits.  Otherwise, and whenever windows cannot tell, ``None``
+sends the caller to the full check.
 
 A token's text is literally in the source except where folding changes it (``_Unliteral``): a
 character that NFKC changes (a ligature, a full-width letter, "…"), an invisible character, a
-word joined across a hyphenated line break.  Those places are found once per source and count as
-hits of every searched token whose text they could give, so they are read as windows too, and
-no window is cut inside a joined word: real pages have such characters here and there, and they
+word joined across a hyphenated line break.  Those places are found once per check; one counts as
+a hit of a searched token when the token there has its key, so it is read as a window too, and no
+window is cut inside a joined word: real pages have such characters here and there, and they
 cost the windows around them, not the shortcut for the whole source.
 
 An occurrence's tokens can stand any distance apart in the source (whitespace, reference marks
 and emoji between them are copy noise), so a window is trusted only when it holds as many
-tokens around each hit as the quote has around its anchor, plus one of context.
+tokens around each hit as the quote has around its anchor, plus one of context; one that does not
+is read again wider.
 """
 
 from __future__ import annotations
