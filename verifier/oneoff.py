@@ -32,10 +32,11 @@ is read again wider.
 from __future__ import annotations
 
 import functools
+import operator
 import re
 import string
 import unicodedata
-from bisect import bisect_right
+from bisect import bisect_right, insort
 from collections.abc import Callable, Iterable
 from typing import Final, NamedTuple, Protocol
 
@@ -521,6 +522,7 @@ def _closest_of_changed(
     quote, scanned, source = around.quote, around.scanned, around.source
     length = len(scanned.tokens)
     order = sorted(hits, key=lambda candidate: (len(hits[candidate]), candidate))
+    reads = sorted(reads, key=_START)
     aligned = closest_passage.reach(length)  # the alignment reads this many tokens more
     extra = 2 * aligned * -(-len(quote) // length)
     best: _Best | None = None
@@ -531,32 +533,39 @@ def _closest_of_changed(
         reach = _reach(scanned, candidate)
         unread = []
         for hit in hits[candidate]:  # a hit inside a window read already is scored there
-            anchors = next(
-                (
-                    (read, anchors)
-                    for read in reads
-                    if read.start <= hit < read.end
-                    and (anchors := _anchors(read, [hit], reach, len(source))) is not None
-                ),
-                None,
-            )
-            if anchors is None:
+            served = _read_already(reads, hit, reach, len(source))
+            if served is None:
                 unread.append(hit)
             else:
-                best = _best_passage(anchors[0], anchors[1], scanned, reach, best)
+                best = _best_passage(*served, scanned, reach, best)
         wide = _Reach(reach.before + aligned, reach.after + aligned) if not reads else reach
         new = around.read(candidate, unread, wide, 0 if reads else extra, len(source) // 2)
         if new is None:
             return None
         for read in new:
             best = _best_passage(read, read.anchors, scanned, reach, best)
-        reads.extend(new)
+            insort(reads, read, key=_START)
         processed += 1
     if best is None or length - processed >= best.equal or best.equal == length:
         return None  # unvisited passages could tie; or a passage equal but refused by a rule
     if processed * len(hits[order[processed - 1]]) >= closest_passage.MAX_WINDOWS:
         return None  # the full search could reach its caps
     return _aligned(best, quote, scanned, source, around.unliteral, around.prepare, extra)
+
+
+_START: Final = operator.attrgetter("start")
+
+
+def _read_already(
+    reads: list[_Read], hit: int, reach: _Reach, size: int
+) -> tuple[_Read, list[int]] | None:
+    """A window among ``reads`` (sorted by start) that holds ``hit`` with ``reach`` around it, and
+    its anchors there; the two that begin last before the hit are tried."""
+    index = bisect_right(reads, hit, key=_START)
+    for read in reads[max(index - 2, 0) : index]:
+        if hit < read.end and (anchors := _anchors(read, [hit], reach, size)) is not None:
+            return read, anchors
+    return None
 
 
 class _Best(NamedTuple):
