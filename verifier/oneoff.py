@@ -47,7 +47,7 @@ from verifier.closest import Closest, Edit
 from verifier.tokenizer import NUMBER, REFERENCE_REACH, SYMBOL, WORD, Scan, Token, scan_text
 
 MAX_HITS: Final = 64
-ANCHOR_TRIES: Final = 16
+ANCHOR_TRIES: Final = 8
 MARGIN: Final = 16
 WIDEST: Final = 16
 # Two searches, each in the engine that is faster at it (``re`` for a class, ``regex`` here).
@@ -95,13 +95,11 @@ def read_windows(quote: str, scanned: Scan, source: str, prepare: Prepare) -> Wi
     candidates = _anchor_candidates(scanned.tokens)
     if not candidates:
         return None
-    unliteral = _Unliteral(source)
-    hits = _search(scanned.tokens, candidates, source, unliteral, _most_hits(quote, source))
-    found = {candidate: hits for candidate, hits in hits.items() if hits is not None}
+    around = _Around(quote, scanned, source, _Unliteral(source), prepare)
+    found = around.search(candidates[:ANCHOR_TRIES])
     if not found:
         return None
     reads: list[_Read] = []
-    around = _Around(quote, scanned, source, unliteral, prepare)
     if all(found.values()):  # every searched token is somewhere: the quote may be there
         anchor = min(found, key=lambda candidate: len(found[candidate]))
         read = around.read(anchor, found[anchor], _reach(scanned, anchor))
@@ -113,7 +111,7 @@ def read_windows(quote: str, scanned: Scan, source: str, prepare: Prepare) -> Wi
             return None
         if spans:
             return WindowAnswer(spans, None)
-    closest = _closest_of_changed(around, found, reads)
+    closest = _closest_of_changed(around, found, reads, candidates[ANCHOR_TRIES:])
     return None if closest is None else WindowAnswer((), closest)
 
 
@@ -250,6 +248,12 @@ class _Around:
         self.unliteral, self.prepare = unliteral, prepare
         self.chars = 0
 
+    def search(self, candidates: list[int]) -> dict[int, list[int]]:
+        """The hits of each of ``candidates`` that does not have too many (``_search``)."""
+        most = _most_hits(self.quote, self.source)
+        found = _search(self.scanned.tokens, candidates, self.source, self.unliteral, most)
+        return {candidate: hits for candidate, hits in found.items() if hits is not None}
+
     def read(
         self, token: int, hits: list[int], reach: _Reach, extra: int = 0, limit: int | None = None
     ) -> list[_Read] | None:
@@ -281,13 +285,13 @@ class _Around:
 
 def _anchor_candidates(tokens: list[Token]) -> list[int]:
     """Indices of the tokens whose text is ASCII, the first of each distinct text, longest
-    (rarest, most likely) first; only the first ``ANCHOR_TRIES`` are searched for."""
+    (rarest, most likely) first; they are searched for ``ANCHOR_TRIES`` at a time, the next
+    ones only when the closest passage needs more."""
     candidates: dict[str, int] = {}
     for index, token in enumerate(tokens):
         if token.exact.isascii() and token.text.isascii() and _spelled_one_way(token):
             candidates.setdefault(token.exact.lower(), index)
-    ranked = sorted(candidates.values(), key=lambda index: -len(tokens[index].exact))
-    return ranked[:ANCHOR_TRIES]
+    return sorted(candidates.values(), key=lambda index: -len(tokens[index].exact))
 
 
 def _spelled_one_way(token: Token) -> bool:
@@ -504,12 +508,13 @@ def _spans_in(read: _Read, scanned: Scan) -> list[tuple[int, int]] | None:
 
 
 def _closest_of_changed(
-    around: _Around, hits: dict[int, list[int]], reads: list[_Read]
+    around: _Around, hits: dict[int, list[int]], reads: list[_Read], spare: list[int]
 ) -> Closest | None:
     """The closest passage of a quote that is not in the source, read from windows around the
-    hits of its searched tokens, rarest first (and from ``reads``, windows read already); None
-    when only the whole source can tell, or when the windows would come to half of it (reading
-    it whole is then cheaper).
+    hits of its searched tokens, rarest first (and from ``reads``, windows read already; the
+    ``spare`` tokens are searched for when those are not enough); None when only the whole
+    source can tell, or when the windows would come to half of it (reading it whole is then
+    cheaper).
 
     It is the full check's (``closest.best_window``: the passage with the most tokens equal at
     their places, the earliest of those), found the same way: once the windows around the hits
@@ -517,7 +522,8 @@ def _closest_of_changed(
     quote's), so the search stops when that is less than the best score (a token found nowhere
     counts at once, with no window).  The full search then stops after as many of the rarest
     tokens, or sooner; it visits at most ``k`` times the hits of the ``k``-th rarest searched
-    token, so when that is under its caps its answer is exact, and the same.
+    token, so when that is under its caps its answer is exact, and the same (the order in which
+    tokens are visited changes only how soon the search stops).
     """
     quote, scanned, source = around.quote, around.scanned, around.source
     length = len(scanned.tokens)
@@ -527,9 +533,18 @@ def _closest_of_changed(
     extra = 2 * aligned * -(-len(quote) // length)
     best: _Best | None = None
     processed = 0
-    for candidate in order:
-        if best is not None and length - processed < best.equal:
-            break
+    most = 0  # hits of the commonest token visited
+    while best is None or length - processed >= best.equal:
+        if processed == len(order):
+            if not spare:
+                break
+            more = around.search(spare[:ANCHOR_TRIES])
+            spare = spare[ANCHOR_TRIES:]
+            hits = {**hits, **more}
+            order.extend(sorted(more, key=lambda candidate: (len(more[candidate]), candidate)))
+            continue
+        candidate = order[processed]
+        most = max(most, len(hits[candidate]))
         reach = _reach(scanned, candidate)
         unread = []
         for hit in hits[candidate]:  # a hit inside a window read already is scored there
@@ -548,7 +563,7 @@ def _closest_of_changed(
         processed += 1
     if best is None or length - processed >= best.equal or best.equal == length:
         return None  # unvisited passages could tie; or a passage equal but refused by a rule
-    if processed * len(hits[order[processed - 1]]) >= closest_passage.MAX_WINDOWS:
+    if processed * most >= closest_passage.MAX_WINDOWS:
         return None  # the full search could reach its caps
     return _aligned(best, quote, scanned, source, around.unliteral, around.prepare, extra)
 
