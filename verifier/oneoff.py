@@ -258,13 +258,13 @@ class _Around:
         self, token: int, hits: list[int], reach: _Reach, extra: int = 0, limit: int | None = None
     ) -> list[_Read] | None:
         """The windows around ``hits`` of the quote's token ``token``, ``extra`` characters wider
-        on each side, read; a window too small to tell is read again twice as wide, up to
-        ``WIDEST`` times the quote's length on each side.  None if one is still too small, or
-        when the characters read would pass ``limit``."""
+        on each side, read: as far from the hit as the quote's text reaches on each side, and a
+        margin; a window too small to tell is read again twice as wide, up to ``WIDEST`` times as
+        far.  None if one is still too small, or when the characters read would pass ``limit``."""
         start_in_quote = self.scanned.tokens[token].start
         after = len(self.quote) - start_in_quote
         reads = []
-        pending = [(2, hits)]
+        pending = [(1, hits)]
         while pending:
             scale, group = pending.pop()
             for window in _windows(
@@ -365,8 +365,8 @@ def _windows(
     extra: int = 0,
     scale: int = 2,
 ) -> list[_Window]:
-    """Whitespace-bounded windows around the hits, merged where they overlap: ``scale`` times
-    the quote's length on either side of the anchor, and a margin (``_read`` tells when an
+    """Whitespace-bounded windows around the hits, merged where they overlap: ``scale`` times as
+    far as the quote reaches on either side of the anchor, and a margin (``_read`` tells when an
     occurrence could reach past a window's edge)."""
     windows: list[_Window] = []
     for hit in hits:
