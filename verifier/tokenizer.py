@@ -615,15 +615,16 @@ def _twin_batches(
     twin reads a piece in its alphabet (``re.split`` gives the whitespace before each token and
     the token, which tile the piece), the scanner any other piece, from its start to its end,
     where nothing it looks at crosses (``_TWIN_CUT``)."""
-    scanner = _scanner(twin.references)
     chunk = max(piece // _TWIN_CHARACTERS_PER_TOKEN, 1)
     for start, end in _twin_pieces(text, piece):
         if end - start > piece * _TWIN_LONGEST_PIECE:
+            scanner = _scanner(twin.references)
             yield from _scanner_batches(text, scanner, side, position, chunk, start)
             return
         if _OUTSIDE_TWIN.search(text, start, end) or (
             start == 0 and twin.opens_with_stop.match(text)
         ):
+            scanner = _scanner(twin.references)
             yield from _scanner_batches(text, scanner, side, position, chunk, start, end)
             continue
         parts = twin.splitter.split(text[start:end])
