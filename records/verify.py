@@ -17,6 +17,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from records.attest.checks import seal_checks_of
+from records.attest.log import entry_holds
 from records.capture import capture_source, web_url_refusal
 from records.evidence import Evidence
 from records.inputs import QUOTED, SNIPPET, UNQUOTED, CitationRequest, Position, VerifyInput
@@ -38,6 +40,7 @@ from records.repository import (
     get_snapshot,
     idempotency_key,
     latest_capture,
+    newest_stored_capture,
     pin_first_snapshot,
     record_citations,
     record_verifications,
@@ -54,6 +57,7 @@ from verifier import (
     VERIFIER_ID,
     Closest,
     PreparedSource,
+    Status,
     TextPositionSelector,
     position_from_utf16,
     resolve,
@@ -171,7 +175,8 @@ def verify_citations(
         workspace.stores.check_all(
             [p.evidence for p in [*planned, *documents] if p.evidence is not None]
         )
-        texts = SnapshotTexts(workspace.stores, shared=workspace.prepared)
+        seals = seal_checks_of(workspace)
+        texts = SnapshotTexts(workspace.stores, shared=workspace.prepared, seals=seals)
         checked = []
         for planned_request in planned:
             checkpoint()
@@ -262,6 +267,8 @@ class _Lookups:
         self._urls: dict[str, str | None] = {}
         # the session's identity map holds objects weakly: kept here, each is loaded once
         self._snapshots: dict[str, Snapshot | None] = {}
+        self._newest: dict[str, Capture | None] = {}
+        self._logged: dict[int, bool] = {}
 
     def snapshot(self, snapshot_id: str) -> Snapshot | None:
         if snapshot_id not in self._snapshots:
@@ -287,6 +294,25 @@ class _Lookups:
         if snapshot_id not in self._urls:
             self._urls[snapshot_id] = url_of_snapshot(self.session, snapshot_id)
         return self._urls[snapshot_id]
+
+    def sealed(
+        self, request: CitationRequest, snapshot: Snapshot, extraction: Extraction | None
+    ) -> Evidence:
+        """The evidence with the capture it is read through, whose seal the check reads with
+        the blobs: the URL's latest capture when the citation names no snapshot, else the
+        snapshot's newest capture; and whether the extraction still matches its log entry."""
+        if request.snapshot_id is None:
+            capture = self.latest_capture(request.url or "")
+        else:
+            if snapshot.id not in self._newest:
+                self._newest[snapshot.id] = newest_stored_capture(self.session, snapshot.id)
+            capture = self._newest[snapshot.id]
+        logged = False
+        if extraction is not None:
+            if extraction.id not in self._logged:
+                self._logged[extraction.id] = entry_holds(self.session, extraction)
+            logged = self._logged[extraction.id]
+        return Evidence.of(snapshot, extraction).sealed_by(capture, text_logged=logged)
 
 
 def resolve_snapshot(lookups: _Lookups, request: CitationRequest) -> Snapshot | None:
@@ -316,7 +342,7 @@ def plan_request(
     pinned = recorded.extraction_id if recorded and recorded.snapshot_id == snapshot.id else None
     extraction = lookups.extraction(snapshot.id, pinned, (request.hashes or {}).get("text"))
     url = request.url or lookups.url_of_snapshot(snapshot.id)
-    return _Planned(request, item, Evidence.of(snapshot, extraction), url)
+    return _Planned(request, item, lookups.sealed(request, snapshot, extraction), url)
 
 
 def plan_documents(lookups: _Lookups, given: VerifyInput) -> list[_Planned]:
@@ -336,7 +362,7 @@ def plan_documents(lookups: _Lookups, given: VerifyInput) -> list[_Planned]:
         if snapshot is None:
             continue
         extraction = lookups.extraction(snapshot.id, None, None)
-        evidence = Evidence.of(snapshot, extraction)
+        evidence = lookups.sealed(request, snapshot, extraction)
         if evidence.text_hash is not None:
             planned.append(_Planned(request, -1, evidence, request.url))
     return planned
@@ -389,21 +415,34 @@ def unknown_snapshot(request: CitationRequest, fetch_errors: dict[str, str]) -> 
 def check_against(
     texts: SnapshotTexts, evidence: Evidence, request: CitationRequest
 ) -> tuple[Outcome, PreparedSource | None]:
-    """Integrity, then fingerprints, then the quote, its position and its page.
+    """Integrity (the blobs and the seal of the capture they are read through), then
+    fingerprints, then the quote, its position and its page; the seal as checked is kept on
+    the outcome (``seal``), so a capture that was never signed or stamped says so.
 
-    ``integrity_failure`` only for bytes that do not hash or blobs gone from the store they
-    were written to; a store that cannot be reached raises StoreError (nothing is recorded)."""
+    ``integrity_failure`` only for bytes that do not hash, blobs gone from the store they
+    were written to, or a seal that does not hold; a store that cannot be reached raises
+    StoreError (nothing is recorded)."""
+    outcome, source = _check_against(texts, evidence, request)
+    seal = texts.seal(evidence) if evidence.text_hash is not None else None
+    if seal is None:
+        return outcome, source
+    return replace(outcome, details={**outcome.details, "seal": seal.to_json()}), source
+
+
+def _check_against(
+    texts: SnapshotTexts, evidence: Evidence, request: CitationRequest
+) -> tuple[Outcome, PreparedSource | None]:
     snapshot_id = evidence.snapshot_id
     if evidence.text_hash is None:
         reason = next(
             (NO_TEXT_REASONS[f] for f in evidence.flags if f in NO_TEXT_REASONS),
             "the snapshot has no text",
         )
-        return Outcome("could_not_check", snapshot_id, reason=reason), None
+        return Outcome(Status.COULD_NOT_CHECK, snapshot_id, reason=reason), None
     try:
         source = texts.prepared(evidence)
     except (IntegrityError, BlobNotFound) as error:
-        return Outcome("integrity_failure", snapshot_id, reason=error.message), None
+        return Outcome(Status.INTEGRITY_FAILURE, snapshot_id, reason=error.message), None
     position = to_codepoints(request.position, source.source, request.label)
     stale = stale_fingerprint(request, evidence)
     if stale is not None:

@@ -144,7 +144,36 @@ def verify_report(report: VerifyReport) -> str:
         lines += [f"answer {a['answerId'] or '(no id)'}: {by_status(a)}" for a in answers]
     if "shareVerified" in summary and len(summary["byStatus"]) > 1:
         tail += f"; {by_status(summary)}"
-    return "\n".join([*lines, tail])
+    return "\n".join([*lines, *seal_lines_of(report.results), tail])
+
+
+def seal_lines_of(results: list[CitationResult]) -> list[str]:
+    """One line on the seals of the captures read: signed and timestamped, or why not (a
+    capture never sealed is no failure, but says so; a broken seal failed its citations)."""
+    seals = {}
+    for result in results:
+        seal = result.outcome.details.get("seal")
+        if isinstance(seal, dict):
+            seals[seal.get("captureId")] = seal
+    if not seals:
+        return []
+    kinds: dict[str, int] = {}
+    for seal in seals.values():
+        kinds[seal_kind(seal)] = kinds.get(seal_kind(seal), 0) + 1
+    read = plural(len(seals), "capture") + " read"
+    if len(kinds) == 1:
+        return [one_line(f"seal: {read}, {next(iter(kinds))}")]
+    return [one_line(f"seal: {read}: " + "; ".join(f"{n} {k}" for k, n in kinds.items()))]
+
+
+def seal_kind(seal: dict[str, Any]) -> str:
+    if not seal["intact"]:
+        return "whose seal does not hold"
+    if seal["signed"] and seal["stamped"]:
+        return "signed and timestamped"
+    signature = "signed" if seal["signed"] else seal["signature"]
+    timestamp = "timestamped" if seal["stamped"] else seal["timestamp"]
+    return f"{signature}; {timestamp}"
 
 
 def by_status(summary: dict[str, Any]) -> str:

@@ -9,6 +9,7 @@ transaction), insert it (a short write transaction).
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -20,7 +21,6 @@ from records.attest import merkle
 from records.attest.log import (
     checkpoint_document,
     checkpoints,
-    document_digest,
     hex_digest,
     latest_checkpoint,
     leaf_bytes,
@@ -283,6 +283,12 @@ def token_problem(
         reply = store.get("timestamp", str(recorded["hash"]), version_id=recorded.get("versionId"))
     except Exception as error:
         return f"its timestamp token cannot be read ({getattr(error, 'message', error)})"
+    return reply_problem(reply, data, chain=chain)
+
+
+def reply_problem(reply: bytes, data: bytes, *, chain: Any) -> str | None:
+    """None when the timestamp ``reply`` stamps SHA-256(``data``) and, given the TSA chain,
+    verifies against it; without a chain only its imprint is compared."""
     if chain is None:
         from rfc3161_client import decode_timestamp_response
 
@@ -290,7 +296,7 @@ def token_problem(
             imprint = decode_timestamp_response(reply).tst_info.message_imprint.message
         except ValueError:
             return "its timestamp token is not an RFC 3161 reply"
-        if hex_digest(imprint) != document_digest(data.decode("utf-8", "surrogateescape")):
+        if imprint != hashlib.sha256(data).digest():
             return "its timestamp token stamps another digest"
         return None
     problem = timestamp_problem(chain, reply, data)

@@ -94,12 +94,11 @@ def _write(
     name: str,
     progress: Callable[[int], None] | None,
 ) -> dict[str, Any]:
-    from records.attest.checkpoints import tsa_chain
-    from records.attest.checks import refuse_broken_seals
+    from records.attest.checks import refuse_broken_seals, seal_checks_of
     from records.attest.seal import attestor_of
 
     sealed = [(c.capture_id, c.snapshot_id, c.provenance) for c in selection.captures]
-    refuse_broken_seals(workspace.store, sealed, tsa_chain(workspace))
+    refuse_broken_seals(seal_checks_of(workspace), workspace.store, sealed)
     if fmt == "html":
         from records.exports.evidence_page import render_evidence_page
 
