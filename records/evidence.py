@@ -29,19 +29,14 @@ from snapshotter.store.hashing import NullSink
 class SealRef:
     """The capture a check reads its snapshot through, as its record names the capture's seal
     (its manifest, signature and timestamp token; records.attest): the check reads the seal
-    with the blobs and fails as an integrity failure when it does not hold.
-
-    ``text_logged``: whether the extraction read has a log entry that still matches its row;
-    a text the manifest does not name (extracted after the capture, ``snap reextract``) is
-    vouched for by that entry instead, never by nothing."""
+    with the blobs and fails as an integrity failure when it does not hold."""
 
     capture_id: int
     provenance: dict[str, Any]  # the capture's provenance: its manifest, timestamp and blobs
-    text_logged: bool = False
 
     @classmethod
-    def of(cls, capture: Capture, *, text_logged: bool = False) -> SealRef:
-        return cls(capture.id, dict(capture.provenance or {}), text_logged)
+    def of(cls, capture: Capture) -> SealRef:
+        return cls(capture.id, dict(capture.provenance or {}))
 
 
 @dataclass(frozen=True)
@@ -84,12 +79,12 @@ class Evidence:
     def hashes(self) -> dict[str, str | None]:
         return {"raw": self.raw_hash, "text": self.text_hash, "norm": self.norm_hash}
 
-    def sealed_by(self, capture: Capture | None, *, text_logged: bool = False) -> Evidence:
+    def sealed_by(self, capture: Capture | None) -> Evidence:
         """The evidence read through ``capture`` (a stored capture of this snapshot), whose
         seal is then checked with the blobs; None leaves it unsealed."""
         if capture is None or capture.snapshot_id != self.snapshot_id:
             return self
-        return replace(self, seal=SealRef.of(capture, text_logged=text_logged))
+        return replace(self, seal=SealRef.of(capture))
 
 
 class StoreResolver:

@@ -18,7 +18,6 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from records.attest.checks import seal_checks_of
-from records.attest.log import entry_holds
 from records.capture import capture_source, web_url_refusal
 from records.evidence import Evidence
 from records.inputs import QUOTED, UNQUOTED, CitationRequest, Position
@@ -257,9 +256,8 @@ def sealed(
     session: Session, snapshot: Snapshot, extraction: Extraction | None, capture: Capture | None
 ) -> Evidence:
     """The evidence read through ``capture``, whose seal is checked with the blobs
-    (records.texts), and whether its extraction still matches its log entry."""
-    logged = extraction is not None and entry_holds(session, extraction)
-    return Evidence.of(snapshot, extraction).sealed_by(capture, text_logged=logged)
+    (records.texts)."""
+    return Evidence.of(snapshot, extraction).sealed_by(capture)
 
 
 def result_of_row(citation: Citation, row: Verification) -> CitationResult:

@@ -86,9 +86,7 @@ class SnapshotTexts:
         self._keep = keep  # tokenized texts held at once: memory stays flat on big batches
         self._prepared: OrderedDict[tuple[str, str], PreparedSource | StoreError] = OrderedDict()
         self._seals = seals
-        self._sealed: OrderedDict[tuple[int, str, str | None, bool], SealState | None] = (
-            OrderedDict()
-        )
+        self._sealed: OrderedDict[tuple[int, str, str | None], SealState | None] = OrderedDict()
 
     def prepared(self, evidence: Evidence) -> PreparedSource:
         """The tokenized text; raises IntegrityError if the stored bytes do not match."""
@@ -115,7 +113,7 @@ class SnapshotTexts:
         ref = evidence.seal
         if self._seals is None or ref is None:
             return None
-        key = (ref.capture_id, evidence.snapshot_id, evidence.text_hash, ref.text_logged)
+        key = (ref.capture_id, evidence.snapshot_id, evidence.text_hash)
         if key not in self._sealed:
             store = self._stores.store_for(evidence)
             self._sealed[key] = self._seals.evidence_state(store, evidence)

@@ -30,6 +30,7 @@ from snapshotter.errors import BlobNotFound, IntegrityError
 from snapshotter.store import BlobStore
 
 if TYPE_CHECKING:
+    from records.db import Database
     from records.workspace import Workspace
 
 MANIFEST = "manifest"  # records.attest.seal: the provenance keys of a capture's seal
@@ -104,9 +105,13 @@ class _Verdict:
 
 @dataclass
 class SealChecks:
-    """Seals checked by this process (see the module's docstring), against one TSA chain."""
+    """Seals checked by this process (see the module's docstring), against one TSA chain.
+    ``db``: where a text the manifest does not name is looked up in the log (a short read
+    transaction of its own, only then: most checks read a text their capture's manifest
+    names)."""
 
     chain: Any = None
+    db: Database | None = None
     keep: int = 4096
     _verdicts: OrderedDict[tuple[Any, ...], _Verdict] = field(default_factory=OrderedDict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -119,12 +124,12 @@ class SealChecks:
         *,
         capture_id: int | None = None,
         read: Iterable[Named] = (),
-        text: tuple[str, int | None, bool] | None = None,
+        text: tuple[str, int | None] | None = None,
     ) -> SealState | None:
         """The seal of one capture checked now; None for a capture recorded before seals.
         ``read``: the blobs a check read, which the manifest must name; ``text``: the text
-        read (digest, extraction id, whether its log entry holds), which the manifest names
-        or, for a text extracted later, its log entry vouches for."""
+        read (digest, extraction id), which the manifest names or, for a text extracted
+        later, its extraction's log entry vouches for."""
         named = provenance.get(MANIFEST)
         if not isinstance(named, dict) or not isinstance(named.get("hash"), str):
             return None
@@ -144,8 +149,8 @@ class SealChecks:
         verdict = self._verdict(digest, data, signed, stamp, reply)
         problems = _naming_problems(verdict, provenance, snapshot_id, read)
         notes: list[str] = []
-        if text is not None:
-            _check_text(verdict, text, problems, notes)
+        if text is not None and ("text", text[0]) not in verdict.names:
+            _unnamed_text(text, self._logged(text[1]), problems, notes)
         if verdict.signature is not None:
             problems.append(f"the manifest's {verdict.signature.removeprefix('its ')}")
         if verdict.token is not None:
@@ -190,6 +195,17 @@ class SealChecks:
                 self._verdicts.popitem(last=False)
         return verdict
 
+    def _logged(self, extraction_id: int | None) -> bool:
+        """Whether the extraction's log entry is there and matches its row as it is now."""
+        if extraction_id is None or self.db is None:
+            return False
+        from records.attest.log import entry_holds
+        from records.models import Extraction
+
+        with self.db.reading() as session:
+            row = session.get(Extraction, extraction_id)
+            return row is not None and entry_holds(session, row)
+
     def evidence_state(self, store: BlobStore, evidence: Evidence) -> SealState | None:
         """The seal of the capture ``evidence`` is read through, with the raw bytes and text
         that a check of it reads; None when it names no capture or a capture without seal."""
@@ -198,7 +214,7 @@ class SealChecks:
             return None
         text = None
         if evidence.text_hash is not None:
-            text = (evidence.text_hash, evidence.extraction_id, ref.text_logged)
+            text = (evidence.text_hash, evidence.extraction_id)
         state = self.state(
             store,
             ref.provenance,
@@ -219,7 +235,8 @@ def seal_checks_of(workspace: Workspace) -> SealChecks:
         from records.attest.timestamps import load_chain
 
         path = workspace.settings.tsa_chain
-        workspace.seal_checks = SealChecks(None if path is None else load_chain(path))
+        chain = None if path is None else load_chain(path)
+        workspace.seal_checks = SealChecks(chain, workspace.db)
     return workspace.seal_checks
 
 
@@ -268,12 +285,10 @@ def _naming_problems(
     return problems
 
 
-def _check_text(
-    verdict: _Verdict, text: tuple[str, int | None, bool], problems: list[str], notes: list[str]
+def _unnamed_text(
+    text: tuple[str, int | None], logged: bool, problems: list[str], notes: list[str]
 ) -> None:
-    digest, extraction_id, logged = text
-    if ("text", digest) in verdict.names:
-        return
+    digest, extraction_id = text
     which = "" if extraction_id is None else f" (extraction {extraction_id})"
     if logged:
         notes.append(

@@ -595,9 +595,7 @@ def imported_facts(capture: dict[str, Any], provenance: dict[str, Any]) -> list[
         facts.append(("HTTP status, as archived", esc(capture["httpStatus"])))
     if provenance.get("ip"):
         facts.append(("Server address, as the archive states", code(provenance["ip"])))
-    facts.append(
-        ("Archive signature", esc(provenance.get("archiveSignature") or "none carried"))
-    )
+    facts.append(("Archive signature", esc(provenance.get("archiveSignature") or "none carried")))
     return facts + seal_facts(capture)
 
 
