@@ -263,7 +263,10 @@ def audit_report(report: dict[str, Any]) -> str:
     for capture in report.get("captures", []):
         outcome = capture["snapshotId"] if capture["outcome"] == "stored" else capture["error"]
         status = capture_source_label(capture)
-        lines.append(f"  {capture['fetchedAt']}  {capture['outcome']:6}  {status:8}  {outcome}")
+        when = capture["fetchedAt"]
+        if capture.get("method") == "import":  # the archive's date, not a capture by snap
+            when, status = f"{when} (archive's)", "imported"
+        lines.append(f"  {when}  {capture['outcome']:6}  {status:8}  {outcome}")
         lines += imported_from(capture)
         lines += seal_lines(capture)
     checks = report.get("verifications")
@@ -280,18 +283,19 @@ def audit_report(report: dict[str, Any]) -> str:
 
 def imported_from(capture: dict[str, Any]) -> list[str]:
     """A capture read from a web archive says which record it was: snap did not fetch it."""
-    warc = (capture.get("provenance") or {}).get("warc")
+    from records.attest.manifest import claimed_software
+
+    provenance = capture.get("provenance") or {}
+    warc = provenance.get("warc")
     if not isinstance(warc, dict):
         return []
-    software = warc.get("software") or "software it does not name"
     where = f"{warc.get('file')}@{warc.get('offset')}"
-    return [
-        one_line(
-            f"    imported from {where} (sha256 {warc.get('fileDigest')}, {warc.get('type')}"
-            f" {warc.get('recordId')}), captured by {software} at the time that archive states;"
-            " not captured by snap"
-        )
-    ]
+    line = (
+        f"imported from {where} (sha256 {warc.get('fileDigest')}, {warc.get('type')}"
+        f" {warc.get('recordId')}), captured by {claimed_software(provenance)} at the time that"
+        " archive states; not captured by snap"
+    )
+    return ["    " + one_line(line)]
 
 
 def seal_lines(capture: dict[str, Any]) -> list[str]:

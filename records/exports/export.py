@@ -112,8 +112,16 @@ def _write(
 
     workspace.stores.check_all([capture.evidence for capture in selection.captures])
     if fmt == "warc":
+        proofs = _attestations(workspace, selection)
         with target.open("wb") as out:
-            summary = write_warc(out, selection, workspace.stores, filename=name, progress=progress)
+            summary = write_warc(
+                out,
+                selection,
+                workspace.stores,
+                filename=name,
+                progress=progress,
+                attestations=proofs,
+            )
         return {"records": summary.records}
     from records.exports.wacz import WARC_NAME, write_wacz
 
@@ -123,17 +131,24 @@ def _write(
             summary = write_warc(
                 out, selection, workspace.stores, filename=WARC_NAME, progress=progress
             )
-        from records.attest.attest import export_attestations
         from records.attest.wacz_signing import wacz_signer
 
         signer, why = wacz_signer(attestor_of(workspace), workspace.settings.signing_cert)
         sign = signer.signed_data if signer is not None else None
-        checks = [v.id for c in selection.citations for v in c.verifications]
-        sealed_captures = [(c.capture_id, c.provenance) for c in selection.captures]
-        proofs = export_attestations(workspace, sealed_captures, checks)
+        proofs = _attestations(workspace, selection)
         wacz = write_wacz(target, warc, selection, summary, sign, attestations=proofs)
         written = {**wacz, "signature": why}
     return {"records": summary.records, **written}
+
+
+def _attestations(workspace: Workspace, selection: Selection) -> list[dict[str, Any]]:
+    """Each capture's manifest, signature, token and inclusion proof, and each verification's
+    proof, with the checkpoint they are proved against (records.attest.attest)."""
+    from records.attest.attest import export_attestations
+
+    checks = [v.id for c in selection.citations for v in c.verifications]
+    sealed_captures = [(c.capture_id, c.provenance) for c in selection.captures]
+    return export_attestations(workspace, sealed_captures, checks)
 
 
 @contextmanager
