@@ -7,12 +7,16 @@ does not check, or a manifest that does not name the blobs read (the raw bytes, 
 own blobs, the text a check matched against), is an integrity failure like a damaged blob. A
 capture without a key or TSA is not: it says so.
 
-The manifest and token blobs are read back and re-hashed on every check, as the raw bytes and
-the text are. What a process remembers (``SealChecks``) is only what was computed from bytes
-whose digest was just checked: the names the manifest lists, whether the signature is over the
-manifest, whether the token stamps it. It is keyed by the manifest's digest together with the
-signature and token digest the record names, so each seal is verified once per process, and a
-record changed to name another signature or token is checked afresh.
+Each seal is read and verified once per process (``SealChecks``): the manifest and token blobs
+are read through the store's digest-checked path, and what follows from those bytes is kept
+(the names the manifest lists, whether the signature is over it, whether the token stamps it),
+keyed by everything the capture's record names of its seal (manifest digest and version,
+signature, key, token digest and version), so a record changed to name another signature or
+token is checked afresh. What is checked against the record on every check is cheap: the
+snapshot, the blobs read and the capture's blobs named by the manifest. A manifest or token
+blob damaged after a process verified it is reported by ``snap audit`` and ``snap fsck``
+(which re-hash every blob each time), by the exports (which read them again) and by the next
+process; a read that fails is never remembered.
 """
 
 from __future__ import annotations
@@ -136,17 +140,20 @@ class SealChecks:
         digest = named["hash"]
         signed = dict(named.get("signature") or {})
         stamp = dict(provenance.get(TIMESTAMP) or {})
-        try:
-            data = store.get(MANIFEST, digest, version_id=named.get("versionId"))
-        except (IntegrityError, BlobNotFound) as error:
-            problem = f"the manifest cannot be read: {error.message}"
-            return SealState("unchecked", "unchecked", (problem,), capture_id, digest)
-        try:
-            reply = _token(store, stamp)
-        except (IntegrityError, BlobNotFound) as error:
-            problem = f"the manifest's timestamp token cannot be read: {error.message}"
-            return SealState("unchecked", "unchecked", (problem,), capture_id, digest)
-        verdict = self._verdict(digest, data, signed, stamp, reply)
+        key = _key(named, signed, stamp)
+        verdict = self._known(key)
+        if verdict is None:
+            try:
+                data = store.get(MANIFEST, digest, version_id=named.get("versionId"))
+            except (IntegrityError, BlobNotFound) as error:
+                problem = f"the manifest cannot be read: {error.message}"
+                return SealState("unchecked", "unchecked", (problem,), capture_id, digest)
+            try:
+                reply = _token(store, stamp)
+            except (IntegrityError, BlobNotFound) as error:
+                problem = f"the manifest's timestamp token cannot be read: {error.message}"
+                return SealState("unchecked", "unchecked", (problem,), capture_id, digest)
+            verdict = self._remember(key, _compute(data, signed, stamp, reply, self.chain))
         problems = _naming_problems(verdict, provenance, snapshot_id, read)
         notes: list[str] = []
         if text is not None and ("text", text[0]) not in verdict.names:
@@ -166,29 +173,14 @@ class SealChecks:
             notes=tuple(notes),
         )
 
-    def _verdict(
-        self,
-        digest: str,
-        data: bytes,
-        signed: dict[str, Any],
-        stamp: dict[str, Any],
-        reply: bytes | None,
-    ) -> _Verdict:
-        key = (
-            digest,
-            signed.get("state"),
-            signed.get("algorithm"),
-            signed.get("value"),
-            signed.get("publicKey"),
-            stamp.get("state"),
-            stamp.get("hash"),
-        )
+    def _known(self, key: tuple[Any, ...]) -> _Verdict | None:
         with self._lock:
             known = self._verdicts.get(key)
             if known is not None:
                 self._verdicts.move_to_end(key)
-                return known
-        verdict = _compute(data, signed, stamp, reply, self.chain)  # outside the lock
+            return known
+
+    def _remember(self, key: tuple[Any, ...], verdict: _Verdict) -> _Verdict:
         with self._lock:
             self._verdicts[key] = verdict
             while len(self._verdicts) > self.keep:
@@ -226,6 +218,22 @@ class SealChecks:
         if state is None:
             return SealState(NO_MANIFEST, NO_MANIFEST, (), ref.capture_id)
         return state
+
+
+def _key(named: dict[str, Any], signed: dict[str, Any], stamp: dict[str, Any]) -> tuple[Any, ...]:
+    """Everything the record names of a seal: a record changed to name another manifest,
+    signature, key or token is checked afresh."""
+    return (
+        named.get("hash"),
+        named.get("versionId"),
+        signed.get("state"),
+        signed.get("algorithm"),
+        signed.get("value"),
+        signed.get("publicKey"),
+        stamp.get("state"),
+        stamp.get("hash"),
+        stamp.get("versionId"),
+    )
 
 
 def seal_checks_of(workspace: Workspace) -> SealChecks:
