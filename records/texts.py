@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from typing import Any, Protocol
 
-from records.attest.checks import SealChecks, SealState
-from records.attest.errors import AttestationFailure
 from records.evidence import Evidence, StoreResolver
 from snapshotter.errors import BlobNotFound, IntegrityError, StoreError
 from snapshotter.store import BlobStore
@@ -57,6 +56,22 @@ class PreparedCache:
 SEALS_HELD = 4096  # seal states a run remembers (a few hundred bytes each)
 
 
+class Seal(Protocol):
+    """A capture's seal as checked (records.attest.checks.SealState)."""
+
+    @property
+    def intact(self) -> bool: ...
+    def error(self) -> StoreError: ...
+    def to_json(self) -> dict[str, Any]: ...
+
+
+class SealCheck(Protocol):
+    """What the texts need of records.attest.checks.SealChecks, named here so that reading
+    texts does not import attestation (which imports the workspace, which names the texts)."""
+
+    def evidence_state(self, store: BlobStore, evidence: Evidence) -> Seal | None: ...
+
+
 class SnapshotTexts:
     """A per-run cache: each extraction's evidence is read, verified and prepared at most once.
 
@@ -69,7 +84,8 @@ class SnapshotTexts:
 
     Given ``seals``, the seal of the capture each evidence is read through (``Evidence.seal``)
     is read and checked with the blobs, once per run for each capture and text: a seal that
-    does not hold fails the read as an integrity failure (``AttestationFailure``) that says
+    does not hold fails the read as an integrity failure (``AttestationFailure``, an
+    ``IntegrityError``) that says
     which piece failed (records.attest.checks).
     """
 
@@ -79,14 +95,14 @@ class SnapshotTexts:
         *,
         keep: int = 32,
         shared: PreparedCache | None = None,
-        seals: SealChecks | None = None,
+        seals: SealCheck | None = None,
     ) -> None:
         self._stores = stores
         self._shared = shared
         self._keep = keep  # tokenized texts held at once: memory stays flat on big batches
         self._prepared: OrderedDict[tuple[str, str], PreparedSource | StoreError] = OrderedDict()
         self._seals = seals
-        self._sealed: OrderedDict[tuple[int, str, str | None], SealState | None] = OrderedDict()
+        self._sealed: OrderedDict[tuple[int, str, str | None], Seal | None] = OrderedDict()
 
     def prepared(self, evidence: Evidence) -> PreparedSource:
         """The tokenized text; raises IntegrityError if the stored bytes do not match."""
@@ -104,10 +120,10 @@ class SnapshotTexts:
             raise cached
         state = self.seal(evidence)
         if state is not None and not state.intact:
-            raise AttestationFailure(state.failure())
+            raise state.error()
         return cached
 
-    def seal(self, evidence: Evidence) -> SealState | None:
+    def seal(self, evidence: Evidence) -> Seal | None:
         """The seal of the capture ``evidence`` is read through, checked with the raw bytes and
         text it vouches for; None without seal checks or a capture to check."""
         ref = evidence.seal

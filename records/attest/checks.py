@@ -79,6 +79,9 @@ class SealState:
         whose = "the capture's" if self.capture_id is None else f"capture {self.capture_id}'s"
         return f"{whose} seal does not hold: " + "; ".join(self.problems)
 
+    def error(self) -> AttestationFailure:
+        return AttestationFailure(self.failure())
+
     def to_json(self) -> dict[str, Any]:
         document: dict[str, Any] = {
             "intact": self.intact,
