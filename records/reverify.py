@@ -21,7 +21,7 @@ from records.attest.checks import seal_checks_of
 from records.capture import capture_source, web_url_refusal
 from records.evidence import Evidence
 from records.inputs import QUOTED, UNQUOTED, CitationRequest, Position
-from records.models import Batch, Capture, Citation, Extraction, Snapshot, Verification
+from records.models import Batch, Capture, Citation, Verification
 from records.outcome import REFETCH_FAILED, CitationResult, Outcome, count_by_status
 from records.repository import (
     capture_time,
@@ -249,15 +249,8 @@ def pinned_evidence(
     if snapshot is None:
         return None
     extraction = choose_extraction(session, snapshot.id, pinned=extraction_id)
-    return sealed(session, snapshot, extraction, newest_stored_capture(session, snapshot.id))
-
-
-def sealed(
-    session: Session, snapshot: Snapshot, extraction: Extraction | None, capture: Capture | None
-) -> Evidence:
-    """The evidence read through ``capture``, whose seal is checked with the blobs
-    (records.texts)."""
-    return Evidence.of(snapshot, extraction).sealed_by(capture)
+    # read through the snapshot's newest capture, whose seal is checked with the blobs
+    return Evidence.of(snapshot, extraction).sealed_by(newest_stored_capture(session, snapshot.id))
 
 
 def result_of_row(citation: Citation, row: Verification) -> CitationResult:
@@ -291,7 +284,8 @@ def group_by_latest_snapshot(session: Session, citations: Sequence[Citation]) ->
         latest = None
         if snapshot is not None:
             capture = read_through.get(snapshot.id) or newest_stored_capture(session, snapshot.id)
-            latest = sealed(session, snapshot, choose_extraction(session, snapshot.id), capture)
+            latest = Evidence.of(snapshot, choose_extraction(session, snapshot.id))
+            latest = latest.sealed_by(capture)  # its seal is checked with the blobs
         planned.append(_Group(latest, group))
     return planned
 
