@@ -312,4 +312,21 @@ def export_attestations(
         lines.append(line)
     for vid in verification_ids:
         lines.append({"verificationId": vid, "logProof": proofs.get(("verification", str(vid)))})
+    _inline_checkpoint_tokens(workspace, lines)
     return lines
+
+
+def _inline_checkpoint_tokens(workspace: Workspace, lines: list[dict[str, Any]]) -> None:
+    """Each proof's checkpoint with its timestamp token (base64), read once per checkpoint:
+    the other side checks when the checkpoint existed with ``openssl ts -verify``."""
+    tokens: dict[str, str] = {}
+    for line in lines:
+        checkpoint = (line.get("logProof") or {}).get("checkpoint") or {}
+        stamp = checkpoint.get("timestamp") or {}
+        if stamp.get("state") != "stamped":
+            continue
+        digest = str(stamp["hash"])
+        if digest not in tokens:
+            reply = workspace.store.get("timestamp", digest, version_id=stamp.get("versionId"))
+            tokens[digest] = base64.b64encode(reply).decode("ascii")
+        checkpoint["timestamp"] = {**stamp, "token": tokens[digest]}

@@ -685,11 +685,13 @@ def timeline_item(check: dict[str, Any]) -> str:
     where = f", code points {span['start']}–{span['end']}" if span else ""
     reason = f"; {inline(check['reason'])}" if check.get("reason") else ""
     snapshot = check["snapshotId"]
+    proof = check.get("logProof")
+    logged = f'<br><span class="note">Verifiable log: {log_fact(proof)}</span>' if proof else ""
     return (
         f'<li>{time(check["checkedAt"])} <span aria-hidden="true">{mark}</span> '
         f"<strong>{esc(status.headline)}</strong> in "
         f"{code(snapshot) if snapshot else 'no snapshot'}{where}{reason} "
-        f'<span class="note">({esc(check["verifier"])})</span></li>'
+        f'<span class="note">({esc(check["verifier"])})</span>{logged}</li>'
     )
 
 

@@ -157,6 +157,17 @@ def test_a_warc_export_carries_proofs_checked_with_the_standard_library(
         assert "included at position" in done_check.stdout
     capture = next(line for line in lines if "captureId" in line)
     assert capture["timestamp"]["token"]
+    checkpoint = capture["logProof"]["checkpoint"]  # its token inlined: when it existed
+    (tmp_path / "checkpoint.json").write_text(checkpoint["document"])
+    (tmp_path / "checkpoint.tsr").write_bytes(base64.b64decode(checkpoint["timestamp"]["token"]))
+    openssl = ["openssl", "ts", "-verify", "-in", "checkpoint.tsr", "-data", "checkpoint.json"]
+    stamped = subprocess.run(
+        [*openssl, "-CAfile", str(tsa.chain_path)],
+        cwd=tmp_path,
+        capture_output=True,
+        check=False,
+    )
+    assert stamped.returncode == 0, stamped.stderr
     forged = dict(lines[0]["logProof"], leaf=base64.b64encode(b"{}").decode())
     (tmp_path / "forged.json").write_text(json.dumps(forged))
     refused = subprocess.run(
@@ -166,3 +177,19 @@ def test_a_warc_export_carries_proofs_checked_with_the_standard_library(
     )
     assert refused.returncode != 0
     assert uri.startswith("urn:snap:attestations:sha256:")
+
+
+def test_the_evidence_page_shows_each_records_inclusion_proof(
+    tmp_path: Path, tsa: LocalTsa
+) -> None:
+    env, _snapshot_id = sealed_home(tmp_path, tsa)
+    page = tmp_path / "evidence.html"
+    done = run(env, "export", "--format", "html", "-o", str(page), str(tmp_path / "answer.json"))
+    assert done.exit_code == 0, done.output
+    html = page.read_text()
+    # two citations, each with its capture's provenance and the one check of it in its timeline
+    assert html.count("Verification timeline") == 2
+    assert html.count("the inclusion proof (RFC 9162)") == 4
+    for timeline in html.split("Verification timeline")[1:]:
+        checks = timeline[: timeline.index("</ol>")]
+        assert checks.count("the inclusion proof (RFC 9162)") == checks.count("<li>") == 1
