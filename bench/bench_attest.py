@@ -1,7 +1,9 @@
 """Benchmark of sealing captures: what manifests, signatures, RFC 3161 timestamps and the
 Merkle log add to a bulk capture of loopback pages.
 
-Run: ``.venv/bin/python bench/bench_attest.py [--pages 1000] [--json]``.
+Run: ``.venv/bin/python bench/bench_attest.py [--pages 1000] [--json]``, or
+``.venv/bin/python bench/bench_attest.py --verify [--runs 300]`` for what checking a seal adds
+to ``snap verify`` (below).
 
 Each mode captures the same ``--pages`` loopback pages (about 5 KB of HTML each) one after the
 other with ``capture_source`` into a fresh embedded home (SQLite + folder store), then makes
@@ -10,6 +12,13 @@ the batch's checkpoint. Modes: *baseline* (sealing and the log switched off: tod
 batch checkpoint; ``SNAP_TSA_PER=batch``) and *per capture* (signed, one TSA request per
 manifest). The TSA is the tests' local one: ``openssl ts -reply`` behind a loopback handler, a
 process per request, so a TSA request costs what starting openssl costs here.
+
+``--verify``: CPU time (``time.process_time``, independent of other processes' load) of one
+in-process ``verify_citations`` of one citation against a signed and stamped capture, recorded
+each time: with the seal checked as verify checks it (its manifest and token re-hashed, the
+signature and token verified once per process), without any seal check (the baseline: verify
+as it was), and with the signature and token verified afresh each time (a process's first
+check). Rounds alternate the three; the best of each is reported.
 """
 
 from __future__ import annotations
@@ -83,12 +92,110 @@ def iter_none() -> Iterator[None]:
     yield
 
 
+@contextmanager
+def unchecked(verify_module: Any) -> Iterator[None]:
+    """verify as it was before seals: no capture attached to the evidence, no seal checks."""
+    with (
+        mock.patch.object(verify_module._Lookups, "sealed", lambda _self, _r, evidence: evidence),
+        mock.patch.object(verify_module, "seal_checks_of", return_value=None),
+    ):
+        yield
+
+
+def prepare_verify_home(home: Path, tsa: LocalTsa) -> dict[str, str]:
+    """A home with one signed, stamped capture of a loopback page and a citation of it."""
+    write_new_key(home / "signing-key.pem", KeyType.ECDSA_P256)
+    env = {"SNAP_HOME": str(home), "SNAP_ALLOW_PRIVATE": "1"}
+    env |= {"SNAP_TSA_URL": tsa.url, "SNAP_TSA_CHAIN": str(tsa.chain_path)}
+    (home / "tsa-chain.pem").write_bytes(tsa.chain_path.read_bytes())
+    with LoopbackServer() as server:
+        server.route("/p", body=page(1))
+        workspace = Workspace.open(Settings.from_env(env))
+        try:
+            record = capture_source(workspace, server.url("/p"))
+        finally:
+            workspace.close()
+    quote = " ".join(WORDS[1 + i] for i in range(3))
+    citation = {"snapshotId": record.snapshot_id, "quote": quote}
+    (home / "citation.json").write_text(json.dumps(citation))
+    return env
+
+
+def verify_modes(workspace: Workspace) -> dict[str, Any]:
+    from records import verify as verify_module
+    from records.attest.checks import SealChecks, seal_checks_of
+
+    chain = seal_checks_of(workspace).chain
+    return {
+        "sealed": contextmanager(iter_none),
+        "unchecked": lambda: unchecked(verify_module),
+        "first in process": lambda: mock.patch.object(
+            verify_module, "seal_checks_of", side_effect=lambda _ws: SealChecks(chain)
+        ),
+    }
+
+
+def verify_runs(home: Path, modes: list[str], runs: int, rounds: int) -> dict[str, float]:
+    """Milliseconds of CPU per verify in each mode, best of ``rounds`` alternating rounds."""
+    from records.inputs import load_verify_input
+    from records.inputs.documents import NO_DOCUMENTS
+    from records.verify import verify_citations
+
+    env = {"SNAP_HOME": str(home), "SNAP_TSA_CHAIN": str(home / "tsa-chain.pem")}
+    workspace = Workspace.open(Settings.from_env(env))
+    try:
+        given = load_verify_input(home / "citation.json", NO_DOCUMENTS)
+        contexts = verify_modes(workspace)
+        best = dict.fromkeys(modes, float("inf"))
+        verify_citations(workspace, given)  # warm-up: imports, the engine's pool
+        for _ in range(rounds):
+            for mode in modes:
+                with contexts[mode]():
+                    started = time.process_time()
+                    for _ in range(runs):
+                        assert verify_citations(workspace, given).passed
+                    spent = (time.process_time() - started) / max(runs, 1) * 1000
+                best[mode] = min(best[mode], spent)
+        return best
+    finally:
+        workspace.close()
+
+
+def verify_cost(runs: int, rounds: int, tsa: LocalTsa) -> dict[str, float]:
+    """Milliseconds of CPU per verify: sealed (as shipped), unchecked, and first-in-process."""
+    with tempfile.TemporaryDirectory(prefix="snap-bench-verify-") as name:
+        prepare_verify_home(Path(name), tsa)
+        return verify_runs(Path(name), ["sealed", "unchecked", "first in process"], runs, rounds)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--verify", action="store_true", help="what a seal check adds to verify")
+    parser.add_argument("--runs", type=int, default=300, help="verifies per round (--verify)")
+    parser.add_argument("--verify-home", type=Path, help="run --mode in this prepared home")
+    parser.add_argument("--prepare", action="store_true", help="prepare --verify-home first")
+    parser.add_argument("--mode", default="sealed", help="sealed, unchecked, first in process")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.verify_home is not None:
+        if args.prepare:
+            with local_tsa() as tsa:
+                prepare_verify_home(args.verify_home, tsa)
+            return
+        print(json.dumps(verify_runs(args.verify_home, [args.mode], args.runs, 1)))
+        return
+    if args.verify:
+        with local_tsa() as tsa:
+            cost = verify_cost(args.runs, max(args.rounds, 3), tsa)
+        if args.json:
+            print(json.dumps({"runs": args.runs, "cpuMsPerVerify": cost}, indent=2))
+            return
+        for mode, ms in cost.items():
+            ratio = ms / cost["unchecked"]
+            print(f"{mode:17} {ms:7.3f} ms CPU per verify  {ratio:5.3f}x unchecked")
+        return
     results: dict[str, Any] = {}
     with LoopbackServer() as server, local_tsa() as tsa:
         urls = []

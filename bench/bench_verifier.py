@@ -42,7 +42,15 @@ sys.path.insert(0, str(ROOT))
 from verifier import QUOTE_FOUND, check_quote, prepare, token_keys, tokenize  # noqa: E402
 
 SEED = 20240501
-REFERENCE = ROOT.parent / "shared" / "reference" / "quote-check.mjs"
+REFERENCE = next(
+    (
+        folder / "shared" / "reference" / "quote-check.mjs"
+        for folder in ROOT.parents
+        if (folder / "shared" / "reference" / "quote-check.mjs").exists()
+    ),
+    ROOT.parent / "shared" / "reference" / "quote-check.mjs",
+)
+"""The reference beside the checkout (``../shared``), or beside a folder above it (a worktree)."""
 _FUNCTION_WORDS_TEXT = (
     "the of and to in a is that for it as was with be by on not he this are or his from at "
     "which but have an they you were her she there been one all we their has would when if"

@@ -12,8 +12,8 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from records.attest.checkpoints import inclusion_proofs, tsa_chain
-from records.attest.checks import seal_blobs, seal_state
+from records.attest.checkpoints import inclusion_proofs
+from records.attest.checks import seal_blobs, seal_checks_of
 from records.errors import RecordNotFound
 from records.evidence import Evidence, blob_state, capture_blobs, recorded_blobs
 from records.ids import resolve_citation_id, resolve_snapshot_id
@@ -110,11 +110,17 @@ def add_seal_states(workspace: Workspace, report: dict[str, Any]) -> None:
     """Each stored capture's manifest, signature and token checked now (``seal``; None for a
     capture recorded before manifests were kept)."""
     add_log_proofs(workspace, report)
-    chain = tsa_chain(workspace)
+    checks = seal_checks_of(workspace)
     for capture in report.get("captures", []):
         if capture["outcome"] != "stored":
             continue
-        state = seal_state(workspace.store, capture["provenance"], capture["snapshotId"], chain)
+        state = checks.state(
+            workspace.store,
+            capture["provenance"],
+            capture["snapshotId"],
+            capture_id=capture["captureId"],
+            read=[("raw", capture["snapshotId"])],
+        )
         capture["seal"] = None if state is None else state.to_json()
 
 

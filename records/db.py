@@ -30,6 +30,7 @@ from snapshotter.errors import ConfigError
 if TYPE_CHECKING:
     from alembic.config import Config
 
+
 # The migrations sit above the models they migrate (they import records.models), so they are
 # found here as the folder of scripts Alembic reads, never imported: find_spec of a top-level
 # package locates it without running it.

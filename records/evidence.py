@@ -7,11 +7,11 @@ blob I/O and matching that follow run with no transaction open.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from records.models import Extraction, Snapshot
+from records.models import Capture, Extraction, Snapshot
 from records.outcome import (
     BLOB_DAMAGED,
     BLOB_INTACT,
@@ -23,6 +23,20 @@ from snapshotter.capture import BROWSER_PROVENANCE, HEADERS_BLOB
 from snapshotter.errors import BlobNotFound, IntegrityError, SnapError, StoreError
 from snapshotter.store import BlobStore, blob_key, canonical_location, open_store
 from snapshotter.store.hashing import NullSink
+
+
+@dataclass(frozen=True)
+class SealRef:
+    """The capture a check reads its snapshot through, as its record names the capture's seal
+    (its manifest, signature and timestamp token; records.attest): the check reads the seal
+    with the blobs and fails as an integrity failure when it does not hold."""
+
+    capture_id: int
+    provenance: dict[str, Any]  # the capture's provenance: its manifest, timestamp and blobs
+
+    @classmethod
+    def of(cls, capture: Capture) -> SealRef:
+        return cls(capture.id, dict(capture.provenance or {}))
 
 
 @dataclass(frozen=True)
@@ -39,6 +53,7 @@ class Evidence:
     text_version_id: str | None
     pages: tuple[Any, ...]
     flags: tuple[str, ...]
+    seal: SealRef | None = None  # the capture whose seal a check reads with the blobs
 
     @classmethod
     def of(cls, snapshot: Snapshot, extraction: Extraction | None) -> Evidence:
@@ -63,6 +78,13 @@ class Evidence:
     @property
     def hashes(self) -> dict[str, str | None]:
         return {"raw": self.raw_hash, "text": self.text_hash, "norm": self.norm_hash}
+
+    def sealed_by(self, capture: Capture | None) -> Evidence:
+        """The evidence read through ``capture`` (a stored capture of this snapshot), whose
+        seal is then checked with the blobs; None leaves it unsealed."""
+        if capture is None or capture.snapshot_id != self.snapshot_id:
+            return self
+        return replace(self, seal=SealRef.of(capture))
 
 
 class StoreResolver:

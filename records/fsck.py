@@ -19,8 +19,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from records.attest.checkpoints import tsa_chain
-from records.attest.checks import seal_blobs, seal_state
+from records.attest.checks import seal_blobs, seal_checks_of
 from records.evidence import BlobState, Evidence, blob_state, capture_blobs, recorded_blobs
 from records.models import Capture, Extraction, Snapshot
 from records.outcome import BLOB_SHADOWED, BLOB_STATES
@@ -143,9 +142,10 @@ def fsck(
         report.blobs_checked += 1
         if progress is not None:
             progress(1)
-    chain = tsa_chain(workspace)
+    checks = seal_checks_of(workspace)
     for snapshot_id, provenance in plan.captures:
-        state = seal_state(workspace.store, provenance, snapshot_id, chain)
+        read = [("raw", snapshot_id)]
+        state = checks.state(workspace.store, provenance, snapshot_id, read=read)
         for problem in state.problems if state is not None else ():
             report.problems.append({"snapshotId": snapshot_id, "problem": problem})
     for kind, digest in plan.orphans:

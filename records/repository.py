@@ -287,6 +287,18 @@ def captures_of(session: Session, url: str) -> Sequence[Capture]:
     return session.scalars(query).all()
 
 
+def newest_stored_capture(session: Session, snapshot_id: str) -> Capture | None:
+    """The snapshot's newest stored capture, by the database's sequence: the capture a check
+    of the snapshot, named by its id, reads it through (its seal is checked with the blobs)."""
+    query = (
+        select(Capture)
+        .where(Capture.snapshot_id == snapshot_id, Capture.outcome == "stored")
+        .order_by(Capture.id.desc())
+        .limit(1)
+    )
+    return session.scalars(query).first()
+
+
 def captures_of_snapshot(session: Session, snapshot_id: str) -> Sequence[Capture]:
     query = select(Capture).where(Capture.snapshot_id == snapshot_id).order_by(Capture.id)
     return session.scalars(query).all()

@@ -17,10 +17,11 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from records.attest.checks import seal_checks_of
 from records.capture import capture_source, web_url_refusal
 from records.evidence import Evidence
 from records.inputs import QUOTED, UNQUOTED, CitationRequest, Position
-from records.models import Batch, Citation, Verification
+from records.models import Batch, Capture, Citation, Verification
 from records.outcome import REFETCH_FAILED, CitationResult, Outcome, count_by_status
 from records.repository import (
     capture_time,
@@ -29,6 +30,7 @@ from records.repository import (
     get_snapshot,
     idempotency_key,
     latest_capture,
+    newest_stored_capture,
     record_verifications,
 )
 from records.texts import SnapshotTexts
@@ -36,7 +38,7 @@ from records.verify import check_against, verification_values
 from records.workspace import Workspace
 from snapshotter.capture import rfc3339
 from snapshotter.errors import InputError, SnapError
-from verifier import TextQuoteSelector
+from verifier import Status, TextQuoteSelector
 from verifier.errors import OffsetError
 
 Progress = Callable[[int], None]
@@ -136,7 +138,8 @@ def reverify(
     with workspace.db.reading() as session:
         plan = plan_reverify(session, citations, run_id)
     workspace.stores.check_all(plan.evidence())
-    texts = SnapshotTexts(workspace.stores, shared=workspace.prepared)
+    seals = seal_checks_of(workspace)
+    texts = SnapshotTexts(workspace.stores, shared=workspace.prepared, seals=seals)
     results = list(plan.done)
     if progress is not None and plan.done:
         progress(len(plan.done))
@@ -245,7 +248,9 @@ def pinned_evidence(
     snapshot = get_snapshot(session, snapshot_id)
     if snapshot is None:
         return None
-    return Evidence.of(snapshot, choose_extraction(session, snapshot.id, pinned=extraction_id))
+    extraction = choose_extraction(session, snapshot.id, pinned=extraction_id)
+    # read through the snapshot's newest capture, whose seal is checked with the blobs
+    return Evidence.of(snapshot, extraction).sealed_by(newest_stored_capture(session, snapshot.id))
 
 
 def result_of_row(citation: Citation, row: Verification) -> CitationResult:
@@ -264,18 +269,23 @@ def group_by_latest_snapshot(session: Session, citations: Sequence[Citation]) ->
     """Citations keyed by the newest snapshot of their URL (their own, if they have no URL),
     each snapshot read at its newest extraction."""
     latest_of_url: dict[str | None, str | None] = {}
+    read_through: dict[str, Capture] = {}  # snapshot id -> the URL's latest capture of it
     groups: dict[str | None, list[Citation]] = defaultdict(list)
     for citation in citations:
         if citation.url not in latest_of_url:
             capture = latest_capture(session, citation.url) if citation.url else None
             latest_of_url[citation.url] = capture.snapshot_id if capture else None
+            if capture is not None and capture.snapshot_id is not None:
+                read_through.setdefault(capture.snapshot_id, capture)
         groups[latest_of_url[citation.url] or citation.snapshot_id].append(citation)
     planned = []
     for key, group in groups.items():
         snapshot = get_snapshot(session, key) if key else None
         latest = None
         if snapshot is not None:
+            capture = read_through.get(snapshot.id) or newest_stored_capture(session, snapshot.id)
             latest = Evidence.of(snapshot, choose_extraction(session, snapshot.id))
+            latest = latest.sealed_by(capture)  # its seal is checked with the blobs
         planned.append(_Group(latest, group))
     return planned
 
@@ -327,7 +337,12 @@ def changed(
             f" but not in its newer extraction {latest.extraction_id} ({latest.extractor}):"
             " the same bytes, extracted differently"
         )
-        return replace(outcome, status="source_changed", reason=reason, details=details)
+        return replace(
+            outcome,
+            status=Status.SOURCE_CHANGED,
+            reason=reason,
+            details={**outcome.details, **details},
+        )
     details = {
         "pinnedSnapshotId": pinned.snapshot_id,
         "pinnedCapturedAt": captured_at.get(pinned.snapshot_id),
@@ -338,7 +353,9 @@ def changed(
         f"{details['pinnedCapturedAt']}) but not in the latest capture {latest.snapshot_id} "
         f"(captured {details['latestCapturedAt']})"
     )
-    return replace(outcome, status="source_changed", reason=reason, details=details)
+    return replace(
+        outcome, status=Status.SOURCE_CHANGED, reason=reason, details={**outcome.details, **details}
+    )
 
 
 def check_stored(

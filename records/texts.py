@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from typing import Any, Protocol
 
 from records.evidence import Evidence, StoreResolver
 from snapshotter.errors import BlobNotFound, IntegrityError, StoreError
@@ -52,6 +53,25 @@ class PreparedCache:
         return source
 
 
+SEALS_HELD = 4096  # seal states a run remembers (a few hundred bytes each)
+
+
+class Seal(Protocol):
+    """A capture's seal as checked (records.attest.checks.SealState)."""
+
+    @property
+    def intact(self) -> bool: ...
+    def error(self) -> StoreError: ...
+    def to_json(self) -> dict[str, Any]: ...
+
+
+class SealCheck(Protocol):
+    """What the texts need of records.attest.checks.SealChecks, named here so that reading
+    texts does not import attestation (which imports the workspace, which names the texts)."""
+
+    def evidence_state(self, store: BlobStore, evidence: Evidence) -> Seal | None: ...
+
+
 class SnapshotTexts:
     """A per-run cache: each extraction's evidence is read, verified and prepared at most once.
 
@@ -61,15 +81,28 @@ class SnapshotTexts:
     damaged or gone.  A failure is remembered too, so every citation of a damaged snapshot
     reports ``integrity_failure`` without reading it again.  A store that cannot be reached is
     not remembered as damage: it raises StoreError (exit 3) and nothing is recorded.
+
+    Given ``seals``, the seal of the capture each evidence is read through (``Evidence.seal``)
+    is read and checked with the blobs, once per run for each capture and text: a seal that
+    does not hold fails the read as an integrity failure (``AttestationFailure``, an
+    ``IntegrityError``) that says
+    which piece failed (records.attest.checks).
     """
 
     def __init__(
-        self, stores: StoreResolver, *, keep: int = 32, shared: PreparedCache | None = None
+        self,
+        stores: StoreResolver,
+        *,
+        keep: int = 32,
+        shared: PreparedCache | None = None,
+        seals: SealCheck | None = None,
     ) -> None:
         self._stores = stores
         self._shared = shared
         self._keep = keep  # tokenized texts held at once: memory stays flat on big batches
         self._prepared: OrderedDict[tuple[str, str], PreparedSource | StoreError] = OrderedDict()
+        self._seals = seals
+        self._sealed: OrderedDict[tuple[int, str, str | None], Seal | None] = OrderedDict()
 
     def prepared(self, evidence: Evidence) -> PreparedSource:
         """The tokenized text; raises IntegrityError if the stored bytes do not match."""
@@ -85,7 +118,24 @@ class SnapshotTexts:
         self._prepared.move_to_end(key)
         if isinstance(cached, StoreError):
             raise cached
+        state = self.seal(evidence)
+        if state is not None and not state.intact:
+            raise state.error()
         return cached
+
+    def seal(self, evidence: Evidence) -> Seal | None:
+        """The seal of the capture ``evidence`` is read through, checked with the raw bytes and
+        text it vouches for; None without seal checks or a capture to check."""
+        ref = evidence.seal
+        if self._seals is None or ref is None:
+            return None
+        key = (ref.capture_id, evidence.snapshot_id, evidence.text_hash)
+        if key not in self._sealed:
+            store = self._stores.store_for(evidence)
+            self._sealed[key] = self._seals.evidence_state(store, evidence)
+            if len(self._sealed) > SEALS_HELD:
+                self._sealed.popitem(last=False)
+        return self._sealed[key]
 
     def _load(self, evidence: Evidence) -> PreparedSource | StoreError:
         store = self._stores.store_for(evidence)

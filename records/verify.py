@@ -10,13 +10,14 @@ The order of checks for one citation, and why:
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from records.attest.checks import seal_checks_of
 from records.capture import capture_source, web_url_refusal
 from records.evidence import Evidence
 from records.inputs import QUOTED, SNIPPET, UNQUOTED, CitationRequest, Position, VerifyInput
@@ -41,7 +42,6 @@ from records.repository import (
     pin_first_snapshot,
     record_citations,
     record_verifications,
-    url_of_snapshot,
 )
 from records.texts import SnapshotTexts
 from records.urls import canonical_url, without_tracking
@@ -54,6 +54,7 @@ from verifier import (
     VERIFIER_ID,
     Closest,
     PreparedSource,
+    Status,
     TextPositionSelector,
     position_from_utf16,
     resolve,
@@ -171,7 +172,8 @@ def verify_citations(
         workspace.stores.check_all(
             [p.evidence for p in [*planned, *documents] if p.evidence is not None]
         )
-        texts = SnapshotTexts(workspace.stores, shared=workspace.prepared)
+        seals = seal_checks_of(workspace)
+        texts = SnapshotTexts(workspace.stores, shared=workspace.prepared, seals=seals)
         checked = []
         for planned_request in planned:
             checkpoint()
@@ -259,9 +261,9 @@ class _Lookups:
             self.citations |= {c.id: c for c in session.scalars(query)}
         self._captures: dict[str, Capture | None] = {}
         self._extractions: dict[tuple[str, int | None, str | None], Extraction | None] = {}
-        self._urls: dict[str, str | None] = {}
         # the session's identity map holds objects weakly: kept here, each is loaded once
         self._snapshots: dict[str, Snapshot | None] = {}
+        self._of_snapshot: dict[str, Sequence[Capture]] = {}
 
     def snapshot(self, snapshot_id: str) -> Snapshot | None:
         if snapshot_id not in self._snapshots:
@@ -284,9 +286,24 @@ class _Lookups:
         return self._extractions[key]
 
     def url_of_snapshot(self, snapshot_id: str) -> str | None:
-        if snapshot_id not in self._urls:
-            self._urls[snapshot_id] = url_of_snapshot(self.session, snapshot_id)
-        return self._urls[snapshot_id]
+        captures = self.captures_of_snapshot(snapshot_id)
+        return captures[0].url if captures else None
+
+    def captures_of_snapshot(self, snapshot_id: str) -> Sequence[Capture]:
+        if snapshot_id not in self._of_snapshot:
+            self._of_snapshot[snapshot_id] = captures_of_snapshot(self.session, snapshot_id)
+        return self._of_snapshot[snapshot_id]
+
+    def sealed(self, request: CitationRequest, evidence: Evidence) -> Evidence:
+        """The evidence with the capture it is read through, whose seal the check reads with
+        the blobs: the URL's latest capture when the citation names no snapshot, else the
+        snapshot's newest stored capture (from the captures planning reads anyway)."""
+        if request.snapshot_id is None:
+            return evidence.sealed_by(self.latest_capture(request.url or ""))
+        stored = [
+            c for c in self.captures_of_snapshot(evidence.snapshot_id) if c.outcome == "stored"
+        ]
+        return evidence.sealed_by(stored[-1] if stored else None)
 
 
 def resolve_snapshot(lookups: _Lookups, request: CitationRequest) -> Snapshot | None:
@@ -306,8 +323,8 @@ def plan_request(
     snapshot = resolve_snapshot(lookups, request)
     if snapshot is None:
         return _Planned(request, item, None, request.url, unknown_snapshot(request, fetch_errors))
-    session = lookups.session
-    if request.url and request.snapshot_id and not captured_from(session, snapshot, request.url):
+    captures = lookups.captures_of_snapshot(snapshot.id) if request.snapshot_id else ()
+    if request.url and request.snapshot_id and not captured_from(captures, request.url):
         reason = f"snapshot {snapshot.id} was never captured from {request.url}"
         return _Planned(
             request, item, None, request.url, Outcome("unknown_snapshot", reason=reason)
@@ -316,7 +333,8 @@ def plan_request(
     pinned = recorded.extraction_id if recorded and recorded.snapshot_id == snapshot.id else None
     extraction = lookups.extraction(snapshot.id, pinned, (request.hashes or {}).get("text"))
     url = request.url or lookups.url_of_snapshot(snapshot.id)
-    return _Planned(request, item, Evidence.of(snapshot, extraction), url)
+    evidence = lookups.sealed(request, Evidence.of(snapshot, extraction))
+    return _Planned(request, item, evidence, url)
 
 
 def plan_documents(lookups: _Lookups, given: VerifyInput) -> list[_Planned]:
@@ -336,7 +354,7 @@ def plan_documents(lookups: _Lookups, given: VerifyInput) -> list[_Planned]:
         if snapshot is None:
             continue
         extraction = lookups.extraction(snapshot.id, None, None)
-        evidence = Evidence.of(snapshot, extraction)
+        evidence = lookups.sealed(request, Evidence.of(snapshot, extraction))
         if evidence.text_hash is not None:
             planned.append(_Planned(request, -1, evidence, request.url))
     return planned
@@ -362,14 +380,12 @@ def check_planned(texts: SnapshotTexts, planned: _Planned) -> _Checked:
     return _Checked(planned, outcome, source)
 
 
-def captured_from(session: Session, snapshot: Snapshot, url: str) -> bool:
+def captured_from(captures: Sequence[Capture], url: str) -> bool:
     """A citation naming both a URL and a snapshot is only as good as a capture linking them
     (the URL without tracking parameters links them too: ``records.urls``)."""
     untracked = without_tracking(url)
     keys = {canonical_url(url), *([canonical_url(untracked)] if untracked else [])}
-    return any(
-        keys & {c.url_key, c.final_url_key} for c in captures_of_snapshot(session, snapshot.id)
-    )
+    return any(keys & {c.url_key, c.final_url_key} for c in captures)
 
 
 def unknown_snapshot(request: CitationRequest, fetch_errors: dict[str, str]) -> Outcome:
@@ -389,21 +405,34 @@ def unknown_snapshot(request: CitationRequest, fetch_errors: dict[str, str]) -> 
 def check_against(
     texts: SnapshotTexts, evidence: Evidence, request: CitationRequest
 ) -> tuple[Outcome, PreparedSource | None]:
-    """Integrity, then fingerprints, then the quote, its position and its page.
+    """Integrity (the blobs and the seal of the capture they are read through), then
+    fingerprints, then the quote, its position and its page; the seal as checked is kept on
+    the outcome (``seal``), so a capture that was never signed or stamped says so.
 
-    ``integrity_failure`` only for bytes that do not hash or blobs gone from the store they
-    were written to; a store that cannot be reached raises StoreError (nothing is recorded)."""
+    ``integrity_failure`` only for bytes that do not hash, blobs gone from the store they
+    were written to, or a seal that does not hold; a store that cannot be reached raises
+    StoreError (nothing is recorded)."""
+    outcome, source = _check_against(texts, evidence, request)
+    seal = texts.seal(evidence) if evidence.text_hash is not None else None
+    if seal is None:
+        return outcome, source
+    return replace(outcome, details={**outcome.details, "seal": seal.to_json()}), source
+
+
+def _check_against(
+    texts: SnapshotTexts, evidence: Evidence, request: CitationRequest
+) -> tuple[Outcome, PreparedSource | None]:
     snapshot_id = evidence.snapshot_id
     if evidence.text_hash is None:
         reason = next(
             (NO_TEXT_REASONS[f] for f in evidence.flags if f in NO_TEXT_REASONS),
             "the snapshot has no text",
         )
-        return Outcome("could_not_check", snapshot_id, reason=reason), None
+        return Outcome(Status.COULD_NOT_CHECK, snapshot_id, reason=reason), None
     try:
         source = texts.prepared(evidence)
     except (IntegrityError, BlobNotFound) as error:
-        return Outcome("integrity_failure", snapshot_id, reason=error.message), None
+        return Outcome(Status.INTEGRITY_FAILURE, snapshot_id, reason=error.message), None
     position = to_codepoints(request.position, source.source, request.label)
     stale = stale_fingerprint(request, evidence)
     if stale is not None:

@@ -37,6 +37,8 @@ class Workspace:
     _browser: BrowserSession | None = field(default=None, repr=False)
     # the signing key and TSA, loaded on first use (records.attest.seal.attestor_of)
     attestor_cache: object = field(default=None, repr=False)
+    # seals verified by this process (records.attest.checks.seal_checks_of)
+    seal_checks: object = field(default=None, repr=False)
     # what the workspace was opened with (the shell's Settings): records never reads it
     config: object = field(default=None, repr=False)
 

@@ -966,6 +966,14 @@ def wait_for(ws: Any, progress: dict[str, Any]) -> dict[str, Any]:
     show_default=True,
     help="Worker processes sharing the port (uvicorn's supervisor restarts one that dies).",
 )
+@click.option(
+    "--checkpoint-interval",
+    type=click.FloatRange(min=0, max=24 * 3600),
+    default=30.0,
+    show_default=True,
+    help="Seconds between the log's checkpoints (signed, timestamped) after requests that"
+    " recorded anything: a burst makes one; one more at shutdown.",
+)
 @click.option("--access-log", is_flag=True, help="Log every request (uvicorn's access log).")
 @click.option("--print-openapi", is_flag=True, help="Print the OpenAPI document and exit.")
 @click.pass_context
@@ -979,6 +987,7 @@ def serve(
     header_timeout: float,
     max_citations: int,
     workers: int,
+    checkpoint_interval: float,
     access_log: bool,
     print_openapi: bool,
 ) -> None:
@@ -1004,7 +1013,9 @@ def serve(
         settings = settings.with_overrides(allow_private=allow_private)
     if allow_networks is not None:
         settings = settings.with_overrides(allow_networks=allow_networks)
-    config = ServiceConfig(settings, tokens, max_input_bytes(), request_timeout, max_citations)
+    config = ServiceConfig(
+        settings, tokens, max_input_bytes(), request_timeout, max_citations, checkpoint_interval
+    )
     from records.workspace import Workspace
 
     opened = Workspace.open(settings)  # a bad store or database is one line, before binding
@@ -1058,8 +1069,17 @@ def mcp(ctx: click.Context, transport: str, host: str, port: int, request_timeou
         raise InputError(f"snap mcp needs the MCP SDK: pip install 'mcp' ({error})") from None
     settings: Settings = ctx.obj
     opened = Workspace.open(settings)  # a bad store or database is one line, before serving
+    from records.attest.schedule import CheckpointSchedule
+
+    checkpoints = CheckpointSchedule(opened, MCP_CHECKPOINT_INTERVAL)
     try:
-        server = build_server(opened, host=host, port=port, loopback=is_loopback_host(host))
+        server = build_server(
+            opened,
+            host=host,
+            port=port,
+            loopback=is_loopback_host(host),
+            checkpoints=checkpoints,
+        )
         if transport == "stdio":
             server.run("stdio")
             return
@@ -1075,8 +1095,11 @@ def mcp(ctx: click.Context, transport: str, host: str, port: int, request_timeou
         )
         serving.run(app, how)
     finally:
+        checkpoints.close()  # the last checkpoint of what the tools recorded
         opened.close()
 
+
+MCP_CHECKPOINT_INTERVAL = 30.0  # as snap serve's default --checkpoint-interval
 
 main = cli
 

@@ -111,6 +111,48 @@ def log_verify(ctx: click.Context, as_json: bool) -> None:
     ctx.exit(0 if report.ok else 1)
 
 
+@log_group.command("consistency")
+@click.argument("old", metavar="FROM", type=click.IntRange(min=1))
+@click.argument("new", metavar="[TO]", type=click.IntRange(min=1), required=False)
+@click.option(
+    "--out",
+    "out",
+    type=OutputFolder(),
+    help="Also write the proof, both checkpoints and check_consistency.py (standard library).",
+)
+@json_option
+@click.pass_context
+def log_consistency(
+    ctx: click.Context, old: int, new: int | None, out: Path | None, as_json: bool
+) -> None:
+    """The RFC 9162 proof that the log of checkpoint TO (default: the newest) extends the log
+    of checkpoint FROM, for someone who holds the two checkpoints and not the log. Exit 1 when
+    it does not, or a checkpoint's signature or token does not check."""
+    from records.attest.attest import write_consistency_files
+    from records.attest.checkpoints import consistency_between
+
+    with workspace(ctx, existing=True) as ws:
+        result = consistency_between(ws, old, new)
+    document = result.to_json()
+    if out is not None:
+        write_consistency_files(document, out)
+    if as_json:
+        emit_json(document)
+    else:
+        first, last = result.old, result.new
+        verdict = "extends" if result.holds else "does NOT extend"
+        click.echo(
+            f"checkpoint {last['id']} (size {last['treeSize']}) {verdict} checkpoint"
+            f" {first['id']} (size {first['treeSize']}): {len(result.proof)} proof nodes"
+        )
+        for problem in result.problems:
+            click.echo(f"✗ {problem}")
+        if out is not None:
+            name = f"consistency-{first['id']}-{last['id']}.json"
+            click.echo(f"    $ python3 check_consistency.py {name}  # RFC 9162, hashlib only")
+    ctx.exit(0 if result.ok else 1)
+
+
 @click.command("attest")
 @click.argument("given", metavar="ID")
 @click.option(

@@ -14,7 +14,7 @@ from settings (``--allow-private``, ``--allow-network``), never a tool argument.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import anyio.to_thread
 from mcp.server.fastmcp import FastMCP
@@ -41,6 +41,9 @@ WEB_ONLY_LINE = (
     " this machine"
 )
 TEXT_URI = "snap://snapshots/{snapshot_id}/text"
+
+if TYPE_CHECKING:
+    from records.attest.schedule import CheckpointSchedule
 
 
 class Wire(BaseModel):
@@ -75,6 +78,18 @@ class ClosestPassage(Wire):
     offsets: Offsets | None = None
 
 
+class Seal(Wire):
+    """The signature and trusted timestamp of the capture a check read, checked with its
+    blobs; a seal that does not hold makes the check an integrity_failure."""
+
+    intact: bool
+    signed: bool
+    stamped: bool
+    signature: str = Field(description="valid (key …), not signed: why, or what is wrong")
+    timestamp: str = Field(description="valid (time, TSA), no trusted timestamp: why, or …")
+    problems: list[str] = Field(default_factory=list)
+
+
 class QuoteResult(Wire):
     """One checked citation, as ``snap verify --json`` prints each result."""
 
@@ -89,6 +104,9 @@ class QuoteResult(Wire):
     offsets: Offsets | None = Field(None, description="code points, UTF-16 and UTF-8 bytes")
     closest: ClosestPassage | None = Field(None, description="on a fail: the nearest passage")
     reason: str | None = None
+    seal: Seal | None = Field(
+        None, description="the seal of the capture read: signature and trusted timestamp"
+    )
 
 
 class AnswerResult(Wire):
@@ -105,9 +123,16 @@ class Position(BaseModel):
 
 
 def build_server(
-    workspace: Workspace, *, host: str = "127.0.0.1", port: int = 8000, loopback: bool = True
+    workspace: Workspace,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    loopback: bool = True,
+    checkpoints: CheckpointSchedule | None = None,
 ) -> FastMCP:
-    """The MCP server over one opened workspace (closed by the caller)."""
+    """The MCP server over one opened workspace (closed by the caller). ``checkpoints``: told
+    after each tool that records captures or checks, as ``snap serve``'s routes tell theirs
+    (records.attest.schedule)."""
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=loopback,
         allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
@@ -124,7 +149,7 @@ def build_server(
     )
     server._mcp_server.version = __version__
     public = Redactor(settings_of(workspace))
-    add_tools(server, workspace, public)
+    add_tools(server, workspace, public, checkpoints)
     add_resources(server, workspace)
     return server
 
@@ -153,7 +178,21 @@ class SnapMCP(FastMCP):
 READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
 
 
-def add_tools(server: FastMCP, workspace: Workspace, public: Redactor) -> None:
+def add_tools(
+    server: FastMCP,
+    workspace: Workspace,
+    public: Redactor,
+    checkpoints: CheckpointSchedule | None = None,
+) -> None:
+    async def recording(function: Any, *args: Any) -> Any:
+        """A use case that records captures or checks; its log entries are then due in the
+        next checkpoint, whatever its answer."""
+        try:
+            return await run(function, *args)
+        finally:
+            if checkpoints is not None:
+                checkpoints.appended()
+
     @server.tool(annotations=ToolAnnotations(openWorldHint=False, idempotentHint=True))
     async def verify_quote(
         quote: Annotated[str, Field(min_length=1, description="the quoted words, exactly")],
@@ -178,7 +217,7 @@ def add_tools(server: FastMCP, workspace: Workspace, public: Redactor) -> None:
             selector["position"] = position.model_dump()
         record: dict[str, Any] = {"selector": selector}
         record |= {"url": url} if url is not None else {"snapshotId": snapshot_id}
-        document = await run(verify_document, workspace, record, public)
+        document = await recording(verify_document, workspace, record, public)
         return QuoteResult.model_validate(document["results"][0])
 
     @server.tool(annotations=ToolAnnotations(openWorldHint=False, idempotentHint=True))
@@ -206,7 +245,7 @@ def add_tools(server: FastMCP, workspace: Workspace, public: Redactor) -> None:
 
         Returns one result per cited quote and a summary with the verification rate
         (shareVerified); the same formats and checks as `snap verify`."""
-        report = await run(verify_document, workspace, response, public, documents)
+        report = await recording(verify_document, workspace, response, public, documents)
         return AnswerResult.model_validate(report)
 
     @server.tool(annotations=ToolAnnotations(openWorldHint=True, idempotentHint=True))
@@ -217,7 +256,7 @@ def add_tools(server: FastMCP, workspace: Workspace, public: Redactor) -> None:
 
         Returns the snapshot id and the capture's provenance, as `snap fetch --json`. Only
         http(s) URLs the server's allow-list admits are captured."""
-        captured: dict[str, Any] = await run(capture_document, workspace, url, public)
+        captured: dict[str, Any] = await recording(capture_document, workspace, url, public)
         return captured
 
     @server.tool(annotations=READ_ONLY)

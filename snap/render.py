@@ -144,7 +144,36 @@ def verify_report(report: VerifyReport) -> str:
         lines += [f"answer {a['answerId'] or '(no id)'}: {by_status(a)}" for a in answers]
     if "shareVerified" in summary and len(summary["byStatus"]) > 1:
         tail += f"; {by_status(summary)}"
-    return "\n".join([*lines, tail])
+    return "\n".join([*lines, *seal_lines_of(report.results), tail])
+
+
+def seal_lines_of(results: list[CitationResult]) -> list[str]:
+    """One line on the seals of the captures read: signed and timestamped, or why not (a
+    capture never sealed is no failure, but says so; a broken seal failed its citations)."""
+    seals = {}
+    for result in results:
+        seal = result.outcome.details.get("seal")
+        if isinstance(seal, dict):
+            seals[seal.get("captureId")] = seal
+    if not seals:
+        return []
+    kinds: dict[str, int] = {}
+    for seal in seals.values():
+        kinds[seal_kind(seal)] = kinds.get(seal_kind(seal), 0) + 1
+    read = plural(len(seals), "capture") + " read"
+    if len(kinds) == 1:
+        return [one_line(f"seal: {read}, {next(iter(kinds))}")]
+    return [one_line(f"seal: {read}: " + "; ".join(f"{n} {k}" for k, n in kinds.items()))]
+
+
+def seal_kind(seal: dict[str, Any]) -> str:
+    if not seal["intact"]:
+        return "whose seal does not hold"
+    if seal["signed"] and seal["stamped"]:
+        return "signed and timestamped"
+    signature = "signed" if seal["signed"] else seal["signature"]
+    timestamp = "timestamped" if seal["stamped"] else seal["timestamp"]
+    return f"{signature}; {timestamp}"
 
 
 def by_status(summary: dict[str, Any]) -> str:
@@ -234,7 +263,10 @@ def audit_report(report: dict[str, Any]) -> str:
     for capture in report.get("captures", []):
         outcome = capture["snapshotId"] if capture["outcome"] == "stored" else capture["error"]
         status = capture_source_label(capture)
-        lines.append(f"  {capture['fetchedAt']}  {capture['outcome']:6}  {status:8}  {outcome}")
+        when = capture["fetchedAt"]
+        if capture.get("method") == "import":  # the archive's date, not a capture by snap
+            when, status = f"{when} (archive's)", "imported"
+        lines.append(f"  {when}  {capture['outcome']:6}  {status:8}  {outcome}")
         lines += imported_from(capture)
         lines += seal_lines(capture)
     checks = report.get("verifications")
@@ -251,18 +283,19 @@ def audit_report(report: dict[str, Any]) -> str:
 
 def imported_from(capture: dict[str, Any]) -> list[str]:
     """A capture read from a web archive says which record it was: snap did not fetch it."""
-    warc = (capture.get("provenance") or {}).get("warc")
+    from records.attest.manifest import claimed_software
+
+    provenance = capture.get("provenance") or {}
+    warc = provenance.get("warc")
     if not isinstance(warc, dict):
         return []
-    software = warc.get("software") or "software it does not name"
     where = f"{warc.get('file')}@{warc.get('offset')}"
-    return [
-        one_line(
-            f"    imported from {where} (sha256 {warc.get('fileDigest')}, {warc.get('type')}"
-            f" {warc.get('recordId')}), captured by {software} at the time that archive states;"
-            " not captured by snap"
-        )
-    ]
+    line = (
+        f"imported from {where} (sha256 {warc.get('fileDigest')}, {warc.get('type')}"
+        f" {warc.get('recordId')}), captured by {claimed_software(provenance)} at the time that"
+        " archive states; not captured by snap"
+    )
+    return ["    " + one_line(line)]
 
 
 def seal_lines(capture: dict[str, Any]) -> list[str]:

@@ -101,14 +101,16 @@ def best_window(
             break
         occurrences = positions.get(quote_keys[position], ())
         occurrences_left -= len(occurrences)
+        bound = length - processed  # a window first met now has no earlier position equal
         for index in occurrences:
             start = index - position
             if start < 0 or start > last_start or start in scored:
                 continue
             scored.add(start)
-            score = aligned_equal(quote_keys, source_keys, start)
-            if score > best_score or (score == best_score and start < best_start):
-                best_start, best_score = start, score
+            if bound > best_score or (bound == best_score and start < best_start):
+                score = aligned_equal(quote_keys, source_keys, start)
+                if score > best_score or (score == best_score and start < best_start):
+                    best_start, best_score = start, score
             if len(scored) >= MAX_WINDOWS:
                 break
         if len(scored) >= MAX_WINDOWS:

@@ -195,9 +195,9 @@ def normalized_digest(text: str) -> str:
 def check_quote(quote: str, source: str) -> QuoteCheck:
     """Check that ``quote`` occurs in ``source`` (see the module docstring for the steps).
 
-    Equal to ``prepare(source).check(quote)``; a quote that is found, or that has a word found
-    nowhere in the source, is usually checked by tokenizing only windows of the source around
-    its rarest word (``verifier.oneoff``).
+    Equal to ``prepare(source).check(quote)``; a quote is usually checked, closest passage
+    included, by tokenizing only windows of the source around its rarest words
+    (``verifier.oneoff``).
     """
     scanned = _only_form(quote)
     if scanned is None:

@@ -7,27 +7,36 @@ anchor) are tokenized and checked with the full rules.  The windows are cut at w
 token spans whitespace) and an occurrence counts only with at least one whole token of context
 on each side, so the edge rules see what they would see in the whole source.
 
-A quote with a token whose text is nowhere in the source (as most changed quotes have) is not
-there; its closest passage is read from windows around its rarest other token when a passage
-differs from the quote in that one token only (see ``_closest_of_absent``).
+A quote that is not there (a searched token is found nowhere, or no window holds the quote) has
+its closest passage read from windows around the hits of its searched tokens, rarest first,
+stopping where the full search stops (see ``_closest_of_changed``).
 
-The shortcut is taken only when its answer is certain to equal ``prepare(source).check``:
-the source is NFKC-normalized and free of invisible characters and hyphenated line breaks (so
-a token's text is literally in the source), the quote has no ellipsis or bracket (one form to
-try: ``matcher.check_quote`` decides), and the anchor has few hits.  Otherwise, and whenever
-windows cannot tell (no occurrence found: the closest passage may lie anywhere), ``None`` sends
-the caller to the full check.
+The shortcut is taken only when its answer is certain to equal ``prepare(source).check``: the
+quote has no ellipsis or bracket (one form to try: ``matcher.check_quote`` decides), and its
+searched tokens have few enough hits.  Otherwise, and whenever windows cannot tell, ``None``
+sends the caller to the full check.
+
+A token's text is literally in the source except where folding changes it (``_Unliteral``): a
+character that NFKC changes (a ligature, a full-width letter, "…"), an invisible character, a
+word joined across a hyphenated line break.  Those places are found once per check; one counts as
+a hit of a searched token when the token there has its key, so it is read as a window too, and no
+window is cut inside a joined word: real pages have such characters here and there, and they
+cost the windows around them, not the shortcut for the whole source.
 
 An occurrence's tokens can stand any distance apart in the source (whitespace, reference marks
 and emoji between them are copy noise), so a window is trusted only when it holds as many
-tokens around each hit as the quote has around its anchor, plus one of context.
+tokens around each hit as the quote has around its anchor, plus one of context; one that does not
+is read again wider.
 """
 
 from __future__ import annotations
 
+import functools
+import operator
 import re
 import string
 import unicodedata
+from bisect import bisect_right, insort
 from collections.abc import Callable, Iterable
 from typing import Final, NamedTuple, Protocol
 
@@ -35,14 +44,24 @@ import regex
 
 from verifier import closest as closest_passage
 from verifier.closest import Closest, Edit
-from verifier.tokenizer import INVISIBLE, NUMBER, REFERENCE_REACH, SYMBOL, WORD, Scan, Token
+from verifier.tokenizer import NUMBER, REFERENCE_REACH, SYMBOL, WORD, Scan, Token, scan_text
 
 MAX_HITS: Final = 64
 ANCHOR_TRIES: Final = 8
 MARGIN: Final = 16
+WIDEST: Final = 16
 # Two searches, each in the engine that is faster at it (``re`` for a class, ``regex`` here).
-_INVISIBLE_CHARACTER: Final = re.compile(rf"[{INVISIBLE}]")
-_LINE_BREAK_HYPHEN: Final = regex.compile(r"[\-\u2010][^\S\n]*\r?\n")
+# A hyphen at a line break: the tokenizer joins the words around it into one word when a letter
+# stands before it and a lower-case letter after (``tokenizer._HYPHEN_BREAK``).
+_LINE_BREAK_HYPHEN: Final = re.compile(r"[\-\u2010\u00ad][^\S\n]*\r?\n[^\S\n]*")
+_LETTER_BEFORE: Final = regex.compile(r"[\p{L}\p{M}\p{Nl}]")
+_LOWER_AFTER: Final = regex.compile(r"\p{Ll}")
+# Characters that NFKC changes, but whitespace (which only separates tokens): one of them in a
+# token may give it a key other than its text.  Default-ignorable characters hold every invisible
+# one.  Each is a property ``regex`` searches for fast (a class that joins them is several times
+# slower); the tests check both against the running Python's ``unicodedata`` and the tokenizer.
+NFKC_CHANGES: Final = regex.compile(r"\p{NFKC_QC=N}(?<=\S)")
+IGNORABLE: Final = regex.compile(r"\p{Default_Ignorable_Code_Point}")
 
 
 class Tokenized(Protocol):
@@ -69,33 +88,130 @@ class WindowAnswer(NamedTuple):
     closest: Closest | None
 
 
-def read_windows(
-    quote: str, scanned: Scan, source: str, prepare: Prepare
-) -> WindowAnswer | None:
+def read_windows(quote: str, scanned: Scan, source: str, prepare: Prepare) -> WindowAnswer | None:
     """What reading only windows of ``source`` tells about ``quote`` (tokenized: ``scanned``,
     its only form), equal to what the full check would say; None when the whole source must be
     read (see the module docstring)."""
     candidates = _anchor_candidates(scanned.tokens)
     if not candidates:
         return None
-    hits = _search(scanned.tokens, candidates, source)
-    searchable = [candidate for candidate in candidates if hits[candidate] is not None]
-    if not searchable or not _safe_source(source):
+    around = _Around(quote, scanned, source, _Unliteral(source), prepare)
+    found = around.search(candidates[:ANCHOR_TRIES])
+    if not found:
         return None
-    absent = [candidate for candidate in searchable if not hits[candidate]]
-    if absent:
-        closest = _closest_of_absent(quote, scanned, source, hits, absent, prepare)
-        return None if closest is None else WindowAnswer((), closest)
-    anchor = min(searchable, key=lambda candidate: len(hits[candidate] or ()))
-    reach = _reach(scanned, anchor)
+    reads: list[_Read] = []
+    if all(found.values()):  # every searched token is somewhere: the quote may be there
+        anchor = min(found, key=lambda candidate: len(found[candidate]))
+        read = around.read(anchor, found[anchor], _reach(scanned, anchor))
+        if read is None:
+            return None
+        reads.extend(read)
+        spans = _spans(reads, scanned)
+        if spans is None:
+            return None
+        if spans:
+            return WindowAnswer(spans, None)
+    closest = _closest_of_changed(around, found, reads, candidates[ANCHOR_TRIES:])
+    return None if closest is None else WindowAnswer((), closest)
+
+
+def _spans(reads: list[_Read], scanned: Scan) -> tuple[tuple[int, int], ...] | None:
+    """Where the quote is found in the windows read around the hits of a token every
+    occurrence holds; None when one needs more context than its window has."""
     spans: set[tuple[int, int]] = set()
-    for window in _windows_around(anchor, hits[anchor] or [], quote, scanned, source):
-        read = _read(source, window, reach, prepare)
-        found = None if read is None else _spans_in(read, scanned)
+    for read in reads:
+        found = _spans_in(read, scanned)
         if found is None:
             return None
         spans.update(found)
-    return WindowAnswer(tuple(sorted(spans)), None) if spans else None
+    return tuple(sorted(spans))
+
+
+def _most_hits(quote: str, source: str) -> int:
+    """How many hits a searched token may have: ``MAX_HITS``, or on a large source as many as
+    keep the windows around them under an eighth of it."""
+    window = 4 * len(quote) + 2 * MARGIN
+    return max(MAX_HITS, len(source) // (8 * window))
+
+
+class _Unliteral:
+    """Where a token's key may differ from its text in the source (see the module docstring).
+
+    ``anywhere``: places that may give any token (invisible characters, joined words);
+    ``folded``: places of characters NFKC changes, with the ASCII characters their folded form
+    holds (case-folded), since only a token with one of those can be given by one; ``joins``: the
+    spans of the line breaks inside joined words.  A place counts as a hit of a searched token
+    only when the token there, read in a small window around it, has that token's key
+    (``confirmed``): a no-break space or an "…" far away costs a search, not a window.
+    """
+
+    __slots__ = ("_read", "_source", "anywhere", "folded", "joins")
+
+    def __init__(self, source: str) -> None:
+        """The places of ``source``: an ASCII source (most of the web) has only joins, an
+        NFKC-normalized one no folded characters, and both are told in C at once."""
+        self._source = source
+        self._read: dict[int, list[tuple[int, str]]] = {}
+        self.joins = [
+            match.span()
+            for match in _LINE_BREAK_HYPHEN.finditer(source)
+            if match.start() > 0
+            and _LETTER_BEFORE.match(source, match.start() - 1)
+            and _LOWER_AFTER.match(source, match.end())
+        ]
+        anywhere = [start for start, _ in self.joins]
+        self.folded: list[tuple[int, frozenset[str]]] = []
+        if not source.isascii():
+            anywhere.extend(match.start() for match in IGNORABLE.finditer(source))
+            if not unicodedata.is_normalized("NFKC", source):
+                for match in NFKC_CHANGES.finditer(source):
+                    if gives := _folds_to(match.group()):
+                        self.folded.append((match.start(), gives))
+        self.anywhere = sorted(anywhere)
+
+    def places_for(self, text: str) -> list[int]:
+        """The places that may give a token with the ASCII text ``text`` (lower case)."""
+        letters = frozenset(text)
+        return [*self.anywhere, *(at for at, gives in self.folded if gives & letters)]
+
+    def confirmed(self, places: list[int], key: str) -> list[int]:
+        """Where the tokens with ``key`` that hold one of ``places`` start."""
+        return sorted(
+            {start for place in places for start, found in self._tokens_at(place) if found == key}
+        )
+
+    def _tokens_at(self, place: int) -> list[tuple[int, str]]:
+        """The start and key of the tokens that hold ``place``, read in a window around it that
+        cuts no token, reference mark or joined word (read once per place)."""
+        if place not in self._read:
+            source = self._source
+            start = _start_outside(source, _whitespace_before(source, place), self)
+            end = _end_outside(source, _whitespace_after(source, place + 1), self)
+            sentinel = "" if start == 0 else "x "
+            shift = start - len(sentinel)
+            self._read[place] = [
+                (token.start + shift, token.key)
+                for token in scan_text(sentinel + source[start:end]).tokens
+                if token.start + shift <= place < token.end + shift
+            ]
+        return self._read[place]
+
+    def join_around(self, at: int) -> tuple[int, int] | None:
+        """The span of the joined word's break that ``at`` is inside, if any."""
+        index = bisect_right(self.joins, (at, _FAR)) - 1
+        if index >= 0 and self.joins[index][0] < at < self.joins[index][1]:
+            return self.joins[index]
+        return None
+
+
+_FAR: Final = 1 << 62
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _folds_to(character: str) -> frozenset[str]:
+    """The ASCII characters of ``character`` folded as a token's key is (NFKC, case-folded)."""
+    folded = unicodedata.normalize("NFKC", character).casefold()
+    return frozenset(char for char in folded if char.isascii() and not char.isspace())
 
 
 class _Reach(NamedTuple):
@@ -119,24 +235,63 @@ def _reach(scanned: Scan, anchor: int) -> _Reach:
     return _Reach(anchor, len(scanned.tokens) - 1 - anchor)
 
 
-def _windows_around(
-    anchor: int, hits: list[int], quote: str, scanned: Scan, source: str, extra: int = 0
-) -> list[_Window]:
-    """The windows around the hits of token ``anchor`` of the quote, ``extra`` characters wider
-    on each side."""
-    start_in_quote = scanned.tokens[anchor].start
-    return _windows(hits, source, start_in_quote, len(quote) - start_in_quote, extra)
+class _Around:
+    """Reads windows of ``source`` around the hits of the quote's tokens, counting the
+    characters read (``read``)."""
+
+    __slots__ = ("chars", "prepare", "quote", "scanned", "source", "unliteral")
+
+    def __init__(
+        self, quote: str, scanned: Scan, source: str, unliteral: _Unliteral, prepare: Prepare
+    ) -> None:
+        self.quote, self.scanned, self.source = quote, scanned, source
+        self.unliteral, self.prepare = unliteral, prepare
+        self.chars = 0
+
+    def search(self, candidates: list[int]) -> dict[int, list[int]]:
+        """The hits of each of ``candidates`` that does not have too many (``_search``)."""
+        most = _most_hits(self.quote, self.source)
+        found = _search(self.scanned.tokens, candidates, self.source, self.unliteral, most)
+        return {candidate: hits for candidate, hits in found.items() if hits is not None}
+
+    def read(
+        self, token: int, hits: list[int], reach: _Reach, extra: int = 0, limit: int | None = None
+    ) -> list[_Read] | None:
+        """The windows around ``hits`` of the quote's token ``token``, ``extra`` characters wider
+        on each side, read: as far from the hit as the quote's text reaches on each side, and a
+        margin; a window too small to tell is read again twice as wide, up to ``WIDEST`` times as
+        far.  None if one is still too small, or when the characters read would pass ``limit``."""
+        start_in_quote = self.scanned.tokens[token].start
+        after = len(self.quote) - start_in_quote
+        reads = []
+        pending = [(1, hits)]
+        while pending:
+            scale, group = pending.pop()
+            for window in _windows(
+                group, self.source, start_in_quote, after, self.unliteral, extra, scale
+            ):
+                self.chars += window.end - window.start
+                if limit is not None and self.chars > limit:
+                    return None
+                read = _read(self.source, window, reach, self.prepare)
+                if read is not None:
+                    reads.append(read)
+                elif scale < WIDEST:
+                    pending.append((2 * scale, window.hits))
+                else:
+                    return None
+        return reads
 
 
 def _anchor_candidates(tokens: list[Token]) -> list[int]:
     """Indices of the tokens whose text is ASCII, the first of each distinct text, longest
-    (rarest, most likely) first; only the first ``ANCHOR_TRIES`` are searched for."""
+    (rarest, most likely) first; they are searched for ``ANCHOR_TRIES`` at a time, the next
+    ones only when the closest passage needs more."""
     candidates: dict[str, int] = {}
     for index, token in enumerate(tokens):
         if token.exact.isascii() and token.text.isascii() and _spelled_one_way(token):
             candidates.setdefault(token.exact.lower(), index)
-    ranked = sorted(candidates.values(), key=lambda index: -len(tokens[index].exact))
-    return ranked[:ANCHOR_TRIES]
+    return sorted(candidates.values(), key=lambda index: -len(tokens[index].exact))
 
 
 def _spelled_one_way(token: Token) -> bool:
@@ -152,30 +307,35 @@ def _spelled_one_way(token: Token) -> bool:
     return token.kind == SYMBOL and "-" not in text
 
 
-def _search(tokens: list[Token], candidates: list[int], source: str) -> dict[int, list[int] | None]:
-    """Each candidate's hits in ``source`` (None: too many), in the candidates' order.  Every
+def _search(
+    tokens: list[Token], candidates: list[int], source: str, unliteral: _Unliteral, most: int
+) -> dict[int, list[int] | None]:
+    """Each candidate's hits in ``source`` (None: more than ``most``), in the candidates' order:
+    where its
+    text starts, and the places where a token with its key may be spelled otherwise.  Every
     candidate is searched: a changed quote is most often told by a token found nowhere, and a
     search costs far less than tokenizing a window."""
     lowered = _ascii_lowered(source)
-    return {candidate: _hits(tokens[candidate].exact.lower(), lowered) for candidate in candidates}
+    found = {}
+    for candidate in candidates:
+        token = tokens[candidate]
+        text = token.exact.lower()
+        places = unliteral.places_for(text)
+        hits = None if len(places) > most else _hits(text, lowered, most - len(places))
+        if hits is not None and places:
+            hits = sorted({*hits, *unliteral.confirmed(places, token.key)})
+        found[candidate] = hits
+    return found
 
 
-def _safe_source(source: str) -> bool:
-    return (
-        unicodedata.is_normalized("NFKC", source)
-        and not _INVISIBLE_CHARACTER.search(source)
-        and not _LINE_BREAK_HYPHEN.search(source)
-    )
-
-
-def _hits(anchor: str, lowered: str) -> list[int] | None:
+def _hits(anchor: str, lowered: str, most: int) -> list[int] | None:
     """Where ``anchor`` (ASCII, lower case) starts in ``lowered`` (see ``_ascii_lowered``),
-    overlapping hits included, or None past ``MAX_HITS``."""
+    overlapping hits included, or None past ``most``."""
     hits: list[int] = []
     at = lowered.find(anchor)
     while at >= 0:
         hits.append(at)
-        if len(hits) > MAX_HITS:
+        if len(hits) > most:
             return None
         at = lowered.find(anchor, at + 1)
     return hits
@@ -197,24 +357,53 @@ def _ascii_lowered(source: str) -> str:
 
 
 def _windows(
-    hits: list[int], source: str, before: int, after: int, extra: int = 0
+    hits: list[int],
+    source: str,
+    before: int,
+    after: int,
+    unliteral: _Unliteral,
+    extra: int = 0,
+    scale: int = 2,
 ) -> list[_Window]:
-    """Whitespace-bounded windows around the hits, merged where they overlap: twice the quote's
-    length on either side of the anchor, and a margin (``_read`` sends the check to the whole
-    source when an occurrence could reach past a window's edge)."""
+    """Whitespace-bounded windows around the hits, merged where they overlap: ``scale`` times as
+    far as the quote reaches on either side of the anchor, and a margin (``_read`` tells when an
+    occurrence could reach past a window's edge)."""
     windows: list[_Window] = []
     for hit in hits:
-        start = _whitespace_before(source, hit - 2 * before - MARGIN - extra)
-        start = _start_outside_marks(source, start)
-        end = _end_outside_marks(
-            source, _whitespace_after(source, hit + 2 * after + MARGIN + extra)
-        )
+        start = _whitespace_before(source, hit - scale * before - MARGIN - extra)
+        start = _start_outside(source, start, unliteral)
+        end = _whitespace_after(source, hit + scale * after + MARGIN + extra)
+        end = _end_outside(source, end, unliteral)
         if windows and start <= windows[-1].end:
             last = windows[-1]
             windows[-1] = _Window(min(start, last.start), max(end, last.end), [*last.hits, hit])
         else:
             windows.append(_Window(start, end, [hit]))
     return windows
+
+
+def _start_outside(source: str, start: int, unliteral: _Unliteral) -> int:
+    """``start``, moved before any bracket or joined word it would cut."""
+    while True:
+        moved = _start_outside_marks(source, start)
+        join = unliteral.join_around(moved)
+        if join is not None:
+            moved = _whitespace_before(source, join[0])
+        if moved == start:
+            return start
+        start = moved
+
+
+def _end_outside(source: str, end: int, unliteral: _Unliteral) -> int:
+    """``end``, moved past any bracket or joined word it would cut."""
+    while True:
+        moved = _end_outside_marks(source, end)
+        join = unliteral.join_around(moved)
+        if join is not None:
+            moved = _whitespace_after(source, join[1])
+        if moved == end:
+            return end
+        end = moved
 
 
 def _start_outside_marks(source: str, start: int) -> int:
@@ -254,12 +443,14 @@ def _whitespace_after(source: str, at: int) -> int:
 
 
 class _Read(NamedTuple):
-    """A window tokenized, and where it stands: ``shift`` turns its offsets into the source's;
-    ``first_allowed`` and ``last_allowed`` bound the tokens a passage may use (one of context
-    on each side, unless the window begins or ends the source); ``anchors`` are the tokens that
-    begin at a hit."""
+    """A window tokenized, and where it stands: ``start`` and ``end`` in the source; ``shift``
+    turns its offsets into the source's; ``first_allowed`` and ``last_allowed`` bound the tokens
+    a passage may use (one of context on each side, unless the window begins or ends the
+    source); ``anchors`` are the tokens that begin at a hit."""
 
     prepared: Tokenized
+    start: int
+    end: int
     shift: int
     first_allowed: int
     last_allowed: int
@@ -267,32 +458,41 @@ class _Read(NamedTuple):
 
 
 def _read(source: str, window: _Window, reach: _Reach, prepare: Prepare) -> _Read | None:
-    """The window tokenized, or None if it is too small to tell.
+    """The window tokenized, or None if it is too small to tell (see ``_anchors``).
 
     A window that does not begin the source is read after a sentinel word, so that it is read
-    as the middle of a text, as it stands in the source.  An occurrence of the quote covers
-    ``reach`` tokens of the source on each side of its anchor's hit, with any amount of
-    whitespace between them, so the window must hold that many around every hit, and one more
-    of context where it does not end the source; else an occurrence could run past its edge
-    unseen.
+    as the middle of a text, as it stands in the source.
     """
     start, end = window.start, window.end
     sentinel = "" if start == 0 else "x "
     prepared = prepare(sentinel + source[start:end])
-    shift = start - len(sentinel)
     first_allowed = 0 if start == 0 else 2
     last_allowed = len(prepared) - 1 if end == len(source) else len(prepared) - 2
+    read = _Read(prepared, start, end, start - len(sentinel), first_allowed, last_allowed, [])
+    anchors = _anchors(read, window.hits, reach, len(source))
+    return None if anchors is None else read._replace(anchors=anchors)
+
+
+def _anchors(read: _Read, hits: list[int], reach: _Reach, size: int) -> list[int] | None:
+    """The window's tokens that begin at ``hits``; None if it is too small to tell.
+
+    An occurrence of the quote covers ``reach`` tokens of the source on each side of its
+    anchor's hit, with any amount of whitespace between them, so the window must hold that many
+    around every hit, and one more of context where it does not end the source (``size``
+    characters); else an occurrence could run past its edge unseen.
+    """
+    prepared, shift = read.prepared, read.shift
     anchors = []
-    for hit in window.hits:
+    for hit in hits:
         at = prepared.tokens_overlapping(hit - shift, hit - shift + 1)
         if not at or prepared.token_span(at[0], at[0])[0] != hit - shift:
             continue  # the hit is inside a token: no occurrence has its anchor there
-        too_early = at[0] - reach.before < first_allowed and start > 0
-        too_late = at[0] + reach.after > last_allowed and end < len(source)
+        too_early = at[0] - reach.before < read.first_allowed and read.start > 0
+        too_late = at[0] + reach.after > read.last_allowed and read.end < size
         if too_early or too_late:
             return None
         anchors.append(at[0])
-    return _Read(prepared, shift, first_allowed, last_allowed, anchors)
+    return anchors
 
 
 def _spans_in(read: _Read, scanned: Scan) -> list[tuple[int, int]] | None:
@@ -307,53 +507,138 @@ def _spans_in(read: _Read, scanned: Scan) -> list[tuple[int, int]] | None:
     return spans
 
 
-def _closest_of_absent(
+def _closest_of_changed(
+    around: _Around, hits: dict[int, list[int]], reads: list[_Read], spare: list[int]
+) -> Closest | None:
+    """The closest passage of a quote that is not in the source, read from windows around the
+    hits of its searched tokens, rarest first (and from ``reads``, windows read already; the
+    ``spare`` tokens are searched for when those are not enough); None when only the whole
+    source can tell, or when the windows would come to half of it (reading it whole is then
+    cheaper).
+
+    It is the full check's (``closest.best_window``: the passage with the most tokens equal at
+    their places, the earliest of those), found the same way: once the windows around the hits
+    of ``k`` tokens are scored, any other passage has at most ``M - k`` tokens equal (``M``, the
+    quote's), so the search stops when that is less than the best score (a token found nowhere
+    counts at once, with no window).  The full search then stops after as many of the rarest
+    tokens, or sooner; it visits at most ``k`` times the hits of the ``k``-th rarest searched
+    token, so when that is under its caps its answer is exact, and the same (the order in which
+    tokens are visited changes only how soon the search stops).
+    """
+    quote, scanned, source = around.quote, around.scanned, around.source
+    length = len(scanned.tokens)
+    order = sorted(hits, key=lambda candidate: (len(hits[candidate]), candidate))
+    reads = sorted(reads, key=_START)
+    aligned = closest_passage.reach(length)  # the alignment reads this many tokens more
+    extra = 2 * aligned * -(-len(quote) // length)
+    best: _Best | None = None
+    processed = 0
+    most = 0  # hits of the commonest token visited
+    while best is None or length - processed >= best.equal:
+        if processed == len(order):
+            if not spare:
+                break
+            more = around.search(spare[:ANCHOR_TRIES])
+            spare = spare[ANCHOR_TRIES:]
+            hits = {**hits, **more}
+            order.extend(sorted(more, key=lambda candidate: (len(more[candidate]), candidate)))
+            continue
+        candidate = order[processed]
+        most = max(most, len(hits[candidate]))
+        reach = _reach(scanned, candidate)
+        unread = []
+        for hit in hits[candidate]:  # a hit inside a window read already is scored there
+            served = _read_already(reads, hit, reach, len(source))
+            if served is None:
+                unread.append(hit)
+            else:
+                best = _best_passage(*served, scanned, reach, best)
+        wide = _Reach(reach.before + aligned, reach.after + aligned) if not reads else reach
+        new = around.read(candidate, unread, wide, 0 if reads else extra, len(source) // 2)
+        if new is None:
+            return None
+        for read in new:
+            best = _best_passage(read, read.anchors, scanned, reach, best)
+            insort(reads, read, key=_START)
+        processed += 1
+    if best is None or length - processed >= best.equal or best.equal == length:
+        return None  # unvisited passages could tie; or a passage equal but refused by a rule
+    if processed * most >= closest_passage.MAX_WINDOWS:
+        return None  # the full search could reach its caps
+    return _aligned(best, quote, scanned, source, around.unliteral, around.prepare, extra)
+
+
+_START: Final = operator.attrgetter("start")
+
+
+def _read_already(
+    reads: list[_Read], hit: int, reach: _Reach, size: int
+) -> tuple[_Read, list[int]] | None:
+    """A window among ``reads`` (sorted by start) that holds ``hit`` with ``reach`` around it, and
+    its anchors there; the two that begin last before the hit are tried."""
+    index = bisect_right(reads, hit, key=_START)
+    for read in reads[max(index - 2, 0) : index]:
+        if hit < read.end and (anchors := _anchors(read, [hit], reach, size)) is not None:
+            return read, anchors
+    return None
+
+
+class _Best(NamedTuple):
+    """The best passage so far: tokens equal at their places, where it starts in the source,
+    and the window and token it starts at."""
+
+    equal: int
+    at: int
+    read: _Read
+    first: int
+
+
+def _aligned(
+    best: _Best,
     quote: str,
     scanned: Scan,
     source: str,
-    hits: dict[int, list[int] | None],
-    absent: list[int],
+    unliteral: _Unliteral,
     prepare: Prepare,
+    extra: int,
 ) -> Closest | None:
-    """The closest passage of a quote with one token found nowhere in the source (``absent``),
-    read from windows around the hits of its rarest other token; None when only the whole
-    source can tell.
-
-    It equals the full check's (``closest.best_window``) whenever it is a passage where all
-    the quote's tokens but one are equal: every such passage holds the rarest other token at its
-    place, so it lies in a window, and the full search, which stops once no unvisited passage
-    could do better, visits them all (its caps are far above the ``MAX_HITS`` a token searched
-    here may have) and keeps the earliest, as this does.  A passage differing in more tokens
-    could lie anywhere: then None.
-    """
-    length = len(scanned.tokens)
-    present = [candidate for candidate, found in hits.items() if found]
-    if len(absent) > 1 or length < 2 or not present:
-        return None
-    anchor = min(present, key=lambda candidate: len(hits[candidate] or ()))
-    reach = _reach(scanned, anchor)
-    aligned = closest_passage.reach(length)  # the alignment reads this many tokens more
-    wide = _Reach(reach.before + aligned, reach.after + aligned)
-    extra = 2 * aligned * -(-len(quote) // length)
-    best: tuple[int, int, _Read, int] | None = None  # equal positions, start, window, token
-    for window in _windows_around(anchor, hits[anchor] or [], quote, scanned, source, extra):
-        whole = window.end - window.start == len(source)
-        read = None if whole else _read(source, window, wide, prepare)
-        if read is None:
-            return None
-        firsts = [
-            first
-            for first in (anchor_token - reach.before for anchor_token in read.anchors)
-            if first >= read.first_allowed and first + length - 1 <= read.last_allowed
-        ]  # the full search, too, skips a passage that would run past an end of the source
-        for first, equal in zip(firsts, read.prepared.aligned_scores(scanned, firsts), strict=True):
-            at = read.shift + read.prepared.token_span(first, first)[0]
-            if best is None or equal > best[0] or (equal == best[0] and at < best[1]):
-                best = (equal, at, read, first)
-    if best is None or best[0] != length - 1:
-        return None
-    _, _, read, first = best
+    """The closest passage at ``best``, lined up with the quote; read again, in a window wide
+    enough for the alignment, when its own window is not."""
+    read, first = best.read, best.first
     found = read.prepared.closest_at(scanned, first, read.first_allowed, read.last_allowed + 1)
+    if found is None:
+        length = len(scanned.tokens)
+        aligned = closest_passage.reach(length)
+        start, end = read.prepared.token_span(first, first + length - 1)
+        window = _windows([best.at], source, 0, end - start, unliteral, extra)[0]
+        wider = _read(source, window, _Reach(aligned, length - 1 + aligned), prepare)
+        if wider is None or not wider.anchors:
+            return None
+        read, first = wider, wider.anchors[0]
+        found = read.prepared.closest_at(scanned, first, read.first_allowed, read.last_allowed + 1)
+    return _shifted(read, found)
+
+
+def _best_passage(
+    read: _Read, anchors: list[int], scanned: Scan, reach: _Reach, best: _Best | None
+) -> _Best | None:
+    """``best``, or the window's passage through one of ``anchors`` if it has more tokens equal
+    at their places, or as many and starts earlier."""
+    length = len(scanned.tokens)
+    firsts = [
+        first
+        for first in (anchor_token - reach.before for anchor_token in anchors)
+        if first >= read.first_allowed and first + length - 1 <= read.last_allowed
+    ]  # the full search, too, skips a passage that would run past an end of the source
+    for first, equal in zip(firsts, read.prepared.aligned_scores(scanned, firsts), strict=True):
+        at = read.shift + read.prepared.token_span(first, first)[0]
+        if best is None or equal > best.equal or (equal == best.equal and at < best.at):
+            best = _Best(equal, at, read, first)
+    return best
+
+
+def _shifted(read: _Read, found: Closest | None) -> Closest | None:
+    """A closest passage found in a window, with the source's offsets."""
     if found is None:
         return None
     shift = read.shift

@@ -61,7 +61,8 @@ _MEANINGS = {
         "The citation carries hashes that differ from the stored snapshot's."
     ),
     Status.INTEGRITY_FAILURE: (
-        "The stored bytes no longer hash to their digest, or are gone from their store."
+        "The stored bytes no longer hash to their digest, are gone from their store, or the"
+        " capture's seal (its signature or trusted timestamp) does not hold."
     ),
     Status.UNKNOWN_SNAPSHOT: "No such snapshot is recorded (or the URL was never captured).",
     Status.SOURCE_CHANGED: (

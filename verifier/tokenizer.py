@@ -191,14 +191,16 @@ def _scanner_without_references() -> regex.Pattern[str]:
 
 
 # The scanner's twin for the common case, written for Python's ``re`` (about twice as fast as
-# ``regex`` on the same text): used only on a text whose every character is in the twin's
-# alphabet (Latin, Greek and Cyrillic letters, combining accents, general punctuation, currency,
-# letter-like signs, number forms, arrows, mathematical operators) and that does not open with "."
-# or ":".  None of these characters is invisible or able to start an emoji, so the
-# scanner's look-behinds become fixed-width and its emoji branch never matches; every class of the
-# twin is the set of alphabet characters that the scanner's own class takes, worked out with
-# ``regex`` itself on first use.  So on such a text both make the same matches, which the tests
-# check on random texts over the alphabet.
+# ``regex`` on the same text): used only on a piece of text (see ``_twin_pieces``) whose every
+# character is in the twin's alphabet (Latin, Greek and Cyrillic letters, combining accents,
+# general punctuation, currency, letter-like signs, number forms, arrows, mathematical operators)
+# and, for the text's first piece, that does not open with "." or ":"; the scanner reads the other
+# pieces, so one character outside the alphabet costs its piece, not the whole text.  None of these
+# characters is invisible or able to start an emoji, so the scanner's look-behinds become
+# fixed-width and its emoji branch never matches; every class of the twin is the set of alphabet
+# characters that the scanner's own class takes, worked out with ``regex`` itself on first use.  So
+# on such a piece both make the same matches, which the tests check on random texts over the
+# alphabet.
 _TWIN_RANGES: Final = (
     (0x0000, 0x00AC),  # not U+00AD, the soft hyphen, nor U+034F, the grapheme joiner (invisible)
     (0x00AE, 0x012F),  # not U+0130, U+0131, U+017F, U+212A: case-insensitive matching (of "[i]"
@@ -235,13 +237,12 @@ class _Twin(NamedTuple):
 
 
 _TWIN_AFTER: Final = 1 << 16
-"""Characters of text in the twin's alphabet scanned before the twin is built: building it (about
-20 ms) then costs at most what scanning has already cost, so a command that reads one small page
-never pays for it."""
+"""Characters of text scanned before the twin is built: building it (about 20 ms) then costs at
+most what scanning has already cost, so a command that reads one small page never pays for it."""
 
 
 class _TwinDemand:
-    """Characters of text in the twin's alphabet scanned so far (see ``_TWIN_AFTER``)."""
+    """Characters of text scanned so far (see ``_TWIN_AFTER``)."""
 
     __slots__ = ("scanned",)
 
@@ -258,12 +259,14 @@ _TWIN_DEMAND: Final = _TwinDemand()
 
 
 def _scanner_for(text: str, references: bool) -> _Twin | regex.Pattern[str]:
-    """The twin when ``text`` is in its alphabet (and the twin has been earned), else the
-    scanner itself."""
-    if _OUTSIDE_TWIN.search(text) is None and _TWIN_DEMAND.met(len(text)):
-        twin = _twin(references)
-        if twin.opens_with_stop.match(text) is None:
-            return twin
+    """The twin once it has been earned (it hands the pieces outside its alphabet to the
+    scanner: ``_twin_batches``), else the scanner itself."""
+    if _TWIN_DEMAND.met(len(text)):
+        return _twin(references)
+    return _scanner(references)
+
+
+def _scanner(references: bool) -> regex.Pattern[str]:
     return _SCANNER if references else _scanner_without_references()
 
 
@@ -577,9 +580,11 @@ def _scanner_batches(
     position: _Position,
     chunk: int,
     start: int = 0,
+    end: int | None = None,
 ) -> Iterator[Columns]:
-    """The scanner's matches from ``start`` on, ``chunk`` at a time, as columns."""
-    matches = scanner.finditer(text, start)
+    """The scanner's matches from ``start`` on (to ``end``, a place the twin may cut: see
+    ``_TWIN_CUT``), ``chunk`` at a time, as columns."""
+    matches = scanner.finditer(text, start, end)
     plan = _plan(scanner)
     while batch := list(itertools.islice(matches, chunk)):
         yield _batch_columns(text, batch, side, position, plan)
@@ -592,13 +597,12 @@ _TWIN_LONGEST_PIECE: Final = 64
 "a,b,c,..." without a space) is read by the scanner instead, match by match, so that no text
 makes the twin hold its whole token list at once."""
 # Where the twin may cut a text into pieces read one by one: after a space, tab or line break that
-# follows a character other than whitespace or a hyphen (which can join a word across a line
-# break), and not within ``REFERENCE_REACH`` of a "[" before it (a reference mark holds spaces,
-# and looks past the spaces after it), nor between a "," or ";" and a "]" that close by (a comma
-# looks ahead for one).  No token
-# spans such a cut and nothing the scanner looks at before or after a token crosses it, so each
-# piece scans as it would in the whole text.
-_TWIN_CUT: Final = re.compile(r"[^\s\-\u2010][ \t\r\n]")
+# follows a character other than whitespace or a hyphen (a hyphen or soft hyphen can join a word
+# across a line break), and not within ``REFERENCE_REACH`` of a "[" before it (a reference mark
+# holds spaces, and looks past the spaces after it), nor between a "," or ";" and a "]" that close
+# by (a comma looks ahead for one).  No token spans such a cut and nothing the scanner looks at
+# before or after a token crosses it, so each piece scans as it would in the whole text.
+_TWIN_CUT: Final = re.compile(r"[^\s\-\u2010\u00ad][ \t\r\n]")
 REFERENCE_REACH: Final = 32
 _COMMA_BEFORE: Final = re.compile("[,;]")
 """More characters than the longest reference mark ("[clarification needed]")."""
@@ -607,14 +611,22 @@ _COMMA_BEFORE: Final = re.compile("[,;]")
 def _twin_batches(
     text: str, twin: _Twin, side: list[SideItem], position: _Position, piece: int
 ) -> Iterator[Columns]:
-    """The twin's tokens of ``text``, a piece of about ``piece`` characters at a time, as columns:
-    ``re.split`` gives the whitespace before each token and the token, which tile the piece."""
+    """The tokens of ``text``, a piece of about ``piece`` characters at a time, as columns: the
+    twin reads a piece in its alphabet (``re.split`` gives the whitespace before each token and
+    the token, which tile the piece), the scanner any other piece, from its start to its end,
+    where nothing it looks at crosses (``_TWIN_CUT``)."""
+    chunk = max(piece // _TWIN_CHARACTERS_PER_TOKEN, 1)
     for start, end in _twin_pieces(text, piece):
         if end - start > piece * _TWIN_LONGEST_PIECE:
-            scanner = _SCANNER if twin.references else _scanner_without_references()
-            chunk = max(piece // _TWIN_CHARACTERS_PER_TOKEN, 1)
+            scanner = _scanner(twin.references)
             yield from _scanner_batches(text, scanner, side, position, chunk, start)
             return
+        if _OUTSIDE_TWIN.search(text, start, end) or (
+            start == 0 and twin.opens_with_stop.match(text)
+        ):
+            scanner = _scanner(twin.references)
+            yield from _scanner_batches(text, scanner, side, position, chunk, start, end)
+            continue
         parts = twin.splitter.split(text[start:end])
         offsets = list(itertools.accumulate(map(len, parts), initial=start))
         yield _twin_columns(text, parts[2::3], offsets[2::3], offsets[3::3], side, position, twin)
@@ -685,16 +697,23 @@ def _batch_columns(
     position: _Position,
     plan: _Plan,
 ) -> Columns:
-    """The columns of one batch of scanner matches: in bulk (C-level maps) when the batch has
-    only plain tokens, else match by match."""
+    """The columns of one batch of scanner matches: in bulk (C-level maps) unless the batch has
+    a side item, then match by match.  Words of a script written without spaces are split into
+    their units first (``_split_words``)."""
     numbers = list(map(_LAST_INDEX, batch))
     texts = list(map(_GROUP, batch, numbers))
     starts = list(map(_START, batch, numbers))
-    if not plan.side_numbers.isdisjoint(numbers) or _needs_split(texts):
+    if not plan.side_numbers.isdisjoint(numbers):
         groups = list(map(plan.names.__getitem__, numbers))
         return _general_columns(text, groups, texts, starts, side, position)
+    if _needs_split(texts):
+        groups = list(map(plan.names.__getitem__, numbers))
+        groups, texts, starts = _split_words(groups, texts, starts)
+        prefixes = list(map(_GROUP_CODES.__getitem__, groups))
+    else:
+        prefixes = list(map(plan.prefixes.__getitem__, numbers))
     ends = list(map(operator.add, starts, map(len, texts)))
-    coded = map(operator.add, map(plan.prefixes.__getitem__, numbers), texts)
+    coded = map(operator.add, prefixes, texts)
     described = zip(*map(_DESCRIPTIONS.__getitem__, coded), strict=True)
     gaps = [
         GLUED
@@ -704,6 +723,28 @@ def _batch_columns(
         for start, end in zip(starts, [position.last_end, *ends[:-1]], strict=True)
     ]
     return _bulk_columns(texts, starts, ends, gaps, described, side, position)
+
+
+def _split_words(
+    groups: list[str], texts: list[str], starts: list[int]
+) -> tuple[list[str], list[str], list[int]]:
+    """The batch's tokens with each word that holds characters of an unspaced script or
+    superscript letters split into its units (``_WORD_PARTS``), as ``_general_columns`` splits
+    them: so a page of Chinese or Japanese is described in bulk too."""
+    split_groups: list[str] = []
+    split_texts: list[str] = []
+    split_starts: list[int] = []
+    for group, raw, start in zip(groups, texts, starts, strict=True):
+        if group == "word" and not raw.isascii() and _NEEDS_SPLIT.search(raw):
+            for part in _WORD_PARTS.finditer(raw):
+                split_groups.append(part.lastgroup or "")
+                split_texts.append(part.group())
+                split_starts.append(start + part.start())
+        else:
+            split_groups.append(group)
+            split_texts.append(raw)
+            split_starts.append(start)
+    return split_groups, split_texts, split_starts
 
 
 def _bulk_columns(

@@ -198,6 +198,57 @@ print("included at position", proof["position"], "of", checkpoint["treeSize"])
 """
 
 
+CHECK_CONSISTENCY = """\
+# RFC 9162 consistency check of a snap proof file (snap log consistency --out), standard
+# library only: the log of the "to" checkpoint extends the log of the "from" checkpoint.
+import hashlib, json, sys
+proof = json.load(open(sys.argv[1]))
+h = lambda data: hashlib.sha256(b"\\x01" + data).digest()
+old, new = (json.loads(proof[side]["document"]) for side in ("from", "to"))
+m, n = old["treeSize"], new["treeSize"]
+old_root, new_root = (bytes.fromhex(c["rootHash"][7:]) for c in (old, new))
+path = [bytes.fromhex(p) for p in proof["proof"]]
+if m == n:
+    assert not path and old_root == new_root, "the same size with another root"
+else:
+    assert 0 < m < n and path, "no proof from a larger or empty log"
+    if m & (m - 1) == 0:
+        path.insert(0, old_root)
+    fn, sn = m - 1, n - 1
+    while fn & 1:
+        fn, sn = fn >> 1, sn >> 1
+    fr = sr = path[0]
+    for c in path[1:]:
+        assert sn > 0, "proof too long"
+        if fn & 1 or fn == sn:
+            fr, sr = h(c + fr), h(c + sr)
+            while fn & 1 == 0 and fn:
+                fn, sn = fn >> 1, sn >> 1
+        else:
+            sr = h(sr + c)
+        fn, sn = fn >> 1, sn >> 1
+    assert sn == 0 and fr == old_root and sr == new_root, "the new log does not extend the old"
+print("the log of size", n, "extends the log of size", m)
+"""
+
+
+def write_consistency_files(proof: dict[str, Any], folder: Path) -> list[Path]:
+    """The proof, both checkpoints' documents and tokens, and the standalone check."""
+    folder.mkdir(parents=True, exist_ok=True)
+    pieces: dict[str, bytes] = {"check_consistency.py": CHECK_CONSISTENCY.encode("utf-8")}
+    name = f"consistency-{proof['from']['id']}-{proof['to']['id']}"
+    pieces[f"{name}.json"] = json.dumps(proof, indent=2).encode("utf-8")
+    for checkpoint in (proof["from"], proof["to"]):
+        base = f"checkpoint-{checkpoint['id']}"
+        pieces[f"{base}.json"] = str(checkpoint["document"]).encode("utf-8")
+        token = (checkpoint.get("timestamp") or {}).get("token")
+        if token:
+            pieces[f"{base}.tsr"] = base64.b64decode(token)
+    for file_name, data in pieces.items():
+        (folder / file_name).write_bytes(data)
+    return [folder / file_name for file_name in pieces]
+
+
 def write_files(attestation: Attestation, folder: Path) -> list[Path]:
     """The pieces as files the commands above read, and the standalone inclusion check."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -261,4 +312,21 @@ def export_attestations(
         lines.append(line)
     for vid in verification_ids:
         lines.append({"verificationId": vid, "logProof": proofs.get(("verification", str(vid)))})
+    _inline_checkpoint_tokens(workspace, lines)
     return lines
+
+
+def _inline_checkpoint_tokens(workspace: Workspace, lines: list[dict[str, Any]]) -> None:
+    """Each proof's checkpoint with its timestamp token (base64), read once per checkpoint:
+    the other side checks when the checkpoint existed with ``openssl ts -verify``."""
+    tokens: dict[str, str] = {}
+    for line in lines:
+        checkpoint = (line.get("logProof") or {}).get("checkpoint") or {}
+        stamp = checkpoint.get("timestamp") or {}
+        if stamp.get("state") != "stamped":
+            continue
+        digest = str(stamp["hash"])
+        if digest not in tokens:
+            reply = workspace.store.get("timestamp", digest, version_id=stamp.get("versionId"))
+            tokens[digest] = base64.b64encode(reply).decode("ascii")
+        checkpoint["timestamp"] = {**stamp, "token": tokens[digest]}

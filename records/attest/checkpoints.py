@@ -9,6 +9,7 @@ transaction), insert it (a short write transaction).
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -20,7 +21,6 @@ from records.attest import merkle
 from records.attest.log import (
     checkpoint_document,
     checkpoints,
-    document_digest,
     hex_digest,
     latest_checkpoint,
     leaf_bytes,
@@ -31,8 +31,10 @@ from records.attest.log import (
 from records.attest.seal import attestor_of
 from records.attest.signing import Signature, load_public_pem, verify_signature
 from records.attest.timestamps import load_chain, timestamp_problem
+from records.errors import RecordNotFound
 from records.models import Capture, Extraction, LogCheckpoint, LogEntry, Verification
 from records.workspace import Workspace
+from snapshotter.errors import InputError
 from snapshotter.store import BlobStore
 
 
@@ -255,6 +257,85 @@ def _check_consistency(
         report.add(f"checkpoint {new.id} does not extend checkpoint {old.id}")
 
 
+@dataclass(frozen=True)
+class Consistency:
+    """RFC 9162's consistency proof that the log of one checkpoint extends the log of an
+    earlier one: with both checkpoints (documents, signatures, tokens), the other side checks
+    it offline, holding only the two checkpoints (``check_consistency.py``, hashlib only)."""
+
+    old: dict[str, Any]
+    new: dict[str, Any]
+    proof: tuple[str, ...]
+    holds: bool  # checked here against both checkpoints' roots
+    problems: tuple[str, ...] = ()  # a checkpoint's signature or token that does not check
+
+    @property
+    def ok(self) -> bool:
+        return self.holds and not self.problems
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "holds": self.holds,
+            "from": self.old,
+            "to": self.new,
+            "proof": list(self.proof),
+            "problems": list(self.problems),
+        }
+
+
+def consistency_between(workspace: Workspace, old_id: int, new_id: int | None) -> Consistency:
+    """The consistency proof from checkpoint ``old_id`` to ``new_id`` (default: the newest),
+    computed from the stored log and checked against both signed roots."""
+    with workspace.db.reading() as session:
+        old = session.get(LogCheckpoint, old_id)
+        new = latest_checkpoint(session) if new_id is None else session.get(LogCheckpoint, new_id)
+        if old is None or new is None:
+            missing = old_id if old is None else new_id
+            raise RecordNotFound(
+                f"no log checkpoint {missing} is recorded (snap log verify lists them)"
+            )
+        if old.tree_size > new.tree_size:
+            raise InputError(
+                f"checkpoint {old.id} (size {old.tree_size}) is larger than checkpoint {new.id}"
+                f" (size {new.tree_size}): give the earlier one first"
+            )
+        leaves = [raw_digest(entry.leaf_hash) for entry in stored_leaves(session)]
+        old_json, new_json = checkpoint_json(old), checkpoint_json(new)
+    sizes, roots = (old.tree_size, new.tree_size), (old.root_hash, new.root_hash)
+    proof: list[bytes] = []
+    if 0 < sizes[0] < sizes[1] <= len(leaves):
+        proof = merkle.consistency_proof(sizes[0], leaves[: sizes[1]])
+    holds = sizes[0] > 0 and merkle.verify_consistency(
+        *sizes, raw_digest(roots[0]), raw_digest(roots[1]), proof
+    )
+    chain = tsa_chain(workspace)
+    problems = [
+        problem
+        for checkpoint in (old_json, new_json)
+        for problem in _with_token(workspace.store, checkpoint, chain)
+    ]
+    return Consistency(old_json, new_json, tuple(p.hex() for p in proof), holds, tuple(problems))
+
+
+def _with_token(store: BlobStore, checkpoint: dict[str, Any], chain: Any) -> list[str]:
+    """The checkpoint's token inlined (base64) for the other side; what does not check."""
+    document = str(checkpoint["document"]).encode("utf-8")
+    problems = []
+    problem = signature_problem(checkpoint.get("signature") or {}, document)
+    if problem is not None:
+        problems.append(f"checkpoint {checkpoint['id']}: {problem}")
+    stamp = dict(checkpoint.get("timestamp") or {})
+    if stamp.get("state") == "stamped":
+        problem = token_problem(store, stamp, document, chain=chain)
+        if problem is not None:
+            problems.append(f"checkpoint {checkpoint['id']}: {problem}")
+        else:
+            reply = store.get("timestamp", str(stamp["hash"]), version_id=stamp.get("versionId"))
+            checkpoint["timestamp"] = {**stamp, "token": base64.b64encode(reply).decode("ascii")}
+    return problems
+
+
 def signature_problem(recorded: dict[str, Any], data: bytes) -> str | None:
     """None when the recorded signature (with its public key) is over ``data``; "not signed"
     is not a problem, a signature that does not check is."""
@@ -283,6 +364,12 @@ def token_problem(
         reply = store.get("timestamp", str(recorded["hash"]), version_id=recorded.get("versionId"))
     except Exception as error:
         return f"its timestamp token cannot be read ({getattr(error, 'message', error)})"
+    return reply_problem(reply, data, chain=chain)
+
+
+def reply_problem(reply: bytes, data: bytes, *, chain: Any) -> str | None:
+    """None when the timestamp ``reply`` stamps SHA-256(``data``) and, given the TSA chain,
+    verifies against it; without a chain only its imprint is compared."""
     if chain is None:
         from rfc3161_client import decode_timestamp_response
 
@@ -290,7 +377,7 @@ def token_problem(
             imprint = decode_timestamp_response(reply).tst_info.message_imprint.message
         except ValueError:
             return "its timestamp token is not an RFC 3161 reply"
-        if hex_digest(imprint) != document_digest(data.decode("utf-8", "surrogateescape")):
+        if imprint != hashlib.sha256(data).digest():
             return "its timestamp token stamps another digest"
         return None
     problem = timestamp_problem(chain, reply, data)

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from snapshotter.errors import ConfigError, SnapError
+from snapshotter.errors import ConfigError, IntegrityError, SnapError
 
 
-class AttestationFailure(SnapError):
-    """A signature, a timestamp token or the log does not check: an integrity failure (1)."""
+class AttestationFailure(IntegrityError):
+    """A seal (a manifest, its signature or timestamp token) or the log does not check: an
+    integrity failure like bytes that do not hash (1), reported where a damaged blob is."""
+
+    def __init__(self, message: str) -> None:  # a message, not IntegrityError's three digests
+        SnapError.__init__(self, message)
+        self.key = self.expected = self.actual = ""
 
 
 class KeyError_(ConfigError):

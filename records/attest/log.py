@@ -15,7 +15,6 @@ transaction lock; SQLite: the write transaction, which begins IMMEDIATE).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -143,6 +142,15 @@ def append(session: Session, rows: Iterable[LeafRow], *, new: bool = False) -> l
     return [value["position"] for value in values]
 
 
+def entry_holds(session: Session, row: LeafRow) -> bool:
+    """Whether the row's log entry is there and still matches the row as it is now (what
+    ``snap log verify`` checks of every row, asked of one)."""
+    query = select(LogEntry.leaf_hash).where(
+        LogEntry.kind == kind_of(row), LogEntry.record_id == str(row.id)
+    )
+    return session.scalar(query) == hex_digest(merkle.leaf_hash(leaf_bytes(row)))
+
+
 def append_verifications(session: Session, ids: Iterable[int]) -> None:
     wanted = sorted(set(ids))
     rows: list[LeafRow] = []
@@ -180,7 +188,3 @@ def checkpoints(session: Session) -> list[LogCheckpoint]:
 def latest_checkpoint(session: Session) -> LogCheckpoint | None:
     query = select(LogCheckpoint).order_by(LogCheckpoint.id.desc()).limit(1)
     return session.scalars(query).first()
-
-
-def document_digest(document: str) -> str:
-    return "sha256:" + hashlib.sha256(document.encode("utf-8")).hexdigest()

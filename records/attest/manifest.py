@@ -151,6 +151,7 @@ def import_claims(provenance: dict[str, Any]) -> dict[str, Any]:
             "sha256": warc.get("fileDigest"),
             "recordId": warc.get("recordId"),
             "signature": provenance.get("archiveSignature") or "none",
+            **({"package": warc["package"]} if warc.get("package") else {}),
         },
         "archiveClaims": {
             "software": warc.get("software"),
@@ -166,12 +167,18 @@ def origin_line(provenance: dict[str, Any]) -> str | None:
     if provenance.get("source") not in ("warc", "wacz", "import"):
         return None
     warc = provenance.get("warc") or {}
-    software = warc.get("software") or "software the archive does not name"
     return (
         f"imported from {warc.get('file')} (sha256 {warc.get('fileDigest')}, record"
-        f" {warc.get('recordId')}), captured by {software} at the time that archive states"
-        f" ({provenance.get('fetchedAt')}); not captured by snap"
+        f" {warc.get('recordId')}), captured by {claimed_software(provenance)} at the time that"
+        f" archive states ({provenance.get('fetchedAt')}); not captured by snap"
     )
+
+
+def claimed_software(provenance: dict[str, Any]) -> str:
+    """The software an imported archive names, quoted: it is the archive's word (a warcinfo
+    saying ``snap/0.1.0`` does not make snap the capturer)."""
+    software = (provenance.get("warc") or {}).get("software")
+    return f'"{software}"' if software else "software the archive does not name"
 
 
 def _json_safe(value: Any) -> Any:

@@ -121,9 +121,9 @@ def seal_manifest(attestor: Attestor, store: BlobStore, manifest: Manifest) -> d
             "versionId": blob.version_id,
             "signature": attestor.sign(manifest.data),
         },
-        TIMESTAMP: BATCHED if attestor.per_batch and attestor.tsa else attestor.stamp(
-            store, manifest.data
-        ),
+        TIMESTAMP: BATCHED
+        if attestor.per_batch and attestor.tsa
+        else attestor.stamp(store, manifest.data),
     }
 
 

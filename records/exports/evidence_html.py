@@ -17,6 +17,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from records.attest.manifest import claimed_software
 from records.evidence import Evidence
 from records.outcome import alignment_json
 from records.passage_marks import ADDED, DROPPED, SAME, SIGNS, marks_outside, passage_pieces
@@ -580,7 +581,7 @@ def imported_facts(capture: dict[str, Any], provenance: dict[str, Any]) -> list[
     """An imported capture: where it came from, and what its archive claims, never shown as
     facts of a capture by snap (its date, peer address and software are the archive's word)."""
     warc = provenance.get("warc") or {}
-    software = warc.get("software") or "software the archive does not name"
+    software = claimed_software(provenance)
     facts = [
         (
             "Imported from",
@@ -595,9 +596,7 @@ def imported_facts(capture: dict[str, Any], provenance: dict[str, Any]) -> list[
         facts.append(("HTTP status, as archived", esc(capture["httpStatus"])))
     if provenance.get("ip"):
         facts.append(("Server address, as the archive states", code(provenance["ip"])))
-    facts.append(
-        ("Archive signature", esc(provenance.get("archiveSignature") or "none carried"))
-    )
+    facts.append(("Archive signature", esc(provenance.get("archiveSignature") or "none carried")))
     return facts + seal_facts(capture)
 
 
@@ -686,26 +685,39 @@ def timeline_item(check: dict[str, Any]) -> str:
     where = f", code points {span['start']}–{span['end']}" if span else ""
     reason = f"; {inline(check['reason'])}" if check.get("reason") else ""
     snapshot = check["snapshotId"]
+    proof = check.get("logProof")
+    logged = f'<br><span class="note">Verifiable log: {log_fact(proof)}</span>' if proof else ""
     return (
         f'<li>{time(check["checkedAt"])} <span aria-hidden="true">{mark}</span> '
         f"<strong>{esc(status.headline)}</strong> in "
         f"{code(snapshot) if snapshot else 'no snapshot'}{where}{reason} "
-        f'<span class="note">({esc(check["verifier"])})</span></li>'
+        f'<span class="note">({esc(check["verifier"])})</span>{logged}</li>'
     )
 
 
 def captures_section(captures: list[dict[str, Any]]) -> str:
     if not captures:
         return ""
-    items = "\n".join(
-        f"<li>{time(c['fetchedAt'])} {esc(c['outcome'])}"
-        + (f", HTTP {esc(c['httpStatus'])}" if c.get("httpStatus") else "")
-        + (f": {code(c['snapshotId'])}" if c.get("snapshotId") else "")
-        + (f": {inline(c['error'])}" if c.get("error") else "")
-        + "</li>"
-        for c in captures
-    )
+    items = "\n".join(capture_item(c) for c in captures)
     return (
         "<section>\n<h3>Every capture of this URL</h3>\n"
         f'<ol class="captures">\n{items}\n</ol>\n</section>'
+    )
+
+
+def capture_item(capture: dict[str, Any]) -> str:
+    """One capture in the list; an imported one with its date and status as the archive's word,
+    never as a capture by snap."""
+    stored = f": {code(capture['snapshotId'])}" if capture.get("snapshotId") else ""
+    if capture.get("method") == "import":
+        return (
+            f"<li>imported ({time(capture['fetchedAt'])}, HTTP {esc(capture['httpStatus'])},"
+            f" as the archive states){stored}</li>"
+        )
+    return (
+        f"<li>{time(capture['fetchedAt'])} {esc(capture['outcome'])}"
+        + (f", HTTP {esc(capture['httpStatus'])}" if capture.get("httpStatus") else "")
+        + stored
+        + (f": {inline(capture['error'])}" if capture.get("error") else "")
+        + "</li>"
     )

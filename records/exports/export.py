@@ -94,12 +94,11 @@ def _write(
     name: str,
     progress: Callable[[int], None] | None,
 ) -> dict[str, Any]:
-    from records.attest.checkpoints import tsa_chain
-    from records.attest.checks import refuse_broken_seals
+    from records.attest.checks import refuse_broken_seals, seal_checks_of
     from records.attest.seal import attestor_of
 
     sealed = [(c.capture_id, c.snapshot_id, c.provenance) for c in selection.captures]
-    refuse_broken_seals(workspace.store, sealed, tsa_chain(workspace))
+    refuse_broken_seals(seal_checks_of(workspace), workspace.store, sealed)
     if fmt == "html":
         from records.exports.evidence_page import render_evidence_page
 
@@ -113,8 +112,16 @@ def _write(
 
     workspace.stores.check_all([capture.evidence for capture in selection.captures])
     if fmt == "warc":
+        proofs = _attestations(workspace, selection)
         with target.open("wb") as out:
-            summary = write_warc(out, selection, workspace.stores, filename=name, progress=progress)
+            summary = write_warc(
+                out,
+                selection,
+                workspace.stores,
+                filename=name,
+                progress=progress,
+                attestations=proofs,
+            )
         return {"records": summary.records}
     from records.exports.wacz import WARC_NAME, write_wacz
 
@@ -124,17 +131,24 @@ def _write(
             summary = write_warc(
                 out, selection, workspace.stores, filename=WARC_NAME, progress=progress
             )
-        from records.attest.attest import export_attestations
         from records.attest.wacz_signing import wacz_signer
 
         signer, why = wacz_signer(attestor_of(workspace), workspace.settings.signing_cert)
         sign = signer.signed_data if signer is not None else None
-        checks = [v.id for c in selection.citations for v in c.verifications]
-        sealed_captures = [(c.capture_id, c.provenance) for c in selection.captures]
-        proofs = export_attestations(workspace, sealed_captures, checks)
+        proofs = _attestations(workspace, selection)
         wacz = write_wacz(target, warc, selection, summary, sign, attestations=proofs)
         written = {**wacz, "signature": why}
     return {"records": summary.records, **written}
+
+
+def _attestations(workspace: Workspace, selection: Selection) -> list[dict[str, Any]]:
+    """Each capture's manifest, signature, token and inclusion proof, and each verification's
+    proof, with the checkpoint they are proved against (records.attest.attest)."""
+    from records.attest.attest import export_attestations
+
+    checks = [v.id for c in selection.citations for v in c.verifications]
+    sealed_captures = [(c.capture_id, c.provenance) for c in selection.captures]
+    return export_attestations(workspace, sealed_captures, checks)
 
 
 @contextmanager

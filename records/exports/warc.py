@@ -22,6 +22,11 @@ Per capture, in this order (the order crawlers write):
   (``urn:snap:dom:…``) and the capture's browser document (``urn:snap:browser:…``), and the
   rendered text as a second ``conversion``, each ``WARC-Refers-To`` the page's response.
 
+After the captures, one ``resource`` record of attestations (``urn:snap:attestations:…``, JSON
+lines): each capture's manifest, signature and timestamp token and each record's inclusion
+proof with its checkpoint, so the WARC alone can be checked offline (a WACZ carries the same as
+``attestations/attestations.jsonl``).
+
 Every blob is read through the store's digest-checked path into a temporary file first: a
 damaged or missing blob stops the export (exit 1) before anything is written in its place.
 """
@@ -52,6 +57,7 @@ from snapshotter.version import __version__
 WARC_VERSION = "1.1"
 CONFORMS_TO = "http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/"
 TEXT_URI_PREFIX = "urn:snap:text:"
+ATTESTATIONS_URI_PREFIX = "urn:snap:attestations:sha256:"
 EMPTY_SHA256 = "sha256:" + hashlib.sha256(b"").hexdigest()
 
 
@@ -75,15 +81,21 @@ def write_warc(
     *,
     filename: str,
     progress: Callable[[int], None] | None = None,
+    attestations: list[dict[str, Any]] | None = None,
 ) -> WarcSummary:
     """Write the selection as WARC records to ``out`` (gzip per record); ``progress`` is told
-    of each capture written."""
+    of each capture written. ``attestations`` (records.attest.attest.export_attestations: each
+    capture's manifest, signature, token and inclusion proof, each verification's proof, with
+    the checkpoint they are proved against) end the file as one ``resource`` record, JSON
+    lines under ``urn:snap:attestations:sha256:<hex>``, so a WARC alone can be checked."""
     writer = _Writer(WARCWriter(out, gzip=True, warc_version=WARC_VERSION), stores)
     writer.warcinfo(selection, filename)
     for capture in selection.captures:
         writer.capture(capture)
         if progress is not None:
             progress(1)
+    if attestations:
+        writer.attestations(attestations)
     return writer.summary
 
 
@@ -124,6 +136,12 @@ class _Writer:
         payload = warc_fields(fields)
         headers = {"WARC-Filename": filename}
         self._write(None, "warcinfo", payload, headers, content_type="application/warc-fields")
+
+    def attestations(self, lines: list[dict[str, Any]]) -> None:
+        payload = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+        data = payload.encode("utf-8")
+        uri = ATTESTATIONS_URI_PREFIX + hashlib.sha256(data).hexdigest()
+        self._write(uri, "resource", data, {}, content_type="application/x-ndjson")
 
     def capture(self, capture: CaptureItem) -> None:
         # a local file has no HTTP exchange to replay
@@ -440,6 +458,8 @@ def origin_fields(provenance: dict[str, Any]) -> list[tuple[str, Any]]:
         ("imported-from-file", warc.get("file")),
         ("imported-from-sha256", warc.get("fileDigest")),
         ("imported-from-record-id", warc.get("recordId")),
+        ("imported-from-package", (warc.get("package") or {}).get("file")),
+        ("imported-from-package-sha256", (warc.get("package") or {}).get("sha256")),
         ("archive-claimed-software", warc.get("software")),
         ("archive-claimed-date", provenance.get("fetchedAt")),
         ("archive-claimed-ip-address", provenance.get("ip")),

@@ -132,7 +132,8 @@ def provenance_of(
             "recordId": headers.get_header("WARC-Record-ID"),
             "type": record.rec_type,
             "payloadDigest": headers.get_header("WARC-Payload-Digest"),
-            "software": software,
+            "software": software or (source.package or {}).get("software"),
+            **({"package": source.package} if source.package else {}),
         },
         "snapVersion": __version__,
         "archiveSignature": source.signature,
@@ -151,10 +152,11 @@ def same_record(recorded: dict[str, Any], new: dict[str, Any]) -> bool:
 
 
 def software_of(record: Any) -> str:
-    """The ``software`` field of a warcinfo record (``application/warc-fields``)."""
+    """The ``software`` field of a warcinfo record (``application/warc-fields``); empty when it
+    names none (a WACZ's ``datapackage.json`` may name it instead)."""
     data: bytes = record.content_stream().read(MAX_WARCINFO)
     for line in data.decode("utf-8", "replace").splitlines():
         name, _, value = line.partition(":")
         if name.strip().lower() == "software" and value.strip():
             return value.strip()[:300]
-    return "unknown"
+    return ""

@@ -41,6 +41,9 @@ class WarcSource:
     size: int
     # the WACZ's signedData (records.attest.wacz_signing): "none", "valid: …" or "invalid: …"
     signature: str = "none"
+    # a WARC inside a WACZ: the package's file name, SHA-256 and the software its
+    # datapackage.json names (what the archive states wrote it, when no warcinfo does)
+    package: dict[str, str | None] | None = None
 
 
 @dataclass
@@ -198,6 +201,12 @@ def _checked_warcs(package: zipfile.ZipFile, path: Path) -> list[WarcSource]:
     listing = _read_member(package, "datapackage.json", path)
     signature = _check_listing_digest(package, listing, path)
     resources = _resources(listing, path)
+    claimed = json.loads(listing).get("software")
+    about = {
+        "file": path.name,
+        "sha256": _file_digest(path),
+        "software": str(claimed)[:300] if claimed else None,
+    }
     names = set(package.namelist())
     warcs: list[WarcSource] = []
     for resource in resources:
@@ -214,7 +223,7 @@ def _checked_warcs(package: zipfile.ZipFile, path: Path) -> list[WarcSource]:
         # The WARC is known by its SHA-256 in the records, whatever the listing used.
         digest = found if algorithm == "sha256" else _member_digest(package, member)[0]
         name = f"{path.name}#{member}"
-        warcs.append(WarcSource(name, member, digest, size, signature))
+        warcs.append(WarcSource(name, member, digest, size, signature, about))
     listed = {resource["path"] for resource in resources}
     unlisted = sorted(n for n in names if n.startswith("archive/") and n[-1] != "/")
     unlisted = [name for name in unlisted if name not in listed]

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import anyio.to_thread
 from fastapi import Depends, FastAPI, Path, Query, Request
@@ -50,11 +50,17 @@ from snap.service.problems import (
 )
 from snap.service.public import Redactor
 
+if TYPE_CHECKING:
+    from records.attest.schedule import CheckpointSchedule
+
 log = logging.getLogger("snap.service")
 DEFAULT_REQUEST_TIMEOUT = 60.0
 # Citations one request may carry: checking 10,000 takes seconds, well inside the request
 # timeout; 1.2 million (a 56 MiB body) took 2.4 GB and minutes.
 DEFAULT_MAX_CITATIONS = 10_000
+# At most one checkpoint of the log (one TSA request) per interval, after requests that
+# recorded anything; and one at shutdown (records.attest.schedule).
+DEFAULT_CHECKPOINT_INTERVAL = 30.0
 OPEN_PATHS = frozenset({"/healthz", "/openapi.json"})  # answered without a token
 CHALLENGE = {"WWW-Authenticate": 'Bearer realm="snap"'}
 WORKER_THREADS = 15
@@ -90,6 +96,7 @@ class ServiceConfig:
     max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT
     max_citations: int = DEFAULT_MAX_CITATIONS
+    checkpoint_interval: float = DEFAULT_CHECKPOINT_INTERVAL
 
 
 class ProblemError(Exception):
@@ -222,6 +229,20 @@ def admission(tokens: tuple[bytes, ...]) -> Callable[[Scope], Refusal | None]:
     return admit
 
 
+def checkpoints_of(request: Request) -> CheckpointSchedule:
+    schedule: CheckpointSchedule = request.app.state.checkpoints
+    return schedule
+
+
+def records_appended(request: Request) -> Iterator[None]:
+    """On a route that records captures or checks: once it is done, whatever its answer, the
+    log's new entries are due in the next coalesced checkpoint (records.attest.schedule)."""
+    try:
+        yield
+    finally:
+        checkpoints_of(request).appended()
+
+
 def redactor_of(request: Request) -> Redactor:
     redactor: Redactor = request.app.state.redactor
     return redactor
@@ -241,6 +262,7 @@ def create_app(config: ServiceConfig, *, workspace: Workspace | None = None) -> 
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         from starlette.concurrency import run_in_threadpool
 
+        from records.attest.schedule import CheckpointSchedule
         from records.texts import PreparedCache
 
         opened: Workspace = (
@@ -255,9 +277,11 @@ def create_app(config: ServiceConfig, *, workspace: Workspace | None = None) -> 
         opened.prepared = opened.prepared or PreparedCache()
         opened.stores  # noqa: B018  (built once, before threads share it)
         app.state.workspace = opened
+        app.state.checkpoints = CheckpointSchedule(opened, config.checkpoint_interval)
         try:
             yield
         finally:
+            await run_in_threadpool(app.state.checkpoints.close)  # the last checkpoint
             opened.close()
 
     app = FastAPI(
@@ -313,9 +337,11 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
         "x-max-citations": config.max_citations,
     }
 
+    appending = [*guarded, Depends(records_appended)]
+
     @app.post(
         "/v1/verify",
-        dependencies=guarded,
+        dependencies=appending,
         openapi_extra=verify_body,
         responses=responses(200, "As `snap verify --json`", 502),
         summary="Check citations against their stored snapshots",
@@ -352,7 +378,7 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
 
     @app.post(
         "/v1/captures",
-        dependencies=guarded,
+        dependencies=appending,
         status_code=201,
         responses=responses(201, "As `snap fetch --json`", 403, 409, 502),
         summary="Capture a URL and store it write-once",
@@ -367,9 +393,7 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
             raise InputError(WEB_ONLY_LINE)
         web_url(given.url)  # an absolute http(s) URL with a host, read alike by browsers
         try:
-            record = capture_source(
-                workspace, given.url, web_only=True, method=given.capture
-            )
+            record = capture_source(workspace, given.url, web_only=True, method=given.capture)
         except SnapError as error:
             metrics.capture_failed(type(error).__name__)
             raise
@@ -438,7 +462,7 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
 
     @app.post(
         "/v1/reverify",
-        dependencies=guarded,
+        dependencies=appending,
         responses={
             **responses(200, "As `snap reverify --json` (no broker configured)", 404),
             202: {
@@ -471,6 +495,18 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
             metrics.capture_failed("refetch")
         body = public.document(dispatched.body)
         return SnapJSONResponse(body, status_code=dispatched.status_code)
+
+    @app.post(
+        "/v1/log/checkpoint",
+        dependencies=guarded,
+        responses=responses(200, "As `snap log checkpoint --json`"),
+        summary="Sign and timestamp the log's size and root now",
+    )
+    def log_checkpoint(request: Request) -> dict[str, Any]:
+        """On demand, beside the service's own checkpoints (one per interval after requests
+        that recorded anything, and one at shutdown): nothing new when the newest checkpoint
+        already covers every entry (``created`` is then false)."""
+        return checkpoints_of(request).now().to_json()
 
     @app.get(
         "/v1/jobs/{batch}",

@@ -38,7 +38,7 @@ def test_a_crawler_warc_is_shown_as_imported(tmp_path: Path) -> None:
 
     text = runner.invoke(cli, ["audit", "--url", "https://example.test/cdn"], env=env).output
     assert "imported from crawl.warc.gz" in text
-    assert f"captured by {SOFTWARE} at the time that archive states" in text
+    assert f'captured by "{SOFTWARE}" at the time that archive states' in text
     shown = runner.invoke(cli, ["show", snapshot_id, "--headers"], env=env).output
     assert shown.startswith("# imported from crawl.warc.gz")
     assert "not captured by snap" in shown

@@ -231,3 +231,78 @@ def test_cli_log_verify_exit_codes(tmp_path: Path) -> None:
     result = runner.invoke(cli, ["log", "verify"], env=env)
     assert result.exit_code == 1
     assert "position 1: capture 1 was changed" in result.output
+
+
+def test_consistency_proofs_between_checkpoints_check_with_the_standard_library(
+    tmp_path: Path,
+) -> None:
+    """``snap log consistency`` hands the other side RFC 9162's proof between two checkpoints
+    they hold; the standalone check (hashlib only, ``python -I -S``) accepts every pair of a
+    growing log, and refuses a changed root or proof node; a log rewritten behind snap's back
+    gives no proof that holds."""
+    import json
+    import subprocess
+    import sys
+
+    from records.attest.signing import KeyType, write_new_key
+
+    home = tmp_path / "home"
+    write_new_key(home / "signing-key.pem", KeyType.ED25519)
+    env = {"SNAP_HOME": str(home)}
+    runner = CliRunner()
+    for n in range(4):  # each fetch ends with a checkpoint: sizes 2, 4, 6, 8
+        page = tmp_path / f"page-{n}.html"
+        page.write_text(f"<html><body><main><p>page number {n}</p></main></body></html>")
+        assert runner.invoke(cli, ["fetch", str(page)], env=env).exit_code == 0
+
+    def check(path: Path) -> subprocess.CompletedProcess[str]:
+        script = path.parent / "check_consistency.py"
+        command = [sys.executable, "-I", "-S", str(script), str(path)]
+        return subprocess.run(command, capture_output=True, text=True, check=False)
+
+    for old in range(1, 5):
+        for new in range(old, 5):
+            out = tmp_path / f"proof-{old}-{new}"
+            done = runner.invoke(
+                cli,
+                ["log", "consistency", str(old), str(new), "--json", "--out", str(out)],
+                env=env,
+            )
+            assert done.exit_code == 0, done.output
+            proof = json.loads(done.output)
+            assert proof["holds"]
+            assert (proof["from"]["treeSize"], proof["to"]["treeSize"]) == (2 * old, 2 * new)
+            path = out / f"consistency-{old}-{new}.json"
+            checked = check(path)
+            assert checked.returncode == 0, checked.stderr
+            if old == new:
+                continue
+            forged = dict(proof, proof=["0" * 64, *proof["proof"][1:]])
+            path.write_text(json.dumps(forged))
+            assert check(path).returncode != 0
+            older = json.loads(proof["from"]["document"])
+            older["rootHash"] = "sha256:" + "1" * 64
+            path.write_text(
+                json.dumps(
+                    dict(proof, **{"from": {**proof["from"], "document": json.dumps(older)}})
+                )
+            )
+            assert check(path).returncode != 0
+    text = runner.invoke(cli, ["log", "consistency", "2"], env=env)
+    assert text.exit_code == 0
+    assert "checkpoint 4 (size 8) extends checkpoint 2 (size 4)" in text.output
+    assert runner.invoke(cli, ["log", "consistency", "3", "1"], env=env).exit_code == 2
+    assert runner.invoke(cli, ["log", "consistency", "9"], env=env).exit_code == 1
+
+    engine = sa.create_engine(f"sqlite:///{home / 'snap.db'}")
+    with engine.begin() as connection:  # the intruder rewrites an entry added between the two
+        for statement in TRIGGERS["sqlite"]:
+            connection.execute(sa.text(statement))
+        connection.execute(
+            sa.text("UPDATE log_entries SET leaf_hash = :h WHERE position = 5"),
+            {"h": "sha256:" + "2" * 64},
+        )
+    engine.dispose()
+    broken = runner.invoke(cli, ["log", "consistency", "2", "3"], env=env)
+    assert broken.exit_code == 1
+    assert "does NOT extend" in broken.output

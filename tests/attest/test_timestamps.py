@@ -176,3 +176,61 @@ def test_unusable_key_or_tsa_settings_are_one_line_and_exit_2(tmp_path: Path) ->
         assert result.output.count("\n") == 1
         assert result.output.startswith("snap: error: SNAP_")
     assert not (tmp_path / "home" / "store" / "raw").exists()  # refused before capturing
+
+
+def test_an_http_capture_manifest_names_urls_time_method_software_and_every_blob(
+    tmp_path: Path, tsa: LocalTsa
+) -> None:
+    """The manifest of a capture over HTTP, field by field: the URL as requested and as served
+    (a redirect between them), the capture time, the method, snap's version, extractor and
+    normalizer, the peer, and the SHA-256 of every blob the capture stored, each of which
+    hashes to it; the document is its own RFC 8785 form, and its digest the one recorded."""
+    import hashlib
+
+    import rfc8785
+
+    from records.attest.signing import KeyType, write_new_key
+    from snapshotter.version import __version__
+    from tests.http_fixtures import LoopbackServer
+
+    home = tmp_path / "home"
+    write_new_key(home / "signing-key.pem", KeyType.ECDSA_P256)
+    env = attesting_env(home, tsa) | {"SNAP_ALLOW_PRIVATE": "1"}
+    workspace = Workspace.open(Settings.from_env(env))
+    try:
+        with LoopbackServer() as server:
+            server.route("/old", status=301, headers={"Location": "/new"})
+            server.route("/new", body=PAGE)
+            record = capture_source(workspace, server.url("/old"))
+            requested, served = server.url("/old"), server.url("/new")
+        named = record.provenance["manifest"]
+        data = workspace.store.get("manifest", named["hash"])
+        stored = {
+            blob["kind"]: workspace.store.get(blob["kind"], blob["sha256"])
+            for blob in json.loads(data)["blobs"]
+        }
+    finally:
+        workspace.close()
+    assert "sha256:" + hashlib.sha256(data).hexdigest() == named["hash"]
+    document = json.loads(data)
+    assert rfc8785.dumps(document) == data
+    assert document["method"] == "http"
+    assert (document["requestedUrl"], document["servedUrl"]) == (requested, served)
+    assert document["capturedAt"] == record.fetched_at
+    assert document["httpStatus"] == 200
+    assert document["snapshotId"] == record.snapshot_id
+    assert document["software"] == {
+        "name": "snap",
+        "version": __version__,
+        "extractor": record.extractor,
+        "normalizer": record.normalizer,
+    }
+    assert document["peer"]["ip"] == "127.0.0.1"
+    blobs = {blob["kind"]: blob for blob in document["blobs"]}
+    assert set(blobs) == {"raw", "text", "headers"}
+    assert blobs["raw"]["sha256"] == record.raw_hash == record.snapshot_id
+    assert blobs["text"]["sha256"] == record.text_hash
+    assert blobs["headers"]["sha256"] == record.provenance["headersBlob"]["hash"]
+    for kind, blob in blobs.items():
+        assert "sha256:" + hashlib.sha256(stored[kind]).hexdigest() == blob["sha256"]
+        assert len(stored[kind]) == blob["size"]

@@ -119,7 +119,9 @@ class LocalTsa:
 
 
 @contextmanager
-def local_tsa() -> Iterator[LocalTsa]:
+def local_tsa(*, include_chain: bool = False) -> Iterator[LocalTsa]:
+    """``include_chain``: replies carry the CA certificate too (``certs``), as public TSAs'
+    do, for signers that take the TSA's chain from its reply (authsign)."""
     with tempfile.TemporaryDirectory(prefix="snap-tsa-") as name:
         folder = Path(name)
         ca_key, ca = make_ca()
@@ -135,7 +137,10 @@ def local_tsa() -> Iterator[LocalTsa]:
             )
         )
         (folder / "serial").write_text("01\n")
-        (folder / "tsa.cnf").write_text(CONFIG.format(dir=folder))
+        config = CONFIG.format(dir=folder)
+        if include_chain:
+            config += "certs = $dir/ca.pem\n"
+        (folder / "tsa.cnf").write_text(config)
         requests: list[bytes] = []
         lock = threading.Lock()
 

@@ -43,7 +43,9 @@ def test_warc_passes_warcio_and_carries_the_capture(
     lines = [json.loads(line) for line in indexed.stdout.splitlines()]
     assert [line["warc-type"] for line in lines] == [
         "warcinfo", "request", "response", "request", "response", "metadata", "conversion",
+        "resource",  # the attestations: manifests, tokens, inclusion proofs
     ]  # fmt: skip
+    assert lines[-1]["warc-target-uri"].startswith("urn:snap:attestations:sha256:")
 
     records = records_of(out)
     by_type = {headers["WARC-Type"]: (headers, body, http) for headers, body, http in records}
@@ -125,7 +127,7 @@ def test_local_file_is_a_resource_record(backend: Backend, tmp_path: Path) -> No
     assert tool("warcio", "check", str(out)).returncode == 0
     records = records_of(out)
     types = [h["WARC-Type"] for h, _, _ in records]
-    assert types == ["warcinfo", "resource", "metadata", "conversion"]
+    assert types == ["warcinfo", "resource", "metadata", "conversion", "resource"]
     resource, body, http = records[1]
     assert http is None
     assert body == PAGE

@@ -64,7 +64,7 @@ def test_a_capture_recorded_before_heads_were_kept_still_exports(
     assert tool("warcio", "check", str(out)).returncode == 0
     records = records_of(out)
     assert [h["WARC-Type"] for h, _, _ in records] == [
-        "warcinfo", "response", "metadata", "conversion",
+        "warcinfo", "response", "metadata", "conversion", "resource",  # then the attestations
     ]  # fmt: skip
     response, body, http = records[1]
     assert response["WARC-Payload-Digest"] == record["snapshotId"]

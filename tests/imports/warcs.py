@@ -51,15 +51,19 @@ class Written:
 class CrawlerWarc:
     """A WARC under construction; ``write`` closes it."""
 
-    def __init__(self, path: Path, *, gzip_records: bool = True) -> None:
+    def __init__(
+        self, path: Path, *, gzip_records: bool = True, software: str | None = SOFTWARE
+    ) -> None:
+        """``software``: what the warcinfo record names (None: no warcinfo record at all)."""
         self.path = path
         self.handle = path.open("wb")
         self.writer = WARCWriter(self.handle, gzip=gzip_records, warc_version="1.1")
         self.response_ids: list[str] = []
-        info = self.writer.create_warcinfo_record(
-            path.name, {"software": SOFTWARE, "format": "WARC File Format 1.1"}
-        )
-        self._write(info)
+        if software is not None:
+            info = self.writer.create_warcinfo_record(
+                path.name, {"software": software, "format": "WARC File Format 1.1"}
+            )
+            self._write(info)
 
     def _write(self, record: Any) -> None:
         """Write, then close the buffer warcio spools a record without a stream into."""

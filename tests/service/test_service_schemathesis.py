@@ -56,6 +56,7 @@ def test_the_served_document_is_the_printed_one() -> None:
         "/v1/audit",
         "/v1/reverify",
         "/v1/jobs/{batch}",
+        "/v1/log/checkpoint",
         "/healthz",
         "/metrics",
     }

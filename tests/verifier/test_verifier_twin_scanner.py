@@ -1,8 +1,10 @@
-"""The scanner's ``re`` twin makes exactly the scanner's matches on every text it is used for.
+"""The scanner's ``re`` twin makes exactly the scanner's matches on every piece it is used for.
 
 The twin only speeds tokenizing up; a difference would change tokens, and so what passes.  These
 tests compare the two scanners match by match, character by character and on random texts over
-the twin's alphabet, and check that a text outside that alphabet never reaches the twin.
+the twin's alphabet, and check that a piece of text outside that alphabet never reaches the twin:
+the scanner reads it, and the tokens are the same as the scanner's over the whole text, wherever
+the pieces are cut.
 """
 
 from __future__ import annotations
@@ -67,8 +69,7 @@ def twin_scanner(references: bool) -> re.Pattern[str]:
 def assert_same_matches(text: str, references: bool) -> None:
     twin = tokenizer._twin(references)
     if twin.opens_with_stop.match(text):
-        assert tokenizer._scanner_for(text, references) is original(references)
-        return
+        return  # the scanner reads such a text's first piece: see the tests of pieces below
     assert matches(twin_scanner(references), text) == matches(original(references), text), repr(
         text
     )
@@ -179,14 +180,81 @@ def test_the_alphabet_has_no_invisible_or_emoji_character() -> None:
     assert regex.search(emoji_start, ALPHABET) is None
 
 
+def pieces_read_by_the_scanner(text: str, piece: int) -> list[tuple[int, int | None]]:
+    """The ``(start, end)`` of every piece of ``text`` the twin hands to the scanner."""
+    spans: list[tuple[int, int | None]] = []
+    scanner_batches = tokenizer._scanner_batches
+
+    def spy(
+        text: str,
+        scanner: regex.Pattern[str],
+        side: list[SideItem],
+        position: tokenizer._Position,
+        chunk: int,
+        start: int = 0,
+        end: int | None = None,
+    ) -> Iterator[tokenizer.Columns]:
+        spans.append((start, end))
+        return scanner_batches(text, scanner, side, position, chunk, start, end)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tokenizer, "_scanner_batches", spy)
+        rows_and_side(text, tokenizer._twin(True), True, 1, piece)
+    return spans
+
+
 @pytest.mark.parametrize(
     "text", ["a\u00adb", "ok 😀", "中文", "x\u200by", "Ω ≠ ⌚", ". opens", " : opens"]
 )
-def test_a_text_the_twin_cannot_read_goes_to_the_scanner(
-    text: str, monkeypatch: pytest.MonkeyPatch
+def test_a_piece_the_twin_cannot_read_goes_to_the_scanner(text: str) -> None:
+    assert pieces_read_by_the_scanner(text, 64) == [(0, len(text))]
+    expected = rows_and_side(text, original(True), True)
+    assert rows_and_side(text, tokenizer._twin(True), True, 1, 64) == expected
+
+
+def test_only_the_pieces_outside_the_alphabet_go_to_the_scanner() -> None:
+    """One character outside the alphabet costs its piece, not the whole text."""
+    plain = "Plain words of prose, and more of them. " * 4
+    text = plain + "a zero\u200bwidth space " + plain + "中文 " + plain
+    pieces = [text[start:end] for start, end in pieces_read_by_the_scanner(text, 8)]
+    assert len(pieces) == 2
+    assert "\u200b" in pieces[0]
+    assert "中文" in pieces[1]
+    assert sum(map(len, pieces)) < 40
+
+
+# Characters outside the twin's alphabet, alone and in the shapes real pages have them.
+OUTSIDE = [
+    "\u200b", "\u00ad", "a\u00ad\nb", "co\u00ad \n op", "\u200d", "\u2060", "\ufeff", "😀",
+    "👩\u200d💻", "🇫🇷", "1\ufe0f\u20e3", "中文", "日本語の", "。", "，", "\u3000", "สวัสดี", "שלום",
+    "مرحبا", "\u200f", "─", "│", "├──", "※", "①", "ﬁ", "Ｆ", "ℤ", "ℝ", "𝐀", "⌚", "★", "♪",
+    "\U0001f600",
+]  # fmt: skip
+
+
+def mixed_texts() -> st.SearchStrategy[str]:
+    """Texts over the twin's alphabet with characters outside it here and there."""
+    part = st.one_of(
+        st.sampled_from(COMMON),
+        st.sampled_from(FRAGMENTS),
+        st.sampled_from(OUTSIDE),
+        st.from_regex(r"[a-z]{1,6}", fullmatch=True),
+        st.characters(codec="utf-8", exclude_categories=["Cs"]),
+    )
+    return st.lists(part, max_size=40).map("".join)
+
+
+@settings(max_examples=400, derandomize=True, deadline=None)
+@given(text=mixed_texts(), references=st.booleans())
+def test_pieces_are_read_alike_by_either_scanner_wherever_they_are_cut(
+    text: str, references: bool
 ) -> None:
-    monkeypatch.setattr(tokenizer._TWIN_DEMAND, "scanned", tokenizer._TWIN_AFTER)
-    assert tokenizer._scanner_for(text, True) is tokenizer._SCANNER
+    """Every place the text may be cut is tried (one piece size each): the twin reads the
+    pieces in its alphabet, the scanner the others, and the tokens are the scanner's."""
+    expected = rows_and_side(text, original(references), references)
+    twin = tokenizer._twin(references)
+    for piece in range(1, len(text)):
+        assert rows_and_side(text, twin, references, 1, piece) == expected, piece
 
 
 def test_the_twin_is_used_only_once_it_has_been_earned(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -197,3 +265,33 @@ def test_the_twin_is_used_only_once_it_has_been_earned(monkeypatch: pytest.Monke
     assert tokenizer._scanner_for(large, True) is tokenizer._twin(True)
     assert tokenizer._scanner_for(small, True) is tokenizer._twin(True)
     assert tokenizer._scanner_for(small, False) is tokenizer._twin(False)
+
+
+def general_rows(text: str, references: bool) -> tuple[list[Row], list[SideItem]]:
+    """The tokens of ``text`` read by the scanner, every batch described token by token."""
+
+    def general(
+        text: str,
+        batch: list[regex.Match[str]],
+        side: list[SideItem],
+        position: tokenizer._Position,
+        plan: tokenizer._Plan,
+    ) -> tokenizer.Columns:
+        groups = [plan.names[match.lastindex or 0] for match in batch]
+        texts = [match.group(match.lastindex or 0) for match in batch]
+        starts = [match.start(match.lastindex or 0) for match in batch]
+        return tokenizer._general_columns(text, groups, texts, starts, side, position)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tokenizer, "_batch_columns", general)
+        return rows_and_side(text, original(references), references, 16)
+
+
+@settings(max_examples=400, derandomize=True, deadline=None)
+@given(text=mixed_texts(), references=st.booleans())
+def test_words_of_unspaced_scripts_are_split_alike_in_bulk(text: str, references: bool) -> None:
+    """A batch with a word to split again (CJK, Thai, superscript letters) is described in bulk
+    after splitting (``_split_words``): the same tokens as token by token."""
+    assert rows_and_side(text, original(references), references, 16) == general_rows(
+        text, references
+    )
