@@ -14,3 +14,12 @@ def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A migrated, empty embedded database, made once per session and copied into each test's
     snap home by the fixtures that hand out a ready home."""
     return migrated_sqlite_template(tmp_path_factory.mktemp("sqlite-template"))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Modules with a test marked ``slow`` run first. pytest-xdist hands out whole files in
+    collection order (``--dist loadfile``); a long file handed out last keeps one core busy
+    while the other has nothing left, so the long ones go out while there is work to balance
+    them. Order within a module, and among the other modules, is kept."""
+    slow = {item.path for item in items if item.get_closest_marker("slow") is not None}
+    items.sort(key=lambda item: item.path not in slow)

@@ -5,15 +5,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-python_bin=${PYTHON:-python3}
-if [ ! -x .venv/bin/python ]; then
-    "$python_bin" -m venv .venv
-fi
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[dev]' 2>&1 \
-    | grep -v -e 'is ignored: it is neither' -e "does not provide the extra" || true
-
-# pywb (the replay test's tool) lives in .venv-pywb: see tests/exports/setup_pywb.sh.
-bash tests/exports/setup_pywb.sh
+# .venv: snap editable over its dependencies, which are cached outside the clone (see
+# tests/setup_venv.sh). pywb (the replay test's tool) is .venv-pywb, cached the same way (see
+# tests/exports/setup_pywb.sh); it is built meanwhile.
+bash tests/exports/setup_pywb.sh &
+pywb_pid=$!
+bash tests/setup_venv.sh
+wait "$pywb_pid"
 
 started_localstack=0
 moto_pid=
@@ -73,7 +71,10 @@ if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1; then
 fi
 
 echo "== ruff"; .venv/bin/ruff check .
-echo "== mypy"; .venv/bin/mypy
+# mypy's cache lives outside the clone, one per mypy release: mypy re-checks every module whose
+# source or dependencies differ from what the cache recorded, so clones can share it.
+mypy_cache="${XDG_CACHE_HOME:-$HOME/.cache}/snap/mypy-$(.venv/bin/mypy --version | sha256sum | cut -c1-16)"
+echo "== mypy"; .venv/bin/mypy --cache-dir "$mypy_cache"
 echo "== lint-imports"; .venv/bin/lint-imports --no-cache
 # pytest-xdist: one pytest session per worker (so each has its own PostgreSQL database, S3
 # bucket and SQLite template), whole files per worker (module fixtures start once). 0: no workers.

@@ -46,8 +46,17 @@ def build_site(target: Path, project: Path = ROOT) -> subprocess.CompletedProces
     navigation, a hook that fails) fails the build."""
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(project / "mkdocs.yml"),
-         "-d", str(target)],
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "-f",
+            str(project / "mkdocs.yml"),
+            "-d",
+            str(target),
+        ],
         cwd=project,
         env=env,
         capture_output=True,

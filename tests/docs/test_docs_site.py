@@ -146,9 +146,8 @@ def test_every_endpoint_the_http_page_lists_is_a_route() -> None:
         f"{method} {path}"
         for method, path in listed
         if not any(
-            method == real_method and route_pattern(real_method, real_path).fullmatch(
-                f"{method} {path}"
-            )
+            method == real_method
+            and route_pattern(real_method, real_path).fullmatch(f"{method} {path}")
             for real_method, real_path in ROUTES
         )
     ]

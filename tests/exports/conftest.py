@@ -1,12 +1,12 @@
 """Exports are tested on records made the way a user makes them: pages captured from a loopback
-HTTP server and citations checked by the real ``snap`` command, in a temporary snap home."""
+HTTP server and citations checked by the ``snap`` command (in this process: tests/snap_cli.py), in
+a temporary snap home."""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,7 @@ from tests.records.conftest import (  # noqa: F401  (fixtures: export tests run 
     s3_env,
 )
 from tests.s3_support import s3_endpoint  # noqa: F401  (fixture)
+from tests.snap_cli import run_snap
 
 ARTICLE = """<!DOCTYPE html><html lang="en"><head><title>Caching at the edge</title></head><body>
 <nav><a href="/">Home</a></nav>
@@ -40,20 +41,14 @@ CHANGED = "Raising it to 99 percent means the origin serves only 1 request in 10
 
 @dataclass
 class Home:
-    """A snap home of its own: the CLI in a subprocess, and the same records in process."""
+    """A snap home of its own: the CLI and the same records, both in this process."""
 
     env: dict[str, str]
     folder: Path
 
     def snap(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "snap", *args],
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        """The CLI in this process, with this home's environment (tests/snap_cli.py)."""
+        return run_snap(args, self.env)
 
     def snap_json(self, *args: str) -> tuple[int, Any]:
         done = self.snap(*args, "--json")

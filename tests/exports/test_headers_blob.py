@@ -47,8 +47,7 @@ def test_a_capture_recorded_before_heads_were_kept_still_exports(
     backend: Backend, http_server: LoopbackServer, tmp_path: Path
 ) -> None:
     record = capture_and_cite(backend, http_server, tmp_path)
-    engine = sa.create_engine(backend.settings().database_url)
-    with engine.begin() as connection:  # as an older snap recorded it: no headersBlob
+    with backend.sql() as connection:  # as an older snap recorded it: no headersBlob
         rows = connection.execute(sa.text("SELECT id, provenance FROM captures")).all()
         for capture_id, provenance in rows:
             stored = provenance if isinstance(provenance, dict) else json.loads(provenance)
@@ -57,7 +56,6 @@ def test_a_capture_recorded_before_heads_were_kept_still_exports(
                 sa.text("UPDATE captures SET provenance = :p WHERE id = :i"),
                 {"p": json.dumps(stored), "i": capture_id},
             )
-    engine.dispose()
     out = tmp_path / "old.warc.gz"
     code, summary = run_json(
         backend, "export", "--format", "warc", "-o", str(out), "--citation", "c-edge"

@@ -267,6 +267,7 @@ def test_a_tampered_wacz_is_refused_whole(tmp_path: Path) -> None:
     assert not (tmp_path / "home" / "store").exists() or counts(backend) == (0, 0)
 
 
+@pytest.mark.committed  # two processes write
 def test_two_imports_at_once_record_each_capture_once(backend: Backend, tmp_path: Path) -> None:
     """Two processes importing one archive race on every insert; each row exists once."""
     warc = crawl(tmp_path / "crawl.warc.gz")

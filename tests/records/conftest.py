@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,13 +15,21 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
+import records.workspace
 from records.db import Database
 from records.workspace import Workspace
 from snap.config import Settings
 from snapshotter.store import blob_key
-from tests.db_support import empty_tables, ready_home, throwaway_postgres
+from tests.db_support import (
+    JoinedDatabase,
+    empty_tables,
+    ready_home,
+    rolled_back,
+    throwaway_postgres,
+)
 from tests.http_fixtures import http_server  # noqa: F401  (fixture)
 from tests.s3_support import make_client, new_s3_store, s3_endpoint  # noqa: F401  (fixture)
+from tests.snap_cli import run_snap, run_snap_process
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -30,6 +38,9 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 class Backend:
     name: str
     env: dict[str, str]
+    processes: bool = False  # every command in a child process (tests marked real_process)
+    # Production in savepoints: the test's transaction, rolled back when it ends.
+    connection: sa.Connection | None = None
 
     def settings(self) -> Settings:
         return Settings.from_env(self.env)
@@ -72,9 +83,24 @@ class Backend:
         client = make_client(self.env["AWS_ENDPOINT_URL"])
         return client, bucket, f"{prefix}/{blob_key(kind, digest)}"
 
+    @contextmanager
+    def sql(self) -> Iterator[sa.Connection]:
+        """A connection for changing records behind snap's back that sees what the test
+        recorded and whose changes snap then sees: a savepoint of the test's transaction, or
+        (committed data) a transaction of its own."""
+        if self.connection is not None:
+            with self.connection.begin_nested():
+                yield self.connection
+            return
+        engine = sa.create_engine(self.settings().database_url)
+        try:
+            with engine.begin() as connection:
+                yield connection
+        finally:
+            engine.dispose()
+
     def record_version(self, kind: str, digest: str, version: str) -> None:
         """Point every record of this blob at ``version``, behind snap's back."""
-        engine = sa.create_engine(self.env["SNAP_DATABASE_URL"])
         statements = (
             [("snapshots", "raw_version_id", "raw_hash")]
             if kind == "raw"
@@ -83,24 +109,19 @@ class Backend:
                 ("extractions", "text_version_id", "text_hash"),
             ]
         )
-        with engine.begin() as connection:
+        with self.sql() as connection:
             for table, column, digest_column in statements:
                 connection.execute(
                     sa.text(f"UPDATE {table} SET {column} = :v WHERE {digest_column} = :d"),  # noqa: S608 (fixed names)
                     {"v": version, "d": digest},
                 )
-        engine.dispose()
 
-    def snap(self, *args: str, check: bool = False) -> subprocess.CompletedProcess[str]:
-        """Run the real CLI in a subprocess, as a user would."""
-        return subprocess.run(
-            [sys.executable, "-m", "snap", *args],
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=check,
-        )
+    def snap(self, *args: str, process: bool = False) -> subprocess.CompletedProcess[str]:
+        """The CLI with this backend's environment: in this process (the same click command,
+        tests/snap_cli.py), or with ``process`` in a child process as a user's shell runs it."""
+        if process or self.processes:
+            return run_snap_process(args, self.env)
+        return run_snap(args, self.env)
 
 
 @pytest.fixture(scope="session")
@@ -132,25 +153,62 @@ def backend(
     request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Backend]:
     """The embedded home starts with a migrated empty database (a copy of the session's
-    template); the production pair starts with empty tables in the session's database."""
+    template). The production pair uses the session's database: inside one transaction rolled
+    back when the test ends (every Database the test opens in this process joins it, each
+    session a savepoint), or, for tests marked ``committed`` or ``real_process`` (another
+    process must see the data), committed, with the tables emptied before and after."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("SNAP_")}
     env |= {"SNAP_HOME": str(tmp_path / "home"), "SNAP_ALLOW_PRIVATE": "1"}
+    processes = request.node.get_closest_marker("real_process") is not None
     if request.param == "embedded":
         ready_home(tmp_path / "home", request.getfixturevalue("sqlite_template"))
-    if request.param == "production":
-        url = request.getfixturevalue("postgres_url")
-        bucket = request.getfixturevalue("s3_bucket")
-        s3_env = request.getfixturevalue("s3_env")
-        for key, value in s3_env.items():
-            monkeypatch.setenv(key, value)  # the in-process workspace's boto3 reads them too
-        env |= s3_env | {
-            "SNAP_DATABASE_URL": url,
-            "SNAP_STORE": f"s3://{bucket}/{uuid.uuid4().hex}",
-        }
+        yield Backend(request.param, env, processes)
+        return
+    url = request.getfixturevalue("postgres_url")
+    bucket = request.getfixturevalue("s3_bucket")
+    s3_env = request.getfixturevalue("s3_env")
+    for key, value in s3_env.items():
+        monkeypatch.setenv(key, value)  # the in-process workspace's boto3 reads them too
+    env |= s3_env | {"SNAP_DATABASE_URL": url, "SNAP_STORE": f"s3://{bucket}/{uuid.uuid4().hex}"}
+    if processes or request.node.get_closest_marker("committed") is not None:
         database = Database(url)
         empty_tables(database.engine)
+        try:
+            yield Backend(request.param, env, processes)
+        finally:  # the next test may run in a transaction of its own: leave nothing behind
+            empty_tables(database.engine)
+            database.dispose()
+        return
+    with rolled_back(url) as connection:
+
+        def joined(database_url: str, **options: Any) -> Database:
+            if database_url != url:
+                return Database(database_url, **options)
+            return JoinedDatabase(database_url, connection, **options)
+
+        monkeypatch.setattr(records.workspace, "Database", joined)
+        yield Backend(request.param, env, processes, connection)
+    committed_anyway(url)
+
+
+def committed_anyway(url: str) -> None:
+    """After a test in a rolled-back transaction the tables are empty, unless something
+    committed behind it (a child process, a connection of its own): then they are emptied and
+    the test fails, so that it gets its ``committed`` marker instead of leaking rows into the
+    tests after it."""
+    database = Database(url)
+    try:
+        with database.engine.connect() as connection:
+            leftover = [
+                table
+                for table in ("snapshots", "citations", "batches", "log_entries")
+                if connection.execute(sa.text(f"SELECT EXISTS (SELECT 1 FROM {table})")).scalar()  # noqa: S608 (fixed names)
+            ]
+        if leftover:
+            empty_tables(database.engine)
+            pytest.fail(f"rows were committed in {leftover}: mark the test committed")
+    finally:
         database.dispose()
-    return Backend(request.param, env)
 
 
 @pytest.fixture

@@ -1,4 +1,7 @@
-"""End to end through the real ``snap`` command in a subprocess, against a loopback web server."""
+"""End to end through the ``snap`` command, against a loopback web server. The tests marked
+``real_process`` run every command as a child process (``python -m snap``), as a user's shell
+does: the entry point, exit codes and stderr of a real process; the others run it in this
+process (tests/snap_cli.py)."""
 
 from __future__ import annotations
 
@@ -44,6 +47,7 @@ def write_json(tmp_path: Path, document: Any, name: str = "citation.json") -> Pa
     return path
 
 
+@pytest.mark.real_process
 def test_fetch_cite_verify_then_source_changes(
     backend: Backend, http_server: LoopbackServer, tmp_path: Path
 ) -> None:
@@ -90,6 +94,7 @@ def test_reverify_with_refetch_records_the_new_span(
     assert result["snapshotId"] != record["snapshotId"]
 
 
+@pytest.mark.real_process
 def test_flipped_byte_is_an_integrity_failure_and_fsck_fails(
     backend: Backend, http_server: LoopbackServer, tmp_path: Path
 ) -> None:
@@ -169,6 +174,7 @@ def test_out_of_range_offset_exits_2(
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.real_process
 def test_missing_file_and_failed_fetch_are_one_line_errors(
     backend: Backend, http_server: LoopbackServer, tmp_path: Path
 ) -> None:
@@ -194,6 +200,7 @@ def test_minimal_url_quote_with_fetch(
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+@pytest.mark.committed
 def test_two_processes_verifying_at_once_leave_consistent_rows(
     backend: Backend, http_server: LoopbackServer, tmp_path: Path
 ) -> None:
@@ -232,6 +239,7 @@ def test_store_init_creates_or_reports_the_store(backend: Backend) -> None:
         assert again["bucket"] in backend.env["SNAP_STORE"]
 
 
+@pytest.mark.committed
 def test_store_init_reports_a_bucket_without_object_lock(backend: Backend) -> None:
     if backend.name == "embedded":
         pytest.skip("a folder store has no Object Lock to report")

@@ -12,12 +12,16 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import sqlalchemy as sa
 
 from records.models import Capture, Citation, Extraction, Snapshot, Verification
 from tests.http_fixtures import LoopbackServer
 from tests.records.conftest import Backend
 from tests.records.test_records_cli import ARTICLE, QUOTE, write_json
+
+# Other processes write and read these records: they are committed (tests/records/conftest.py).
+pytestmark = [pytest.mark.committed, pytest.mark.slow]
 
 PROCESSES = 16
 

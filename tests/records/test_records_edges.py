@@ -122,6 +122,7 @@ def test_a_bad_flag_value_is_a_configuration_error(tmp_path: Path) -> None:
     assert "SNAP_ALLOW_PRIVATE must be 1 or 0" in result.output
 
 
+@pytest.mark.committed
 def test_input_from_stdin_and_with_a_byte_order_mark(backend: Backend, tmp_path: Path) -> None:
     document = json.dumps({"snapshotId": "sha256:" + "a" * 64, "quote": QUOTE})
     done = subprocess.run(

@@ -204,6 +204,7 @@ def test_an_interrupted_reverify_continues_without_redoing_committed_groups(
     assert count(workspace, Verification) == 6 + 6  # nothing checked or recorded twice
 
 
+@pytest.mark.committed  # migrations take table locks
 def test_upgrade_from_the_first_schema_keeps_every_row_and_everything_verifies(
     workspace: Workspace, example_page: Path
 ) -> None:
@@ -337,6 +338,7 @@ def test_reextract_records_a_new_extraction_and_refuses_a_conflicting_one(
     assert record.snapshot_id == made["snapshotId"]
 
 
+@pytest.mark.committed  # two transactions at once
 def test_a_read_in_progress_never_blocks_a_writer(backend: Backend, workspace: Workspace) -> None:
     """Reads are deferred (and, on SQLite, WAL): a writer commits while a reader is open."""
     import time

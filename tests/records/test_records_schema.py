@@ -55,6 +55,7 @@ def test_database_refuses_malformed_hashes(workspace: Workspace, bad: str) -> No
         s.add(snapshot_row(bad))
 
 
+@pytest.mark.committed  # its triggers fire at COMMIT
 def test_verifications_are_append_only_in_the_database(workspace: Workspace) -> None:
     with workspace.db.session() as session:
         session.add(snapshot_row(GOOD))

@@ -23,6 +23,7 @@ import redis
 
 from records.db import Database
 from tests.db_support import empty_tables, throwaway_postgres
+from tests.snap_cli import run_snap
 from tests.workers.pages import PageServer
 
 REDIS_URL = os.environ.get("SNAP_TEST_REDIS_URL", "redis://127.0.0.1:6379/9")
@@ -77,7 +78,12 @@ class Snap:
                 self.kill_worker(process)
 
     def progress(self, batch_id: str) -> dict[str, Any]:
-        progress: dict[str, Any] = self.json("jobs", batch_id)
+        """``snap jobs BATCH --json``, asked in this process (tests/snap_cli.py): the waits below
+        poll it every half second, and a new interpreter each time would take more CPU than the
+        workers under test. Starting workers and queueing work stay real processes."""
+        done = run_snap(["jobs", batch_id, "--json"], self.env)
+        assert "Traceback" not in done.stderr, done.stderr
+        progress: dict[str, Any] = json.loads(done.stdout)
         return progress
 
     def wait_until(self, batch_id: str, done: int, timeout: float = 300) -> dict[str, Any]:

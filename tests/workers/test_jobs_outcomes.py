@@ -14,6 +14,8 @@ import pytest
 from tests.http_fixtures import LoopbackServer, http_server  # noqa: F401  (fixture)
 from tests.workers.conftest import Snap
 
+pytestmark = pytest.mark.slow  # workers started and waited for, about a minute a test
+
 PAGES = 3
 FILLER = "".join(
     f"<p>Paragraph {n} explains how the weekly figures were gathered and checked.</p>"
