@@ -68,9 +68,13 @@ if [ ! -f "$deps/.complete" ]; then
         rm -rf "$deps"
         "$python_bin" -m venv "$deps"
         printf '%s\n' "$requirements" >"$deps/requirements.txt"
-        "$deps/bin/python" -m pip install --quiet --disable-pip-version-check \
-            -r "$deps/requirements.txt" 2>&1 \
-            | grep -v -e 'is ignored: it is neither' -e "does not provide the extra" || true
+        # pip's own exit status decides: a failed install must never be marked complete.
+        if ! "$deps/bin/python" -m pip install --quiet --disable-pip-version-check \
+            -r "$deps/requirements.txt" >"$deps.log" 2>&1; then
+            grep -v -e 'is ignored: it is neither' "$deps.log" >&2 || true
+            echo "tests/setup_venv.sh: installing the dependencies failed (log: $deps.log)" >&2
+            exit 1
+        fi
         touch "$deps/.complete"
     fi
     flock -u 9
@@ -98,7 +102,11 @@ for script in "$deps"/bin/*; do
         ln -s "$script" ".venv/bin/$name"
     fi
 done
-.venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps \
-    --no-build-isolation -e . 2>&1 | grep -v -e 'is ignored: it is neither' || true
+if ! .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps \
+    --no-build-isolation -e . >.venv/install.log 2>&1; then
+    grep -v -e 'is ignored: it is neither' .venv/install.log >&2 || true
+    echo "tests/setup_venv.sh: installing snap into .venv failed" >&2
+    exit 1
+fi
 .venv/bin/python -c 'import snap.cli, pytest, mypy' # the layering works, or this run stops here
 echo "$deps" >"$marker"
