@@ -3,13 +3,15 @@
 ``/page/N`` is an HTML page of SENTENCES sentences, each naming N (so every page has its own
 bytes and every quote is in exactly one page); ``/flaky/N/K`` answers 503 to its first K
 requests and then the page; ``/gone/N`` is a 404. Every request's path and start and end
-times are kept. It binds 127.0.0.1 only.
+times are kept. ``hold()`` keeps every request waiting until ``release()``, so a test can
+know that the workers' fetches are in flight when it kills them. It binds 127.0.0.1 only.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+import sys
 import threading
 import time
 from collections import Counter
@@ -45,6 +47,9 @@ class PageServer(ThreadingHTTPServer):
         self.sentences = sentences
         self.lock = threading.Lock()
         self.log: list[tuple[str, float, float]] = []  # path, start, end (monotonic)
+        self.gate = threading.Event()  # cleared by hold(): requests wait until it is set again
+        self.gate.set()
+        self.held = 0  # requests waiting at the gate now
         self.thread = threading.Thread(target=self.serve_forever, daemon=True)
         self.thread.start()
 
@@ -55,7 +60,32 @@ class PageServer(ThreadingHTTPServer):
         with self.lock:
             return Counter(path for path, _, _ in self.log)
 
+    def hold(self) -> None:
+        """Keep every request from now on waiting (at most two minutes) until ``release``."""
+        self.gate.clear()
+
+    def release(self) -> None:
+        self.gate.set()
+
+    def wait_held(self, count: int, timeout: float) -> int:
+        """Until ``count`` requests are waiting at the gate, or ``timeout`` seconds; how many."""
+        deadline = time.monotonic() + timeout
+        while True:
+            with self.lock:
+                held = self.held
+            if held >= count or time.monotonic() > deadline:
+                return held
+            time.sleep(0.05)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client killed mid-request (the kill tests do it on purpose) is not an error of
+        the server; anything else is printed as usual."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
     def close(self) -> None:
+        self.release()
         self.shutdown()
         self.server_close()
 
@@ -71,6 +101,12 @@ class _Handler(BaseHTTPRequestHandler):
         start = time.monotonic()
         with self.server.lock:
             earlier = sum(1 for path, _, _ in self.server.log if path == self.path)
+        if not self.server.gate.is_set():
+            with self.server.lock:
+                self.server.held += 1
+            self.server.gate.wait(timeout=120)
+            with self.server.lock:
+                self.server.held -= 1
         if self.server.delay:
             time.sleep(self.server.delay)
         status, body = self.answer(earlier)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 import signal
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -23,17 +25,28 @@ URLS = int(os.environ.get("SNAP_WORKERS_TEST_URLS", "300"))
 CITATIONS = int(os.environ.get("SNAP_WORKERS_TEST_CITATIONS", "10000"))
 
 
-def run_with_kills(snap: Snap, batch_id: str, total: int) -> dict[str, object]:
+POOL_PROCESSES = 4  # two workers of two pool processes each
+
+
+def run_with_kills(
+    snap: Snap, batch_id: str, total: int, pages: PageServer | None = None
+) -> dict[str, object]:
     """Two workers of two pool processes. At a third: SIGKILL one pool process of worker A
     (its message goes back to the queue: reject on worker lost). At a half: SIGKILL worker B
     whole (its messages are taken, never acknowledged) and start it again. When the batch
-    stalls, ``snap jobs --resume`` re-queues what the killed worker held."""
+    stalls, ``snap jobs --resume`` re-queues what the killed worker held.
+
+    Given the ``pages`` the batch fetches, each kill is made while the page server holds every
+    pool process's request (``PageServer.hold``), so it lands on running tasks however loaded
+    the machine is; without it (re-verification fetches nothing) the kills land where they
+    land."""
     first = snap.start_worker("--concurrency", "2")
     second = snap.start_worker("--concurrency", "2")
     snap.wait_until(batch_id, total // 3)
-    os.kill(pool_children(first.pid)[0], signal.SIGKILL)
+    first_pool = wait_for_pool(first.pid)
+    in_flight(pages, lambda: os.kill(first_pool[0], signal.SIGKILL))
     snap.wait_until(batch_id, total // 2)
-    snap.kill_worker(second)
+    in_flight(pages, lambda: snap.kill_worker(second))
     snap.start_worker("--concurrency", "2")
     progress = snap.wait_stalled(batch_id)
     resumed = 0
@@ -47,6 +60,29 @@ def run_with_kills(snap: Snap, batch_id: str, total: int) -> dict[str, object]:
     return {"resumed": resumed, "stalled": progress}
 
 
+def wait_for_pool(pid: int, timeout: float = 120) -> list[int]:
+    """The worker's pool processes, once it has started them (late on a loaded machine)."""
+    deadline = time.monotonic() + timeout
+    while not (children := pool_children(pid)):
+        assert time.monotonic() < deadline, f"worker {pid} started no pool process"
+        time.sleep(0.1)
+    return children
+
+
+def in_flight(pages: PageServer | None, kill: Callable[[], None]) -> None:
+    """``kill`` while every pool process waits inside a fetch (when the batch fetches pages)."""
+    if pages is None:
+        kill()
+        return
+    pages.hold()
+    try:
+        held = pages.wait_held(POOL_PROCESSES, timeout=120)
+        assert held > 0, "no fetch reached the page server while it held requests"
+        kill()
+    finally:
+        pages.release()
+
+
 @pytest.mark.slow
 @pytest.mark.postgres
 @pytest.mark.timeout(900)
@@ -55,7 +91,7 @@ def test_a_batch_survives_killed_workers(snap_pg: Snap, pages: PageServer, tmp_p
     listing = tmp_path / "urls.txt"
     listing.write_text("\n".join(urls) + "\n")
     capture = snap_pg.json("fetch", "--enqueue", str(listing))
-    run_with_kills(snap_pg, capture["batchId"], URLS)
+    run_with_kills(snap_pg, capture["batchId"], URLS, pages)
     engine = sa.create_engine(snap_pg.env["SNAP_DATABASE_URL"])
     try:
         with engine.connect() as connection:
@@ -95,4 +131,4 @@ def test_a_batch_survives_killed_workers(snap_pg: Snap, pages: PageServer, tmp_p
     assert {status for _, status in checks} == {"quote_found"}
     assert sorted((state, count) for _, state, count in states) == [("done", URLS)] * 2
     print(f"most attempts of one item, per batch: {attempts}")
-    assert max(most for _, most in attempts) >= 2  # the kills did hit running tasks
+    assert max(most for _, most in attempts) >= 2  # the kills did hit running tasks (held)
