@@ -135,6 +135,19 @@ def read_revision(engine: Engine) -> str | None:
         raise DatabaseError(f"cannot open the database at {safe}: {exc.orig}") from None
 
 
+def is_known_revision(revision: str) -> bool:
+    """Whether the packaged migrations contain ``revision``: a database stamped by a newer or
+    different snap cannot be upgraded or downgraded by this one, and Alembic's own error for
+    it ("Can't locate revision") says nothing a user can act on."""
+    from alembic.script import ScriptDirectory
+    from alembic.util import CommandError
+
+    try:
+        return ScriptDirectory.from_config(alembic_config()).get_revision(revision) is not None
+    except CommandError:
+        return False
+
+
 class Database:
     """An engine plus a session factory, checked to be at the latest migration."""
 
@@ -174,8 +187,15 @@ class Database:
         return self.engine.dialect.name
 
     def _ensure_current(self, migrate: bool) -> None:
-        if self.current_revision() == self.head_revision():
+        current = self.current_revision()
+        if current == self.head_revision():
             return
+        if current is not None and not is_known_revision(current):
+            raise DatabaseError(
+                f"the database at {self.safe_url} is at schema revision {current}, which this"
+                " snap does not know (a newer or different snap wrote it); use that snap, or"
+                " point SNAP_HOME or SNAP_DATABASE_URL at another database"
+            )
         if not migrate:
             raise DatabaseError(
                 f"the database at {self.safe_url} is not at the latest schema; run: snap db upgrade"

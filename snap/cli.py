@@ -854,8 +854,9 @@ def worker(ctx: click.Context, celery_args: tuple[str, ...]) -> None:
     settings: Settings = ctx.obj
     if settings.broker_url is None:
         raise ConfigError("snap worker needs a broker: set SNAP_BROKER_URL (e.g. redis://…)")
-    with workspace(ctx):  # the database and store answer (and SQLite is migrated) first
-        pass
+    if not {"--help", "-h"} & set(celery_args):  # celery's help opens nothing
+        with workspace(ctx):  # the database and store answer (and SQLite is migrated) first
+            pass
     from snap.workers.app import configure
 
     app = configure(settings)

@@ -127,6 +127,8 @@ def usable_value(param: click.Parameter, home: Path) -> str:
         return str(home / "out.file")
     if isinstance(param.type, InputFile):
         return str(home / "good.json")
+    if isinstance(param.type, click.IntRange):
+        return str(param.type.min or 1)  # a checkpoint: the path is refused before it is read
     if isinstance(param, click.Argument) and isinstance(param.type, click.types.StringParamType):
         return "sha256:" + "0" * 64  # an id: the path is refused before any id is looked up
     raise AssertionError(f"no usable value known for the required {param.name}: add one here")

@@ -56,16 +56,19 @@ def test_compose_names_only_settings_snap_reads() -> None:
 
 
 @pytest.mark.parametrize("service", ["serve", "worker"])
-def test_compose_commands_are_snap_commands(service: str) -> None:
+def test_compose_commands_are_snap_commands(service: str, tmp_path: Path) -> None:
     shell = compose()["services"][service]["command"][-1]
     for command in re.findall(r"snap ([a-z][^&]*?)(?:&&|$)", shell):
         args = command.split()
-        # a broker on loopback: `snap worker --help` is celery's help, and nothing is resolved
-        env = {**os.environ, "SNAP_BROKER_URL": REDIS_URL}
+        # a broker on loopback: `snap worker --help` is celery's help, and nothing is resolved;
+        # a home of its own, so no database the user or another run left is read
+        env = {**os.environ, "SNAP_BROKER_URL": REDIS_URL, "SNAP_HOME": str(tmp_path)}
+        env.pop("SNAP_DATABASE_URL", None)
         done = subprocess.run(
             [str(SNAP), *args, "--help"], env=env, capture_output=True, text=True, timeout=60
         )
         assert done.returncode == 0, (args, done.stderr)
+    assert not (tmp_path / "snap.db").exists(), "a command's --help opened the database"
 
 
 def call(port: int, method: str, path: str, body: Any = None) -> tuple[int, Any]:

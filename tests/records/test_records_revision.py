@@ -54,3 +54,17 @@ def test_several_recorded_revisions_are_one_clear_error(tmp_path: Path) -> None:
     engine.dispose()
     with pytest.raises(DatabaseError, match=rf"several schema revisions \(0002, {HEAD_REVISION}\)"):
         Database(url)
+
+
+def test_a_revision_this_snap_does_not_know_is_one_clear_error(tmp_path: Path) -> None:
+    """A database a newer snap migrated: named as such, never Alembic's "Can't locate revision"
+    (an internal error, exit 70); the database is left as it was."""
+    url = f"sqlite:///{tmp_path}/newer.db"
+    Database(url).dispose()
+    engine = sa.create_engine(url)
+    with engine.begin() as connection:
+        connection.execute(sa.text("UPDATE alembic_version SET version_num = 'later_0099'"))
+    engine.dispose()
+    with pytest.raises(DatabaseError, match="at schema revision later_0099, which this snap does"):
+        Database(url)
+    assert Database.revision_of(url) == "later_0099"
