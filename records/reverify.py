@@ -139,7 +139,7 @@ def reverify(
         plan = plan_reverify(session, citations, run_id)
     workspace.stores.check_all(plan.evidence())
     seals = seal_checks_of(workspace)
-    texts = SnapshotTexts(workspace.stores, shared=workspace.prepared, seals=seals)
+    texts = SnapshotTexts(workspace.stores, shared=workspace.shared_prepared(), seals=seals)
     results = list(plan.done)
     if progress is not None and plan.done:
         progress(len(plan.done))

@@ -173,7 +173,7 @@ def verify_citations(
             [p.evidence for p in [*planned, *documents] if p.evidence is not None]
         )
         seals = seal_checks_of(workspace)
-        texts = SnapshotTexts(workspace.stores, shared=workspace.prepared, seals=seals)
+        texts = SnapshotTexts(workspace.stores, shared=workspace.shared_prepared(), seals=seals)
         checked = []
         for planned_request in planned:
             checkpoint()

@@ -25,3 +25,9 @@ class OffsetError(VerifierError):
 
 class SelectorError(VerifierError):
     """A selector is malformed (start after end, missing exact text, unknown unit)."""
+
+
+class PackError(VerifierError):
+    """Bytes that are not a packed prepared source of the given text and version: damaged,
+    truncated, foreign or of another layout (``verifier.packed``).  The cache that read them
+    tokenizes the text again; it never reaches a user."""
