@@ -431,8 +431,12 @@ def reverify(
     refused (exit 2). Exit 1 when any citation fails or any refetch failed. With --enqueue,
     each snapshot group is a task for workers; snap jobs BATCH shows what they found.
     """
-    from records.reverify import recorded_run, refetch_sources, select_citations
-    from records.reverify import reverify as run_reverify
+    from records.reverify import (
+        recorded_run,
+        refetch_sources,
+        reverify_in_chunks,
+        select_citation_keys,
+    )
 
     if enqueue:
         if refetch or run_id:
@@ -451,12 +455,12 @@ def reverify(
         ctx, existing=True, allow_private=allow_private, allow_networks=allow_networks
     ) as ws:
         run_id = recorded_run(ws, run_id) if run_id else None
-        citations = select_citations(ws, url=url and as_url(url), since=since)
+        citations = select_citation_keys(ws, url=url and as_url(url), since=since)
         if not citations and (url or since):
             raise RecordNotFound("no recorded citation matches --url/--since")
         errors = refetch_sources(ws, citations) if refetch else {}
         with progress_counter(len(citations), "re-verifying") as bar:
-            report = run_reverify(
+            report = reverify_in_chunks(
                 ws, citations, progress=bar.update, refetch_errors=errors, run_id=run_id
             )
             checkpoint_log(ws)
