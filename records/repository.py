@@ -512,7 +512,7 @@ def citation_keys_matching(
         query = query.where(Citation.url_key == canonical_url(url))
     if since is not None:
         query = query.where(Citation.created_at >= since)
-    return session.execute(query).tuples().all()
+    return [(row.id, row.url, row.snapshot_id) for row in session.execute(query)]
 
 
 IDS_PER_QUERY = 1000  # ids in one IN list, well under every driver's limit on parameters

@@ -133,7 +133,7 @@ def reverify_in_chunks(
     run_id = run_id or uuid.uuid4().hex
     results: list[CitationResult] = []
     resumed = 0
-    for ids in _chunks(keys, chunk):
+    for ids in source_chunks(keys, chunk):
         with workspace.db.reading() as session:
             citations = citations_by_id(session, ids)
         report = reverify(workspace, citations, progress=progress, run_id=run_id)
@@ -143,7 +143,7 @@ def reverify_in_chunks(
     return ReverifyReport(results, refetch_errors or {}, run_id, resumed)
 
 
-def _chunks(keys: Sequence[CitationKey], chunk: int) -> Iterator[list[str]]:
+def source_chunks(keys: Sequence[CitationKey], chunk: int) -> Iterator[list[str]]:
     if len(keys) <= chunk:
         yield [key.id for key in keys]
         return
