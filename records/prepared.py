@@ -75,14 +75,14 @@ class PreparedFolder:
     def load(self, text_hash: str, source: str) -> PreparedSource | None:
         """The prepared ``source`` kept for ``text_hash``, or None (no entry, or a bad one,
         which is deleted). The caller has checked that ``source`` is the text of ``text_hash``."""
-        path = self.entry_path(text_hash)
         try:
+            path = self.entry_path(text_hash)
             data = path.read_bytes()
         except OSError:
             return None
         try:
             prepared = unpack(data, source, _binding(text_hash))
-        except PackError:
+        except PackError:  # damaged, truncated, foreign: never trusted, rebuilt by the caller
             with contextlib.suppress(OSError):
                 path.unlink()
             return None
@@ -94,10 +94,10 @@ class PreparedFolder:
         """Keep ``prepared`` for the next process; quietly nothing when it cannot be."""
         try:
             data = pack(prepared, _binding(text_hash))
-        except PackError:
+        except (PackError, OSError):  # a key the layout cannot hold; unreadable sources
             return
-        path = self.entry_path(text_hash)
         try:
+            path = self.entry_path(text_hash)
             if not path.parent.is_dir():
                 self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
                 path.parent.mkdir(parents=True, exist_ok=True)
