@@ -144,6 +144,8 @@ def reverify_in_chunks(
 
 
 def source_chunks(keys: Sequence[CitationKey], chunk: int) -> Iterator[list[str]]:
+    """The ids of ``keys`` in chunks of at least ``chunk`` (the last may be smaller), each
+    holding whole sources: a source cut across two chunks would be read and planned twice."""
     if len(keys) <= chunk:
         yield [key.id for key in keys]
         return
