@@ -130,13 +130,14 @@ def reverify_in_chunks(
     citations, one call in their order; more, sorted by source (stable) and cut only between
     sources, so each source's text is read in one chunk and a chunk's citations are released
     before the next is loaded.  One run id for all: an interrupted run continues as a whole."""
+    new_run = run_id is None
     run_id = run_id or uuid.uuid4().hex
     results: list[CitationResult] = []
     resumed = 0
     for ids in source_chunks(keys, chunk):
         with workspace.db.reading() as session:
             citations = citations_by_id(session, ids)
-        report = reverify(workspace, citations, progress=progress, run_id=run_id)
+        report = reverify(workspace, citations, progress=progress, run_id=run_id, new_run=new_run)
         del citations
         results += report.results
         resumed += report.resumed
@@ -209,13 +210,16 @@ def reverify(
     progress: Progress | None = None,
     refetch_errors: dict[str, str] | None = None,
     run_id: str | None = None,
+    new_run: bool = False,
 ) -> ReverifyReport:
     """Re-check ``citations``, one short write transaction per snapshot group: an interrupted
     run keeps every group it finished, and the same ``run_id`` given again continues it
-    without checking or recording those groups a second time."""
+    without checking or recording those groups a second time.  A run id made here, or by a
+    caller that says so (``new_run``), has recorded nothing: its earlier checks are not read."""
+    new_run = new_run or run_id is None
     run_id = run_id or uuid.uuid4().hex
     with workspace.db.reading() as session:
-        plan = plan_reverify(session, citations, run_id)
+        plan = plan_reverify(session, citations, run_id, new_run=new_run)
     workspace.stores.check_all(plan.evidence())
     seals = seal_checks_of(workspace)
     texts = SnapshotTexts(workspace.stores, shared=workspace.shared_prepared(), seals=seals)
@@ -296,8 +300,10 @@ def check_group(
     ]
 
 
-def plan_reverify(session: Session, citations: Sequence[Citation], run_id: str) -> _Plan:
-    done_rows = verifications_of_run(session, run_id, [c.id for c in citations])
+def plan_reverify(
+    session: Session, citations: Sequence[Citation], run_id: str, *, new_run: bool = False
+) -> _Plan:
+    done_rows = {} if new_run else verifications_of_run(session, run_id, [c.id for c in citations])
     done = [result_of_row(c, done_rows[c.id]) for c in citations if c.id in done_rows]
     todo = [c for c in citations if c.id not in done_rows]
     groups = group_by_latest_snapshot(session, todo)
