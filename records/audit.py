@@ -26,6 +26,7 @@ from records.repository import (
     get_snapshot,
     verifications_of,
 )
+from records.vocabulary import CaptureOutcome
 from records.workspace import Workspace
 from snapshotter.capture import rfc3339
 from snapshotter.errors import InputError
@@ -112,7 +113,7 @@ def add_seal_states(workspace: Workspace, report: dict[str, Any]) -> None:
     add_log_proofs(workspace, report)
     checks = seal_checks_of(workspace)
     for capture in report.get("captures", []):
-        if capture["outcome"] != "stored":
+        if capture["outcome"] != CaptureOutcome.STORED:
             continue
         state = checks.state(
             workspace.store,

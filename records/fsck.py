@@ -1,7 +1,7 @@
 """``snap fsck``: re-hash every recorded blob at its recorded version, in the store it was
 written to, and say what state each is in.
 
-States (records.outcome): *intact*; *shadowed* (intact, but a delete marker or a newer version
+States (``BlobState``): *intact*; *shadowed* (intact, but a delete marker or a newer version
 sits on top of the recorded one: someone wrote over the key); *damaged* (the recorded version
 does not hash to its digest); *missing* (gone from the store it was written to). Damaged and
 missing are problems (exit 1); shadowed is reported, and the evidence still verifies.
@@ -20,10 +20,10 @@ from typing import Any
 from sqlalchemy import select
 
 from records.attest.checks import seal_blobs, seal_checks_of
-from records.evidence import BlobState, Evidence, blob_state, capture_blobs, recorded_blobs
+from records.evidence import BlobCheck, Evidence, blob_state, capture_blobs, recorded_blobs
 from records.models import Capture, Extraction, Snapshot
-from records.outcome import BLOB_SHADOWED, BLOB_STATES
 from records.texts import rehash_blob
+from records.vocabulary import BlobState, CaptureOutcome
 from records.workspace import Workspace
 from snapshotter.errors import StoreError
 from snapshotter.store import blob_key
@@ -43,7 +43,7 @@ class RecordedBlob:
 class FsckReport:
     blobs_checked: int = 0
     snapshots_checked: int = 0
-    states: dict[str, int] = field(default_factory=lambda: dict.fromkeys(BLOB_STATES, 0))
+    states: dict[BlobState, int] = field(default_factory=lambda: dict.fromkeys(BlobState, 0))
     problems: list[dict[str, Any]] = field(default_factory=list)
     shadowed: list[dict[str, Any]] = field(default_factory=list)
     orphans: list[str] = field(default_factory=list)
@@ -54,12 +54,12 @@ class FsckReport:
     def ok(self) -> bool:
         return not self.problems
 
-    def add(self, blob: RecordedBlob, state: BlobState) -> None:
+    def add(self, blob: RecordedBlob, state: BlobCheck) -> None:
         self.states[state.state] += 1
-        if state.holds and state.state != BLOB_SHADOWED:
+        if state.holds and state.state != BlobState.SHADOWED:
             return
         entry = {**state.to_json(), "snapshotId": blob.snapshot_id}
-        if state.state == BLOB_SHADOWED:
+        if state.state == BlobState.SHADOWED:
             self.shadowed.append(entry)
             return
         problem = f"{blob_key(blob.kind, blob.digest)} is {state.state}: {state.detail}"
@@ -101,7 +101,9 @@ def plan_fsck(workspace: Workspace) -> FsckPlan:
     with workspace.db.reading() as session:
         snapshots = {s.id: s for s in session.scalars(select(Snapshot))}
         extractions = list(session.scalars(select(Extraction).order_by(Extraction.id)))
-        stored = select(Capture.snapshot_id, Capture.provenance).where(Capture.outcome == "stored")
+        stored = select(Capture.snapshot_id, Capture.provenance).where(
+            Capture.outcome == CaptureOutcome.STORED
+        )
         rows = [(str(row[0]), dict(row[1] or {})) for row in session.execute(stored)]
     heads = [
         (snapshot_id, blob)

@@ -32,16 +32,16 @@ from records.reextract import plan_reextract as plan_reextract_jobs
 from records.reextract import reextract
 from records.repository import citations_matching
 from records.reverify import group_by_latest_snapshot, reverify
+from records.vocabulary import BatchKind, FailureKind, ItemState, Status
 from records.workspace import Workspace
 from snapshotter.capture import SnapshotRecord, rfc3339
 from snapshotter.errors import InputError, SnapError
 from snapshotter.weburl import InvalidURL, has_web_scheme, web_url
-from verifier.status import Status
 
 Item = tuple[str, dict[str, Any]]  # (key, payload)
 ROWS_PER_INSERT = 500
 MAX_URL_LIST_BYTES = 256 * 1024 * 1024
-OPEN_STATES = ("pending", "running")
+OPEN_STATES = tuple(state for state in ItemState if state.open)
 ERRORS_SHOWN = 10
 
 
@@ -119,7 +119,7 @@ def reextract_items(
 
 
 def create_batch(
-    db: Database, kind: str, params: dict[str, Any], items: Sequence[Item]
+    db: Database, kind: BatchKind, params: dict[str, Any], items: Sequence[Item]
 ) -> tuple[str, list[int]]:
     """Record the batch and its items (all pending) in one transaction; returns the batch id
     and the item ids, the messages to publish."""
@@ -133,7 +133,7 @@ def create_batch(
                 "batch_id": batch_id,
                 "key": key,
                 "payload": payload,
-                "state": "pending",
+                "state": ItemState.PENDING,
                 "attempts": 0,
                 "updated_at": now,
             }
@@ -154,7 +154,7 @@ def create_batch(
 class Claimed:
     item_id: int
     batch_id: str
-    kind: str
+    kind: BatchKind
     key: str
     payload: dict[str, Any]
     attempts: int  # this try included
@@ -167,21 +167,23 @@ def claim_item(db: Database, item_id: int) -> Claimed | None:
         claimed = session.execute(
             update(BatchItem)
             .where(BatchItem.id == item_id, BatchItem.state.in_(OPEN_STATES))
-            .values(state="running", attempts=BatchItem.attempts + 1, updated_at=utcnow())
+            .values(state=ItemState.RUNNING, attempts=BatchItem.attempts + 1, updated_at=utcnow())
         )
         if claimed.rowcount != 1:  # type: ignore[attr-defined]
             return None
         item = session.get_one(BatchItem, item_id)
         kind = session.scalar(select(Batch.kind).where(Batch.id == item.batch_id))
-        return Claimed(item.id, item.batch_id, str(kind), item.key, item.payload, item.attempts)
+        return Claimed(
+            item.id, item.batch_id, BatchKind(str(kind)), item.key, item.payload, item.attempts
+        )
 
 
 def done_in(session: Session, item_id: int, result: str) -> bool:
     """The compare-and-set to done, inside the caller's transaction; False: already done."""
     moved = session.execute(
         update(BatchItem)
-        .where(BatchItem.id == item_id, BatchItem.state != "done")
-        .values(state="done", result=result, error_kind=None, updated_at=utcnow())
+        .where(BatchItem.id == item_id, BatchItem.state != ItemState.DONE)
+        .values(state=ItemState.DONE, result=result, error_kind=None, updated_at=utcnow())
     )
     return bool(moved.rowcount == 1)  # type: ignore[attr-defined]
 
@@ -208,10 +210,10 @@ def mark_failed(
     with db.session() as session:
         session.execute(
             update(BatchItem)
-            .where(BatchItem.id == item_id, BatchItem.state != "done")
+            .where(BatchItem.id == item_id, BatchItem.state != ItemState.DONE)
             .values(
-                state="pending" if retrying else "failed",
-                error_kind="transient" if transient else "permanent",
+                state=ItemState.PENDING if retrying else ItemState.FAILED,
+                error_kind=FailureKind.TRANSIENT if transient else FailureKind.PERMANENT,
                 last_error=error.message,
                 updated_at=utcnow(),
             )
@@ -221,14 +223,12 @@ def mark_failed(
 def run_item(workspace: Workspace, claimed: Claimed) -> str:
     """Do the work of a claimed item and mark it done; returns the result reference.
     Errors of the hierarchy propagate: the caller decides between a retry and a failure."""
-    if claimed.kind == "capture":
+    if claimed.kind is BatchKind.CAPTURE:
         return capture_item(workspace, claimed)
-    if claimed.kind == "reverify":
+    if claimed.kind is BatchKind.REVERIFY:
         result = reverify_item(workspace, claimed)
-    elif claimed.kind == "reextract":
-        result = reextract_item(workspace, claimed)
     else:
-        raise InputError(f"batch {claimed.batch_id} has an unknown kind {claimed.kind!r}")
+        result = reextract_item(workspace, claimed)
     mark_done(workspace.db, claimed.item_id, result)
     return result
 
@@ -297,7 +297,7 @@ def checkpoint_when_finished(workspace: Workspace, batch_id: str) -> None:
         open_items = session.scalar(
             select(func.count())
             .select_from(BatchItem)
-            .where(BatchItem.batch_id == batch_id, BatchItem.state.in_(("pending", "running")))
+            .where(BatchItem.batch_id == batch_id, BatchItem.state.in_(OPEN_STATES))
         )
     if not open_items:
         from records.attest.checkpoints import checkpoint_if_grown
@@ -330,7 +330,7 @@ def batch_progress(db: Database, given: str) -> dict[str, Any]:
 
 
 def progress_of(session: Session, batch: Batch) -> dict[str, Any]:
-    counts = dict.fromkeys(("pending", "running", "done", "failed"), 0)
+    counts = {state.value: 0 for state in ItemState}
     rows = session.execute(
         select(BatchItem.state, BatchItem.error_kind, func.count())
         .where(BatchItem.batch_id == batch.id)
@@ -339,12 +339,12 @@ def progress_of(session: Session, batch: Batch) -> dict[str, Any]:
     transient = 0
     for state, kind, count in rows:
         counts[state] += count
-        if state == "failed" and kind == "transient":
+        if state == ItemState.FAILED and kind == FailureKind.TRANSIENT:
             transient += count
     errors = session.execute(
         select(BatchItem.key, BatchItem.payload, BatchItem.error_kind, BatchItem.last_error)
         .add_columns(BatchItem.attempts)
-        .where(BatchItem.batch_id == batch.id, BatchItem.state == "failed")
+        .where(BatchItem.batch_id == batch.id, BatchItem.state == ItemState.FAILED)
         .order_by(BatchItem.id)
         .limit(ERRORS_SHOWN)
     )
@@ -356,7 +356,7 @@ def progress_of(session: Session, batch: Batch) -> dict[str, Any]:
         "total": batch.total,
         **counts,
         "failedTransient": transient,
-        "finished": counts["pending"] + counts["running"] == 0,
+        "finished": not any(counts[state] for state in OPEN_STATES),
         "failures": [
             {
                 "key": str(payload.get("url", key)),  # a capture's URL, even a hashed key's
@@ -367,7 +367,7 @@ def progress_of(session: Session, batch: Batch) -> dict[str, Any]:
             for key, payload, kind, error, attempts in errors
         ],
     }
-    if batch.kind == "reverify":
+    if batch.kind == BatchKind.REVERIFY:
         progress["outcomes"] = reverify_outcomes(session, batch.id)
     return progress
 
@@ -433,10 +433,10 @@ def resumable_items(db: Database, given: str) -> tuple[str, list[int]]:
             update(BatchItem)
             .where(
                 BatchItem.batch_id == batch.id,
-                BatchItem.state == "failed",
-                BatchItem.error_kind == "transient",
+                BatchItem.state == ItemState.FAILED,
+                BatchItem.error_kind == FailureKind.TRANSIENT,
             )
-            .values(state="pending", updated_at=utcnow())
+            .values(state=ItemState.PENDING, updated_at=utcnow())
         )
         ids = session.scalars(
             select(BatchItem.id)
@@ -446,6 +446,6 @@ def resumable_items(db: Database, given: str) -> tuple[str, list[int]]:
         return batch.id, list(ids)
 
 
-def kind_of(db: Database, batch_id: str) -> str:
+def kind_of(db: Database, batch_id: str) -> BatchKind:
     with db.reading() as session:
-        return resolve_batch(session, batch_id).kind
+        return BatchKind(resolve_batch(session, batch_id).kind)

@@ -19,6 +19,7 @@ from records.attest import log
 from records.errors import ExtractionConflict
 from records.models import Capture, Citation, Extraction, Snapshot, Verification, utcnow
 from records.urls import canonical_url, without_tracking
+from records.vocabulary import CaptureOutcome
 from snapshotter.capture import SnapshotRecord, page_json
 from snapshotter.errors import CaptureError, InputError
 from verifier import token_keys
@@ -72,7 +73,7 @@ def capture_values(record: SnapshotRecord) -> dict[str, Any]:
         "final_url_key": canonical_url(record.final_url) if record.final_url else None,
         "fetched_at": parse_time(record.fetched_at) if record.fetched_at else utcnow(),
         "http_status": record.status,
-        "outcome": "stored",
+        "outcome": CaptureOutcome.STORED,
         "snapshot_id": record.snapshot_id,
         "provenance": record.provenance,
         "method": record.capture_method,
@@ -221,7 +222,7 @@ def record_failed_capture(session: Session, target: str, error: CaptureError) ->
         final_url_key=canonical_url(error.final_url) if error.final_url else None,
         fetched_at=parse_time(str(fetched_at)) if fetched_at else utcnow(),
         http_status=error.status,
-        outcome="failed",
+        outcome=CaptureOutcome.FAILED,
         error=error.message,
         provenance=dict(error.provenance),
         method=failed_capture_method(error.provenance),
@@ -264,7 +265,8 @@ def _latest_capture_of_key(session: Session, key: str) -> Capture | None:
     query = (
         select(Capture)
         .where(
-            Capture.outcome == "stored", or_(Capture.url_key == key, Capture.final_url_key == key)
+            Capture.outcome == CaptureOutcome.STORED,
+            or_(Capture.url_key == key, Capture.final_url_key == key),
         )
         .order_by(
             Capture.as_latest.desc(),
@@ -292,7 +294,7 @@ def newest_stored_capture(session: Session, snapshot_id: str) -> Capture | None:
     of the snapshot, named by its id, reads it through (its seal is checked with the blobs)."""
     query = (
         select(Capture)
-        .where(Capture.snapshot_id == snapshot_id, Capture.outcome == "stored")
+        .where(Capture.snapshot_id == snapshot_id, Capture.outcome == CaptureOutcome.STORED)
         .order_by(Capture.id.desc())
         .limit(1)
     )

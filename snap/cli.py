@@ -18,6 +18,7 @@ from typing import Any, NoReturn
 
 import click
 
+from records.vocabulary import BatchKind
 from snap import __version__, render
 from snap.cli_support import F, emit_json, json_option, workspace
 from snap.config import Settings, settings_of
@@ -236,7 +237,7 @@ def fetch(
 
         items = capture_items(read_url_list(Path(target)), method=capture)
         with workspace(ctx, allow_private=allow_private, **limits) as ws:
-            start_batch(ctx, ws, "capture", {"urls": len(items)}, items, as_json)
+            start_batch(ctx, ws, BatchKind.CAPTURE, {"urls": len(items)}, items, as_json)
         return
     with workspace(ctx, allow_private=allow_private, **limits) as ws:
         record = capture_source(ws, target)
@@ -444,7 +445,7 @@ def reverify(
             items = reverify_items(ws, url=url and as_url(url), since=since)
             if not items and (url or since):
                 raise RecordNotFound("no recorded citation matches --url/--since")
-            start_batch(ctx, ws, "reverify", params, items, as_json)
+            start_batch(ctx, ws, BatchKind.REVERIFY, params, items, as_json)
         return
 
     with workspace(
@@ -627,7 +628,7 @@ def reextract(
             items = reextract_items(
                 ws, url=url and as_url(url), snapshot_id=snapshot_id, since=since
             )
-            start_batch(ctx, ws, "reextract", params, items, as_json)
+            start_batch(ctx, ws, BatchKind.REEXTRACT, params, items, as_json)
         return
 
     with workspace(ctx, existing=True) as ws:
@@ -787,7 +788,7 @@ def import_(ctx: click.Context, path: Path, as_latest: bool, as_json: bool) -> N
 def start_batch(
     ctx: click.Context,
     ws: Any,
-    kind: str,
+    kind: BatchKind,
     params: dict[str, Any],
     items: list[tuple[str, dict[str, Any]]],
     as_json: bool,

@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from records.passage_marks import marked_text, marks_outside
+from records.vocabulary import BlobState, CaptureOutcome, Status
 from verifier.closest import SIMILAR_ENOUGH_TO_SHOW
-from verifier.status import Status
 
 if TYPE_CHECKING:
     from records.outcome import CitationResult
@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 
 PASS, FAIL = "✓", "✗"
 HEADLINES = {status.value: status.headline for status in Status}
+MISMATCHES = (Status.POSITION_MISMATCH, Status.CONTEXT_MISMATCH)
+SHOWS_WHERE_FOUND = (Status.QUOTE_FOUND, *MISMATCHES)
 
 
 def plural(count: int, noun: str) -> str:
@@ -56,19 +58,19 @@ def result_lines(result: CitationResult) -> list[str]:
     where = short_id(data["snapshotId"])
     if data["span"]:
         where += f", code points {data['span']['start']}–{data['span']['end']}"
-    if data.get("page") and status == "quote_found":
+    if data.get("page") and status == Status.QUOTE_FOUND:
         where += f", page {data['page']}"
     lines = [f"{mark} {HEADLINES[status]}  {data['citationId']}  ({where})"]
     if data.get("claim"):
         lines.append(f"    claim: {one_line(data['claim'])}")
     if data.get("claimProblem"):
         lines.append(f"    claim offsets not used: {one_line(str(data['claimProblem']))}")
-    if data["quote"] and status in ("quote_found", "position_mismatch", "context_mismatch"):
+    if data["quote"] and status in SHOWS_WHERE_FOUND:
         quote = data["quote"]
         lines.append(
             f"    “…{one_line(quote['prefix'] + '⟦' + quote['exact'] + '⟧' + quote['suffix'])}…”"
         )
-    lines += explanation(status, data)
+    lines += explanation(Status(status), data)
     return lines
 
 
@@ -80,14 +82,14 @@ def quote_reasons() -> frozenset[str]:
     return frozenset({INNER_ELLIPSIS, EMPTY_QUOTE})
 
 
-def explanation(status: str, data: dict[str, Any]) -> list[str]:
+def explanation(status: Status, data: dict[str, Any]) -> list[str]:
     reason = data.get("reason")
-    if status == "quote_found":
+    if status == Status.QUOTE_FOUND:
         return [f"    ({data['matches']} occurrences)"] if data["matches"] > 1 else []
-    if status == "no_quote":
+    if status == Status.NO_QUOTE:
         return [f"    {reason}", *closest_lines(data, "claim")]
-    if status in ("not_found", "snippet_not_verbatim"):
-        if status == "snippet_not_verbatim":
+    if status in (Status.NOT_FOUND, Status.SNIPPET_NOT_VERBATIM):
+        if status == Status.SNIPPET_NOT_VERBATIM:
             lines = [f"    {reason}."]
         else:
             lines = ["    The cited source does not contain this quote."]
@@ -97,15 +99,15 @@ def explanation(status: str, data: dict[str, Any]) -> list[str]:
             where = other.get("url") or short_id(other["snapshotId"])
             lines.append(f"    The quote is in another source of this answer: {where}")
         return lines
-    if status == "could_not_check" and reason in quote_reasons():
+    if status == Status.COULD_NOT_CHECK and reason in quote_reasons():
         return [f"    Could not check this quote: {reason}."]
-    if status in ("could_not_check", "unknown_snapshot", "integrity_failure"):
+    if status in (Status.COULD_NOT_CHECK, Status.UNKNOWN_SNAPSHOT, Status.INTEGRITY_FAILURE):
         return [f"    Could not check the source: {reason}", *closest_lines(data)]
     lines = [f"    {reason}"] if reason else []
-    if status in ("position_mismatch", "context_mismatch") and data.get("foundAt"):
+    if status in MISMATCHES and data.get("foundAt"):
         spans = ", ".join(f"{start}–{end}" for start, end in data["foundAt"])
         lines.append(f"    The quote is at code points {spans}.")
-    if status == "source_changed":
+    if status == Status.SOURCE_CHANGED:
         lines += closest_lines(data)
     return lines
 
@@ -261,7 +263,11 @@ def audit_report(report: dict[str, Any]) -> str:
         lines += snapshot_lines(snapshot)
     lines.append("captures")
     for capture in report.get("captures", []):
-        outcome = capture["snapshotId"] if capture["outcome"] == "stored" else capture["error"]
+        outcome = (
+            capture["snapshotId"]
+            if capture["outcome"] == CaptureOutcome.STORED
+            else capture["error"]
+        )
         status = capture_source_label(capture)
         when = capture["fetchedAt"]
         if capture.get("method") == "import":  # the archive's date, not a capture by snap
@@ -343,20 +349,20 @@ def snapshot_lines(snapshot: dict[str, Any]) -> list[str]:
 
 
 BLOB_STATE_WORDS = {
-    "intact": "intact: recorded version re-hashed now",
-    "shadowed": "SHADOWED (evidence intact, recorded version re-hashed now)",
-    "damaged": "DAMAGED",
-    "missing": "MISSING",
+    BlobState.INTACT: "intact: recorded version re-hashed now",
+    BlobState.SHADOWED: "SHADOWED (evidence intact, recorded version re-hashed now)",
+    BlobState.DAMAGED: "DAMAGED",
+    BlobState.MISSING: "MISSING",
 }
 
 
 def blob_state_line(blob: dict[str, Any]) -> str:
-    words = BLOB_STATE_WORDS[blob["state"]]
+    words = BLOB_STATE_WORDS[BlobState(blob["state"])]
     return f"{words}: {blob['detail']}" if blob.get("detail") else words
 
 
 def verification_line(verification: dict[str, Any]) -> str:
-    mark = PASS if verification["status"] == "quote_found" else FAIL
+    mark = PASS if Status(verification["status"]).passed else FAIL
     span = verification["span"]
     where = f" at {span['start']}–{span['end']}" if span else ""
     reason = f"  {verification['reason']}" if verification["reason"] else ""

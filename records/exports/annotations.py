@@ -17,7 +17,7 @@ from records.exports.selection import CaptureItem, CitationItem, Selection, Veri
 from records.exports.warc import WarcSummary, warc_date
 from records.inputs import ANNOTATION_ID_PREFIX
 from snapshotter.capture import rfc3339
-from verifier import TextPositionSelector, TextQuoteSelector
+from verifier import Status, TextPositionSelector, TextQuoteSelector
 
 CONTEXT = "http://www.w3.org/ns/anno.jsonld"
 
@@ -71,7 +71,7 @@ def _target(
 def _citation(
     citation: CitationItem, exported: dict[str, tuple[CaptureItem, str]]
 ) -> dict[str, Any]:
-    found = [v for v in citation.verifications if v.status == "quote_found"]
+    found = [v for v in citation.verifications if v.status == Status.QUOTE_FOUND]
     span = (found[-1].span_start, found[-1].span_end) if found else (None, None)
     snapshot_id = citation.snapshot_id or (found[-1].snapshot_id if found else None)
     document: dict[str, Any] = {

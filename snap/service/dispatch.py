@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from records.vocabulary import BatchKind
 from records.workspace import Workspace
 from snap.config import settings_of
 from snap.errors import RecordNotFound
@@ -79,7 +80,7 @@ def enqueue_reverify(workspace: Workspace, filters: ReverifyFilters) -> Dispatch
     if not items and (filters.url or filters.since):
         raise RecordNotFound("no recorded citation matches url/since")
     params = {"url": filters.url, "since": filters.since and filters.since.isoformat()}
-    submitted = submit(workspace, "reverify", params, items)
+    submitted = submit(workspace, BatchKind.REVERIFY, params, items)
     body = {
         "batchId": submitted.batch_id,
         "kind": submitted.kind,
