@@ -27,6 +27,7 @@ from records.repository import (
     verifications_of,
 )
 from records.vocabulary import CaptureOutcome
+from records.wire import blob_check_json
 from records.workspace import Workspace
 from snapshotter.capture import rfc3339
 from snapshotter.errors import InputError
@@ -153,7 +154,7 @@ def blob_states(
         for blob in [*recorded_blobs(item), *heads]:
             if blob not in seen:
                 seen.add(blob)
-                states.append(blob_state(store, *blob).to_json())
+                states.append(blob_check_json(blob_state(store, *blob)))
     return states
 
 

@@ -157,16 +157,10 @@ class BlobCheck:
         """The evidence is intact (a shadowed blob is: its recorded version hashes)."""
         return self.state.holds
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "digest": self.digest,
-            "key": blob_key(self.kind, self.digest),
-            "versionId": self.version_id,
-            "state": self.state,
-            "intact": self.holds,
-            "detail": self.detail,
-        }
+    @property
+    def key(self) -> str:
+        """Where the blob lives in its store (``raw/sha256/ab/…``)."""
+        return blob_key(self.kind, self.digest)
 
 
 def blob_state(store: BlobStore, kind: str, digest: str, version_id: str | None) -> BlobCheck:

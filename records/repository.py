@@ -22,6 +22,7 @@ from records.urls import canonical_url, without_tracking
 from records.vocabulary import CaptureOutcome
 from snapshotter.capture import SnapshotRecord, page_json
 from snapshotter.errors import CaptureError, InputError
+from snapshotter.times import parse_time
 from verifier import token_keys
 
 
@@ -43,10 +44,6 @@ def insert_if_absent(session: Session, model: type[Any], values: dict[str, Any])
     """INSERT … ON CONFLICT DO NOTHING on SQLite and PostgreSQL alike."""
     insert = dialect_insert(session)
     session.execute(insert(model).values(**values).on_conflict_do_nothing())
-
-
-def parse_time(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 def record_snapshot(session: Session, record: SnapshotRecord) -> Capture:

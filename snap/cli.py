@@ -12,18 +12,21 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from records.vocabulary import BatchKind
+from records.vocabulary import BatchKind, ItemState
 from snap import __version__, render
 from snap.cli_support import F, emit_json, json_option, workspace
 from snap.config import Settings, settings_of
 from snap.errors import InputError, RecordNotFound, SnapError, VerifierError, exit_code_of
 from snap.paths import InputFile, OutputFile
+
+if TYPE_CHECKING:
+    from records.jobs import BatchProgress
 
 INTERNAL_ERROR_EXIT = 70
 
@@ -391,11 +394,12 @@ def as_url(target: str) -> str:
 def parse_since(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Any:
     if value is None:
         return None
+    from snapshotter.times import parse_time
+
     try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        return parse_time(value)
     except ValueError:
         raise click.BadParameter("expected an ISO date such as 2026-11-05") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 @cli.command()
@@ -636,7 +640,9 @@ def reextract(
         with progress_counter(len(jobs), "re-extracting") as bar:
             results = run_reextract(ws, jobs, progress=bar.update)
     if as_json:
-        emit_json({"extractions": results})
+        from records.wire import reextracted_json
+
+        emit_json(reextracted_json(results))
     else:
         click.echo(render.reextracted(results))
 
@@ -662,9 +668,11 @@ def fsck(ctx: click.Context, repair: bool, as_json: bool) -> None:
         with progress_counter(len(plan.blobs), "checking blobs") as bar:
             report = run_fsck(ws, plan, progress=bar.update, repair=repair)
     if as_json:
-        emit_json(report.to_json())
+        from records.wire import fsck_json
+
+        emit_json(fsck_json(report))
     else:
-        click.echo(render.fsck_report(report.to_json()))
+        click.echo(render.fsck_report(report))
     ctx.exit(0 if report.ok else 1)
 
 
@@ -819,12 +827,12 @@ def in_process_notice(ws: Any, total: int, label: str) -> Iterator[Callable[[int
 def report_submitted(
     ctx: click.Context, ws: Any, submitted: Any, as_json: bool, *, verb: str
 ) -> None:
-    from records.jobs import batch_passed, batch_progress
+    from records.jobs import batch_progress
 
     if submitted.queue is None:  # run here: what happened, and exit 1 if any item failed
         progress = batch_progress(ws.db, submitted.batch_id)
         show_progress(progress, as_json)
-        ctx.exit(0 if batch_passed(progress) else 1)
+        ctx.exit(0 if progress.passed else 1)
     batch_id, kind, count = submitted.batch_id, submitted.kind, submitted.items
     if as_json:
         emit_json({"batchId": batch_id, "kind": kind, verb: count, "queue": submitted.queue})
@@ -833,9 +841,11 @@ def report_submitted(
         click.echo(f"follow it with: snap jobs {batch_id}")
 
 
-def show_progress(progress: dict[str, Any], as_json: bool) -> None:
+def show_progress(progress: BatchProgress, as_json: bool) -> None:
+    from records.wire import batch_progress_json
+
     if as_json:
-        emit_json(progress)
+        emit_json(batch_progress_json(progress))
     else:
         click.echo(render.batch_progress(progress))
 
@@ -883,7 +893,7 @@ def jobs(ctx: click.Context, batch_id: str | None, resume: bool, wait: bool, as_
     BATCH may be a unique prefix of 6+ characters. Exit 1 when any item failed or, for a
     re-verification, any citation broke.
     """
-    from records.jobs import batch_passed, batch_progress, recent_batches
+    from records.jobs import batch_progress, recent_batches
 
     if batch_id is None:
         if resume or wait:
@@ -891,7 +901,9 @@ def jobs(ctx: click.Context, batch_id: str | None, resume: bool, wait: bool, as_
         with workspace(ctx, existing=True) as ws:
             batches = recent_batches(ws.db)
         if as_json:
-            emit_json({"batches": batches})
+            from records.wire import batch_list_json
+
+            emit_json(batch_list_json(batches))
         else:
             click.echo(render.batch_list(batches))
         return
@@ -900,34 +912,33 @@ def jobs(ctx: click.Context, batch_id: str | None, resume: bool, wait: bool, as_
             from snap.workers.submit import resume as resume_batch
 
             progress = batch_progress(ws.db, batch_id)
-            unfinished = progress["pending"] + progress["running"] + progress["failedTransient"]
-            with in_process_notice(ws, unfinished, progress["kind"]) as bar:
-                submitted = resume_batch(ws, progress["batchId"], progress=bar)
+            with in_process_notice(ws, progress.unfinished, progress.kind) as bar:
+                submitted = resume_batch(ws, progress.batch_id, progress=bar)
             report_submitted(ctx, ws, submitted, as_json, verb="requeued")
             return
         progress = batch_progress(ws.db, batch_id)
         if wait:
             progress = wait_for(ws, progress)
     show_progress(progress, as_json)
-    ctx.exit(0 if batch_passed(progress) else 1)
+    ctx.exit(0 if progress.passed else 1)
 
 
-def wait_for(ws: Any, progress: dict[str, Any]) -> dict[str, Any]:
+def wait_for(ws: Any, progress: BatchProgress) -> BatchProgress:
     """Poll the database once a second, with a progress bar on a terminal."""
     import time
 
     from records.jobs import batch_progress
 
-    with progress_counter(progress["total"], progress["kind"]) as bar:
+    with progress_counter(progress.total, progress.kind) as bar:
         shown = 0
         while True:
-            finished = progress["done"] + progress["failed"]
+            finished = progress.count(ItemState.DONE) + progress.count(ItemState.FAILED)
             bar.update(finished - shown)
             shown = finished
-            if progress["finished"]:
+            if progress.finished:
                 return progress
             time.sleep(1.0)
-            progress = batch_progress(ws.db, progress["batchId"])
+            progress = batch_progress(ws.db, progress.batch_id)
 
 
 @cli.command()

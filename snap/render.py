@@ -8,11 +8,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from records.passage_marks import marked_text, marks_outside
-from records.vocabulary import BlobState, CaptureOutcome, Status
+from records.vocabulary import BlobState, CaptureOutcome, ItemState, Status
+from snapshotter.times import wire_time
 from verifier.closest import SIMILAR_ENOUGH_TO_SHOW
 
 if TYPE_CHECKING:
+    from records.fsck import FsckReport
+    from records.jobs import BatchProgress, ReverifyOutcomes
     from records.outcome import CitationResult
+    from records.reextract import Reextracted
     from records.reverify import ReverifyReport
     from records.verify import VerifyReport
 
@@ -372,16 +376,16 @@ def verification_line(verification: dict[str, Any]) -> str:
     )
 
 
-def fsck_report(report: dict[str, Any]) -> str:
-    lines = [f"{FAIL} {problem['problem']}" for problem in report["problems"]]
-    lines += [f"! shadowed {entry['key']}: {entry['detail']}" for entry in report["shadowed"]]
-    lines += [f"  orphan (no snapshot names it): {key}" for key in report["orphans"]]
-    left = "removed" if report.get("tempFilesRemoved") else "left by a killed capture (--repair)"
-    lines += [f"  temporary file {left}: {path}" for path in report.get("tempFiles", [])]
-    verdict = "ok" if report["ok"] else f"{len(report['problems'])} problem(s)"
-    states = ", ".join(f"{count} {state}" for state, count in report["states"].items())
+def fsck_report(report: FsckReport) -> str:
+    lines = [f"{FAIL} {problem.problem}" for problem in report.problems]
+    lines += [f"! shadowed {entry.blob.key}: {entry.blob.detail}" for entry in report.shadowed]
+    lines += [f"  orphan (no snapshot names it): {key}" for key in report.orphans]
+    left = "removed" if report.temp_files_removed else "left by a killed capture (--repair)"
+    lines += [f"  temporary file {left}: {path}" for path in report.temp_files]
+    verdict = "ok" if report.ok else f"{len(report.problems)} problem(s)"
+    states = ", ".join(f"{count} {state}" for state, count in report.states.items())
     lines.append(
-        f"checked {report['blobsChecked']} blobs and {report['snapshotsChecked']} "
+        f"checked {report.blobs_checked} blobs and {report.snapshots_checked} "
         f"snapshots ({states}): {verdict}"
     )
     return "\n".join(lines)
@@ -431,13 +435,13 @@ def shown(document: dict[str, Any], *, offsets: bool) -> str:
     return f"{header}\n{document['text']}"
 
 
-def reextracted(results: list[dict[str, Any]]) -> str:
+def reextracted(results: list[Reextracted]) -> str:
     lines = [
-        f"{'new' if r['new'] else 'same'}  {r['snapshotId']}  extraction {r['extractionId']}"
-        f"  {r['extractor']}  text {r['textHash'] or 'none'}"
+        f"{'new' if r.new else 'same'}  {r.snapshot_id}  extraction {r.extraction_id}"
+        f"  {r.extractor}  text {r.text_hash or 'none'}"
         for r in results
     ]
-    new = sum(r["new"] for r in results)
+    new = sum(r.new for r in results)
     lines.append(f"{plural(len(results), 'extraction')} made: {new} new")
     return "\n".join(lines)
 
@@ -488,51 +492,55 @@ def progress_bar(done: int, total: int) -> str:
     return f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {percent:3d}%"
 
 
-def batch_progress(progress: dict[str, Any]) -> str:
+def batch_progress(progress: BatchProgress) -> str:
     """``batch <id> (capture, 2000 items, queued <time>)`` then the bar and the counts."""
-    finished = progress["done"] + progress["failed"]
-    transient = progress["failedTransient"]
+    done, failed = progress.count(ItemState.DONE), progress.count(ItemState.FAILED)
+    finished = done + failed
+    transient = progress.failed_transient
     retryable = f" ({transient} transient: snap jobs --resume retries them)" if transient else ""
     lines = [
-        f"batch {progress['batchId']} ({progress['kind']}, {plural(progress['total'], 'item')},"
-        f" created {progress['createdAt']})",
-        f"  {progress_bar(finished, progress['total'])}  {finished}/{progress['total']}",
-        f"  done {progress['done']}  failed {progress['failed']}{retryable}"
-        f"  running {progress['running']}  pending {progress['pending']}",
+        f"batch {progress.batch_id} ({progress.kind}, {plural(progress.total, 'item')},"
+        f" created {wire_time(progress.created_at)})",
+        f"  {progress_bar(finished, progress.total)}  {finished}/{progress.total}",
+        f"  done {done}  failed {failed}{retryable}"
+        f"  running {progress.count(ItemState.RUNNING)}"
+        f"  pending {progress.count(ItemState.PENDING)}",
     ]
-    for failure in progress["failures"]:
-        lines.append(f"  failed: {one_line(failure['key'])}: {one_line(failure['error'] or '')}")
-    outcomes = progress.get("outcomes")
-    if outcomes is not None:
-        lines += reverify_outcome_lines(outcomes)
+    for failure in progress.failures:
+        lines.append(f"  failed: {one_line(failure.key)}: {one_line(failure.error or '')}")
+    if progress.outcomes is not None:
+        lines += reverify_outcome_lines(progress.outcomes)
     return "\n".join(lines)
 
 
-def reverify_outcome_lines(outcomes: dict[str, Any]) -> list[str]:
+def reverify_outcome_lines(outcomes: ReverifyOutcomes) -> list[str]:
     """What the checks of a re-verification batch found, as ``snap reverify`` says it."""
     lines = [
-        f"  citations: still found {outcomes['stillFound']}  broke {outcomes['broke']}"
-        f"  refetch failed {outcomes['refetchFailed']}"
+        f"  citations: still found {outcomes.still_found}  broke {outcomes.broke}"
+        f"  refetch failed {outcomes.refetch_failed}"
     ]
-    for broken in outcomes["broken"]:
-        reason = f": {one_line(broken['reason'])}" if broken.get("reason") else ""
-        lines.append(
-            f"  {FAIL} {HEADLINES[broken['status']]}  {one_line(broken['citationId'])}{reason}"
-        )
-    if len(outcomes["broken"]) < outcomes["broke"]:
-        lines.append(f"  … {outcomes['broke'] - len(outcomes['broken'])} more broke")
+    for broken in outcomes.broken:
+        reason = f": {one_line(broken.reason)}" if broken.reason else ""
+        lines.append(f"  {FAIL} {broken.status.headline}  {one_line(broken.citation_id)}{reason}")
+    if len(outcomes.broken) < outcomes.broke:
+        lines.append(f"  … {outcomes.broke - len(outcomes.broken)} more broke")
     return lines
 
 
-def batch_list(batches: list[dict[str, Any]]) -> str:
+def batch_list(batches: list[BatchProgress]) -> str:
     if not batches:
         return "no batch recorded"
-    return "\n".join(
-        f"{b['batchId']}  {b['kind']:<9} {progress_bar(b['done'] + b['failed'], b['total'])}"
-        f"  done {b['done']}  failed {b['failed']}  pending {b['pending'] + b['running']}"
-        + (f"  broke {b['outcomes']['broke']}" if b.get("outcomes") else "")
-        + f"  {b['createdAt']}"
-        for b in batches
+    return "\n".join(batch_line(batch) for batch in batches)
+
+
+def batch_line(batch: BatchProgress) -> str:
+    done, failed = batch.count(ItemState.DONE), batch.count(ItemState.FAILED)
+    waiting = batch.count(ItemState.PENDING) + batch.count(ItemState.RUNNING)
+    return (
+        f"{batch.batch_id}  {batch.kind:<9} {progress_bar(done + failed, batch.total)}"
+        f"  done {done}  failed {failed}  pending {waiting}"
+        + (f"  broke {batch.outcomes.broke}" if batch.outcomes is not None else "")
+        + f"  {wire_time(batch.created_at)}"
     )
 
 

@@ -17,6 +17,7 @@ from snapshotter.head_format import HEAD_FORMAT as HEAD_FORMAT
 from snapshotter.head_format import HEADERS_BLOB as HEADERS_BLOB
 from snapshotter.store import BlobStore, StoredBlob
 from snapshotter.store.hashing import source_digest
+from snapshotter.times import wire_time_or_none
 from verifier import NORMALIZER_ID, normalized_digest
 
 if TYPE_CHECKING:
@@ -24,10 +25,9 @@ if TYPE_CHECKING:
 
 
 def rfc3339(moment: datetime | None) -> str | None:
-    """UTC with a ``Z``, to the second: the form the citation records carry."""
-    if moment is None:
-        return None
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    """UTC with a ``Z``, to the second: the form the citation records carry
+    (``snapshotter.times.wire_time``)."""
+    return wire_time_or_none(moment)
 
 
 @dataclass(frozen=True)

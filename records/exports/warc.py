@@ -53,6 +53,7 @@ from records.exports.selection import CaptureItem, Selection
 from records.vocabulary import CaptureOutcome
 from snapshotter.capture import BROWSER_PROVENANCE, HEAD_FORMAT, HEADERS_BLOB
 from snapshotter.errors import IntegrityError
+from snapshotter.times import precise_time
 from snapshotter.version import __version__
 
 WARC_VERSION = "1.1"
@@ -105,7 +106,7 @@ def warc_date(capture: CaptureItem) -> str:
     recorded = capture.provenance.get("fetchedAt")
     if isinstance(recorded, str) and recorded.endswith("Z"):
         return recorded
-    return capture.fetched_at.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return precise_time(capture.fetched_at)
 
 
 def sha256_hex(digest: str) -> str:

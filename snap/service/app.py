@@ -520,8 +520,9 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
         batch: Annotated[str, Path(min_length=1, max_length=200)],
     ) -> dict[str, Any]:
         from records.jobs import batch_progress
+        from records.wire import batch_progress_json
 
-        return dict(public.document(batch_progress(workspace.db, batch)))
+        return dict(public.document(batch_progress_json(batch_progress(workspace.db, batch))))
 
     @app.get(
         "/healthz",

@@ -322,8 +322,8 @@ def test_reextract_records_a_new_extraction_and_refuses_a_conflicting_one(
 
     monkeypatch.setattr(reextract_module, "extract", newer)
     [made] = reextract_module.reextract(workspace, reextract_module.plan_reextract(workspace))
-    assert made["new"]
-    assert made["extractor"] == "trafilatura@99"
+    assert made.new
+    assert made.extractor == "trafilatura@99"
     [again] = reverify(workspace, select_citations(workspace)).results
     assert again.status == "source_changed"
     assert "extracted differently" in (again.outcome.reason or "")
