@@ -37,8 +37,8 @@ from records.texts import SnapshotTexts
 from records.verify import check_against, verification_values
 from records.vocabulary import REFETCH_FAILED, BatchKind
 from records.workspace import Workspace
-from snapshotter.capture import rfc3339
 from snapshotter.errors import InputError, SnapError
+from snapshotter.times import wire_time_or_none
 from verifier import Status, TextQuoteSelector
 from verifier.errors import OffsetError
 
@@ -241,7 +241,7 @@ def plan_reverify(session: Session, citations: Sequence[Citation], run_id: str) 
     snapshot_ids = {e.snapshot_id for e in [*pinned.values()]} | {
         g.latest.snapshot_id for g in groups if g.latest is not None
     }
-    captured_at = {i: rfc3339(capture_time(session, i)) for i in sorted(snapshot_ids)}
+    captured_at = {i: wire_time_or_none(capture_time(session, i)) for i in sorted(snapshot_ids)}
     return _Plan(groups, pinned, captured_at, done)
 
 

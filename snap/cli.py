@@ -22,11 +22,12 @@ from records.vocabulary import BatchKind, ItemState
 from snap import __version__, render
 from snap.cli_support import F, emit_json, json_option, workspace
 from snap.config import Settings, settings_of
-from snap.errors import InputError, RecordNotFound, SnapError, VerifierError, exit_code_of
+from snap.errors import InputError, SnapError, VerifierError, exit_code_of
 from snap.paths import InputFile, OutputFile
 
 if TYPE_CHECKING:
     from records.jobs import BatchProgress
+    from records.show import ShownPart
 
 INTERNAL_ERROR_EXIT = 70
 
@@ -361,24 +362,19 @@ def audit(
     Every blob shown is re-hashed now; exit 1 when any of that evidence is damaged or missing.
     """
     from records.audit import audit as run_audit
+    from records.audit import evidence_intact
 
     with workspace(ctx, existing=True) as ws:
         report = run_audit(
             ws, citation_id=citation_id, url=url and as_url(url), snapshot_id=snapshot_id
         )
     if as_json:
-        emit_json(report)
+        from records.wire import audit_json
+
+        emit_json(audit_json(report))
     else:
         click.echo(render.audit_report(report))
     ctx.exit(0 if evidence_intact(report) else 1)
-
-
-def evidence_intact(report: dict[str, Any]) -> bool:
-    snapshots = report.get("snapshots") or [report.get("snapshot")]
-    seals = [c.get("seal") for c in report.get("captures", [])]
-    return all(blob["intact"] for s in snapshots if s for blob in s["blobs"]) and all(
-        seal["intact"] for seal in seals if seal
-    )
 
 
 def as_url(target: str) -> str:
@@ -436,34 +432,27 @@ def reverify(
     refused (exit 2). Exit 1 when any citation fails or any refetch failed. With --enqueue,
     each snapshot group is a task for workers; snap jobs BATCH shows what they found.
     """
-    from records.reverify import recorded_run, refetch_sources, select_citations
-    from records.reverify import reverify as run_reverify
+    from snap.reverify_submission import (
+        QueuedPlan,
+        Queueing,
+        ReverifyRequest,
+        plan_reverify,
+        submit_reverify,
+    )
 
-    if enqueue:
-        if refetch or run_id:
-            raise click.UsageError("--enqueue cannot be combined with --refetch or --run")
-        from records.jobs import reverify_items
-
-        params = {"url": url, "since": since and since.isoformat()}
-        with workspace(ctx, existing=True) as ws:
-            items = reverify_items(ws, url=url and as_url(url), since=since)
-            if not items and (url or since):
-                raise RecordNotFound("no recorded citation matches --url/--since")
-            start_batch(ctx, ws, BatchKind.REVERIFY, params, items, as_json)
-        return
-
+    request = ReverifyRequest(url and as_url(url), since, refetch, run_id)
+    queueing = Queueing.ASKED if enqueue else Queueing.NEVER
     with workspace(
         ctx, existing=True, allow_private=allow_private, allow_networks=allow_networks
     ) as ws:
-        run_id = recorded_run(ws, run_id) if run_id else None
-        citations = select_citations(ws, url=url and as_url(url), since=since)
-        if not citations and (url or since):
-            raise RecordNotFound("no recorded citation matches --url/--since")
-        errors = refetch_sources(ws, citations) if refetch else {}
-        with progress_counter(len(citations), "re-verifying") as bar:
-            report = run_reverify(
-                ws, citations, progress=bar.update, refetch_errors=errors, run_id=run_id
-            )
+        plan = plan_reverify(ws, request, queueing)
+        if isinstance(plan, QueuedPlan):
+            with in_process_notice(ws, plan.size, BatchKind.REVERIFY) as notice:
+                submitted = submit_reverify(ws, plan, progress=notice)
+            report_submitted(ctx, ws, submitted, as_json, verb="queued")
+            return
+        with progress_counter(plan.size, "re-verifying") as bar:
+            report = submit_reverify(ws, plan, progress=bar.update)
             checkpoint_log(ws)
     if as_json:
         emit_json(report.to_json())
@@ -501,7 +490,7 @@ def reverify(
 def show(
     ctx: click.Context,
     snapshot_id: str,
-    what: str,
+    what: ShownPart,
     output: Path | None,
     page: str | None,
     around: int | None,
@@ -528,12 +517,14 @@ def show(
         else:
             click.echo(f"wrote {output} ({document['size']} bytes, sha256:{document['sha256']})")
     elif as_json:
-        emit_json(shown.to_json())
+        from records.wire import shown_json
+
+        emit_json(shown_json(shown))
     elif shown.raw is not None:
         sys.stdout.buffer.write(shown.raw)
         sys.stdout.buffer.flush()
     else:
-        click.echo(render.shown(shown.to_json(), offsets=page is not None or around is not None))
+        click.echo(render.shown(shown, offsets=page is not None or around is not None))
 
 
 @cli.command()

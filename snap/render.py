@@ -5,19 +5,25 @@ that the source is right.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from records.passage_marks import marked_text, marks_outside
-from records.vocabulary import BlobState, CaptureOutcome, ItemState, Status
+from records.vocabulary import BlobState, ItemState, Status
 from snapshotter.times import wire_time
 from verifier.closest import SIMILAR_ENOUGH_TO_SHOW
 
 if TYPE_CHECKING:
+    from records.attest.checks import SealState
+    from records.audit import AuditedSnapshot, AuditReport, CaptureRecord, VerificationRecord
+    from records.evidence import BlobCheck
+    from records.exports.http_head import Exchange
     from records.fsck import FsckReport
     from records.jobs import BatchProgress, ReverifyOutcomes
     from records.outcome import CitationResult
     from records.reextract import Reextracted
     from records.reverify import ReverifyReport
+    from records.show import Shown
     from records.verify import VerifyReport
 
 PASS, FAIL = "✓", "✗"
@@ -250,105 +256,100 @@ def browser_lines(record: dict[str, Any]) -> list[str]:
     ]
 
 
-def audit_report(report: dict[str, Any]) -> str:
+def audit_report(report: AuditReport) -> str:
+    from records.audit import CitationAudit, UrlAudit
+
     lines: list[str] = []
-    if "citation" in report:
-        citation = report["citation"]
+    if isinstance(report, CitationAudit):
+        citation = report.citation
         lines += [
-            f"citation {citation['citationId']}",
-            f"  url     {citation['url']}",
-            f"  quote   “{one_line(citation['selector']['quote']['exact'])}”",
-            f"  created {citation['createdAt']}",
+            f"citation {citation.citation_id}",
+            f"  url     {citation.url}",
+            f"  quote   “{one_line(citation.exact)}”",
+            f"  created {wire_time(citation.created_at)}",
         ]
-    if report.get("url"):
-        lines.append(f"url {report['url']}")
-    snapshots = report.get("snapshots") or ([report["snapshot"]] if report.get("snapshot") else [])
-    for snapshot in snapshots:
+    if isinstance(report, UrlAudit):
+        lines.append(f"url {report.url}")
+    for snapshot in report.snapshots:
         lines += snapshot_lines(snapshot)
     lines.append("captures")
-    for capture in report.get("captures", []):
-        outcome = (
-            capture["snapshotId"]
-            if capture["outcome"] == CaptureOutcome.STORED
-            else capture["error"]
-        )
+    for capture in report.captures:
+        outcome = capture.snapshot_id if capture.stored else capture.error
         status = capture_source_label(capture)
-        when = capture["fetchedAt"]
-        if capture.get("method") == "import":  # the archive's date, not a capture by snap
+        when = wire_time(capture.fetched_at)
+        if capture.method == "import":  # the archive's date, not a capture by snap
             when, status = f"{when} (archive's)", "imported"
-        lines.append(f"  {when}  {capture['outcome']:6}  {status:8}  {outcome}")
-        lines += imported_from(capture)
-        lines += seal_lines(capture)
-    checks = report.get("verifications")
-    if checks is not None:
+        lines.append(f"  {when}  {capture.outcome:6}  {status:8}  {outcome}")
+        lines += imported_from(capture.provenance)
+        lines += seal_lines(capture.seal)
+    if isinstance(report, CitationAudit):
         lines.append("verifications")
-        lines += [verification_line(v) for v in checks]
-    for citation in report.get("citations", []):
-        exact = one_line(citation["selector"]["quote"]["exact"])
-        shown = exact if len(exact) <= 60 else exact[:59] + "…"
-        lines.append(f"citation {citation['citationId']}  “{shown}”")
-        lines += [verification_line(v) for v in citation["verifications"]]
+        lines += [verification_line(v) for v in report.verifications]
+    else:
+        for item in report.citations:
+            exact = one_line(item.citation.exact)
+            shown = exact if len(exact) <= 60 else exact[:59] + "…"
+            lines.append(f"citation {item.citation.citation_id}  “{shown}”")
+            lines += [verification_line(v) for v in item.verifications]
     return "\n".join(lines)
 
 
-def imported_from(capture: dict[str, Any]) -> list[str]:
+def imported_from(provenance: Mapping[str, Any]) -> list[str]:
     """A capture read from a web archive says which record it was: snap did not fetch it."""
     from records.attest.manifest import claimed_software
 
-    provenance = capture.get("provenance") or {}
     warc = provenance.get("warc")
     if not isinstance(warc, dict):
         return []
     where = f"{warc.get('file')}@{warc.get('offset')}"
     line = (
         f"imported from {where} (sha256 {warc.get('fileDigest')}, {warc.get('type')}"
-        f" {warc.get('recordId')}), captured by {claimed_software(provenance)} at the time that"
-        " archive states; not captured by snap"
+        f" {warc.get('recordId')}), captured by {claimed_software(dict(provenance))} at the"
+        " time that archive states; not captured by snap"
     )
     return ["    " + one_line(line)]
 
 
-def seal_lines(capture: dict[str, Any]) -> list[str]:
+def seal_lines(seal: SealState | None) -> list[str]:
     """The capture's manifest signature and timestamp, checked now (``snap attest`` shows how
     to check them without snap)."""
-    seal = capture.get("seal")
-    if not seal:
+    if seal is None:
         return []
-    lines = [f"signature {seal['signature']}", f"timestamp {seal['timestamp']}"]
-    lines += [f"✗ {problem}" for problem in seal["problems"]]
+    lines = [f"signature {seal.signature}", f"timestamp {seal.timestamp}"]
+    lines += [f"✗ {problem}" for problem in seal.problems]
     return ["    " + one_line(line) for line in lines]
 
 
-def capture_source_label(capture: dict[str, Any]) -> str:
-    if capture.get("httpStatus"):
-        return f"HTTP {capture['httpStatus']}"
-    return "file" if (capture.get("provenance") or {}).get("source") == "file" else "-"
+def capture_source_label(capture: CaptureRecord) -> str:
+    if capture.http_status:
+        return f"HTTP {capture.http_status}"
+    return "file" if capture.provenance.get("source") == "file" else "-"
 
 
-def retention_line(retention: dict[str, Any]) -> str:
+def retention_line(snapshot: AuditedSnapshot) -> str:
     """What S3 reported when the blob was read back; no mode means no retention at all."""
-    if not retention.get("mode"):
+    if not snapshot.lock_mode:
         return "  retention no retention (the stored blobs can be deleted)"
-    return f"  retention {retention['mode']} until {retention['until'] or '-'}"
+    until = wire_time(snapshot.retain_until) if snapshot.retain_until else "-"
+    return f"  retention {snapshot.lock_mode} until {until}"
 
 
-def snapshot_lines(snapshot: dict[str, Any]) -> list[str]:
+def snapshot_lines(snapshot: AuditedSnapshot) -> list[str]:
     lines = [
-        f"snapshot {snapshot['snapshotId']}",
-        f"  text hash {snapshot['hashes']['text']}",
-        f"  norm hash {snapshot['hashes']['norm']}",
-        f"  store     {snapshot['store']}",
-        f"  versions  raw={snapshot['versionIds']['raw'] or '-'} "
-        f"text={snapshot['versionIds']['text'] or '-'}",
-        retention_line(snapshot["retention"]),
+        f"snapshot {snapshot.snapshot_id}",
+        f"  text hash {snapshot.text_hash}",
+        f"  norm hash {snapshot.norm_hash}",
+        f"  store     {snapshot.store}",
+        f"  versions  raw={snapshot.raw_version_id or '-'} text={snapshot.text_version_id or '-'}",
+        retention_line(snapshot),
     ]
-    for extraction in snapshot.get("extractions", []):
+    for extraction in snapshot.extractions:
         lines.append(
-            f"  extraction {extraction['extractionId']}  {extraction['extractor']}"
-            f"  text {extraction['hashes']['text'] or 'none'}"
+            f"  extraction {extraction.extraction_id}  {extraction.extractor}"
+            f"  text {extraction.text_hash or 'none'}"
         )
-    for blob in snapshot["blobs"]:
-        lines.append(f"  {blob['kind']:4} blob {blob['key']}  {blob_state_line(blob)}")
+    for blob in snapshot.blobs:
+        lines.append(f"  {blob.kind:4} blob {blob.key}  {blob_state_line(blob)}")
     return lines
 
 
@@ -360,19 +361,19 @@ BLOB_STATE_WORDS = {
 }
 
 
-def blob_state_line(blob: dict[str, Any]) -> str:
-    words = BLOB_STATE_WORDS[BlobState(blob["state"])]
-    return f"{words}: {blob['detail']}" if blob.get("detail") else words
+def blob_state_line(blob: BlobCheck) -> str:
+    words = BLOB_STATE_WORDS[blob.state]
+    return f"{words}: {blob.detail}" if blob.detail else words
 
 
-def verification_line(verification: dict[str, Any]) -> str:
-    mark = PASS if Status(verification["status"]).passed else FAIL
-    span = verification["span"]
-    where = f" at {span['start']}–{span['end']}" if span else ""
-    reason = f"  {verification['reason']}" if verification["reason"] else ""
+def verification_line(verification: VerificationRecord) -> str:
+    mark = PASS if verification.status.passed else FAIL
+    span = verification.span
+    where = f" at {span[0]}–{span[1]}" if span else ""
+    reason = f"  {verification.reason}" if verification.reason else ""
     return (
-        f"  {mark} {verification['checkedAt']}  {HEADLINES[verification['status']]}"
-        f"{where}  {in_snapshot(verification['snapshotId'])}{reason}"
+        f"  {mark} {wire_time(verification.checked_at)}  {verification.status.headline}"
+        f"{where}  {in_snapshot(verification.snapshot_id)}{reason}"
     )
 
 
@@ -418,21 +419,21 @@ def relocated(result: dict[str, Any]) -> str:
     )
 
 
-def shown(document: dict[str, Any], *, offsets: bool) -> str:
+def shown(shown: Shown, *, offsets: bool) -> str:
     """``snap show``: the text as stored; with offsets, a header saying which code points."""
-    origin = f"# {one_line(document['origin'])}\n" if document.get("origin") else ""
-    if document["what"] == "headers":
-        if document.get("exchanges"):
-            return origin + "\n\n".join(_exchange_text(item) for item in document["exchanges"])
-        headers = document["headers"] or {}
+    origin = f"# {one_line(shown.origin)}\n" if shown.origin else ""
+    if shown.what == "headers":
+        if shown.exchanges:
+            return origin + "\n\n".join(_exchange_text(item) for item in shown.exchanges)
+        headers = shown.headers or {}
         return origin + "\n".join(f"{name}: {value}" for name, value in headers.items())
     if not offsets:
-        return str(document["text"])
+        return str(shown.text)
     header = (
-        f"{origin}# {document['snapshotId']}, extraction {document['extractionId']}: code points "
-        f"{document['start']}–{document['end']} of {document['length']}"
+        f"{origin}# {shown.snapshot_id}, extraction {shown.extraction_id}: code points "
+        f"{shown.start}–{shown.end} of {shown.length}"
     )
-    return f"{header}\n{document['text']}"
+    return f"{header}\n{shown.text}"
 
 
 def reextracted(results: list[Reextracted]) -> str:
@@ -544,15 +545,11 @@ def batch_line(batch: BatchProgress) -> str:
     )
 
 
-def _exchange_text(exchange: dict[str, Any]) -> str:
+def _exchange_text(exchange: Exchange) -> str:
     """One HTTP exchange as it went over the wire: the request head snap sent (when kept), a
     blank line, the response head."""
-    heads = (
-        [exchange["request"], exchange["response"]]
-        if exchange["request"]
-        else [exchange["response"]]
-    )
+    heads = [exchange.request, exchange.response] if exchange.request else [exchange.response]
     return "\n\n".join(
-        "\n".join([head["line"], *(f"{name}: {value}" for name, value in head["headers"])])
+        "\n".join([head.first_line, *(f"{name}: {value}" for name, value in head.headers)])
         for head in heads
     )

@@ -24,12 +24,6 @@ if TYPE_CHECKING:
     from snapshotter.fetch import Fetched, FetchOptions
 
 
-def rfc3339(moment: datetime | None) -> str | None:
-    """UTC with a ``Z``, to the second: the form the citation records carry
-    (``snapshotter.times.wire_time``)."""
-    return wire_time_or_none(moment)
-
-
 @dataclass(frozen=True)
 class RenderedText:
     """The text a browser rendered in one capture (``snapshotter.browser``): a second
@@ -117,7 +111,7 @@ class SnapshotRecord:
                 "raw": self.raw_blob.version_id,
                 "text": self.text_blob.version_id if self.text_blob else None,
             },
-            "retention": {"mode": self.lock_mode, "until": rfc3339(self.retain_until)},
+            "retention": {"mode": self.lock_mode, "until": wire_time_or_none(self.retain_until)},
             "pages": [page_json(page) for page in self.pages],
             "flags": list(self.flags),
             "decoding": self.decoding,
