@@ -47,6 +47,7 @@ from records.capture import capture_source  # noqa: E402
 from records.db import Database  # noqa: E402
 from records.evidence import Evidence  # noqa: E402
 from records.jobs import (  # noqa: E402
+    BatchProgress,
     batch_progress,
     capture_items,
     create_batch,
@@ -131,7 +132,7 @@ def open_workspace(env: dict[str, str]) -> Workspace:
 
 def timed_batch(
     ws: Workspace, kind: BatchKind, items: list[tuple[str, dict[str, Any]]]
-) -> tuple[float, dict[str, Any]]:
+) -> tuple[float, BatchProgress]:
     from snap.workers.app import configure
     from snap.workers.tasks import publish
 
