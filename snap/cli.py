@@ -287,7 +287,7 @@ def fetch_many(ws: Any, targets: list[str], batch_size: int, as_json: bool) -> i
             for outcome in capture_sources(ws, targets, batch_size=batch_size):
                 if outcome.record is not None:
                     line = outcome.record.to_json()
-                    text = f"stored {outcome.record.snapshot_id} {outcome.target}"
+                    text = f"stored {outcome.target} {outcome.record.snapshot_id}"
                 else:
                     assert outcome.error is not None
                     worst = max(worst, exit_code_of(outcome.error))
