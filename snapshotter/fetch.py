@@ -562,7 +562,8 @@ class _Deadlines:
                     target=self._run, name="snap-fetch-deadlines", daemon=True
                 )
                 self._thread.start()
-            self._wake.notify()
+            if self._due[0][2] is watchdog:  # the thread sleeps till a later one: wake it
+                self._wake.notify()
 
     def _run(self) -> None:
         while True:
