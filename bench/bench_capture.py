@@ -17,6 +17,9 @@ by each of these, in rounds that take turns (``--rounds``, each into fresh folde
   into a new home (every blob's fan-out folder is created, as in a store's first hours).
 - *snap batch, used store*: the same into a home that already holds ``--pages`` other captures
   (made before the clock starts), so most fan-out folders exist, as in a store in use.
+- *file floor*: not a capture; four new files a page (raw, text, headers, manifest) created,
+  written and closed in fan-out folders, nothing else: the least a store of one file per blob
+  costs, to read the ratios against.
 - with ``--s3``: *snap batch, S3*: the batch path into LocalStack (``$SNAP_TEST_S3_ENDPOINT``).
 
 Every snap mode keeps its guard, SHA-256 addressing, write-once blobs, manifests, the log and
@@ -124,6 +127,25 @@ def warcio_loop(gzip: bool, *, extract_text: bool = False) -> Mode:
 
 
 @contextmanager
+def file_floor(urls: list[str], folder: Path) -> Iterator[Run]:
+    """Not a capture: the least a store of one file per blob does per page, timed alone. Four
+    new files (a capture's raw, text, headers and manifest) of a page's size in fan-out folders,
+    each created, written and closed; no fetch, hashing, link or fsync."""
+    body = page(0, random.Random(3))
+    names = [f"{n:064x}" for n in range(4 * len(urls))]
+    for name in names:
+        (folder / name[-2:]).mkdir(exist_ok=True)
+
+    def run() -> None:
+        for name in names:
+            descriptor = os.open(folder / name[-2:] / name, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            os.write(descriptor, body)
+            os.close(descriptor)
+
+    yield run
+
+
+@contextmanager
 def opened(folder: Path, extra: dict[str, str] | None = None) -> Iterator[Workspace]:
     """A migrated embedded home (the schema is made before the clock starts)."""
     env = {"SNAP_HOME": str(folder / "home"), "SNAP_ALLOW_PRIVATE": "1", **(extra or {})}
@@ -212,6 +234,7 @@ def main() -> None:
         "warcio + text": warcio_loop(False, extract_text=True),
         "snap one by one": snap_one_by_one,
         "snap batch": snap_batch(args.batch_size),
+        "file floor": file_floor,
     }
     if args.s3:
         endpoint = os.environ.get("SNAP_TEST_S3_ENDPOINT", "http://127.0.0.1:4566")
