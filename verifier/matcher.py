@@ -414,17 +414,18 @@ class PreparedSource:
             masked, altered = _masked(form, ((0, len(form)),), inner=True)
             if not altered:
                 continue
+            marks = _token_marks(form, altered)  # glued marks: symbols outside code
             for scanned in _scans(masked):
                 if not scanned.tokens:
                     continue
                 scanned = scanned._replace(text=form)  # gaps compared as written
                 accepted, _ = self._accepted_runs(scanned)
-                accepted = [first for first in accepted if self._in_code(first, scanned, altered)]
+                accepted = [first for first in accepted if self._in_code(first, scanned, marks)]
                 if accepted:
                     return self._found(accepted, len(scanned.tokens))
         return None
 
-    def _in_code(self, first: int, scanned: Scan, positions: Sequence[int]) -> bool:
+    def _in_code(self, first: int, scanned: Scan, positions: Iterable[int]) -> bool:
         """Does each of the quote's ``positions`` fall between two tokens of the run at ``first``
         with code between them?"""
         tokens = scanned.tokens
@@ -827,6 +828,20 @@ _LONE_MARK: Final = regex.compile(
     rf"(?<![,;.:])[,;](?![,;.:])|(?<!{_OPERATOR})[.:](?!{_OPERATOR})", regex.VERSION1
 )
 _INNER: Final = regex.compile(r"[^\s,;.:]")
+
+
+def _token_marks(form: str, positions: list[int]) -> list[int]:
+    """Those of ``positions`` (marks of ``form``) that the quote as written reads as tokens (a
+    glued ``,`` is a symbol): read as a gap, each must fall in code.  The others are
+    sentence punctuation as written too, and may fall anywhere."""
+    tokens = scan_text(form).tokens
+    starts = [token.start for token in tokens]
+    inside = []
+    for position in positions:
+        before = bisect_right(starts, position)
+        if before and position < tokens[before - 1].end:
+            inside.append(position)
+    return inside
 
 
 def _masked(
