@@ -400,9 +400,35 @@ class PreparedSource:
                 (number, scanned) for form in forms for number, scanned in enumerate(_scans(form))
             )
             answer = self._check_scans(quote, scans, closest)
-        if answer.found or not self._code or _CODE_COMMA.search(quote) is None:
+        if answer.found or not self._code:
+            return answer
+        if "`" in quote:
+            unticked = _unticked(quote)
+            if unticked is not None:
+                form, runs = unticked
+                found = self.check(form, closest=False)
+                if found.found and self._runs_in_code(form, runs, found):
+                    return found
+        if _CODE_COMMA.search(quote) is None:
             return answer  # see _respaced_check
         return self._respaced_check(forms) or answer
+
+    def _runs_in_code(self, form: str, runs: Sequence[tuple[int, int]], found: QuoteCheck) -> bool:
+        """Does each run the quote had between backticks stand in the source's code wherever
+        ``form`` (the quote without them) was found?  Its tokens are mapped through the match,
+        a run of as many tokens, as written or with its lone marks read as gaps."""
+        scans = (scan_text(form).tokens, scan_text(_masked(form, ((0, len(form)),))[0]).tokens)
+        for start, end in found.spans:
+            first = bisect_left(self._starts, start)
+            count = len(self.tokens_overlapping(start, end))
+            tokens = next((scan for scan in scans if len(scan) == count), None)
+            if tokens is None:  # found in a form this cannot line up: refuse, to be safe
+                return False
+            for offset, token in enumerate(tokens):
+                inside = any(low <= token.start < high for low, high in runs)
+                if inside and self._code.span_at(self._starts[first + offset]) is None:
+                    return False
+        return True
 
     def _respaced_check(self, forms: list[str]) -> QuoteCheck | None:
         """The quote found with its ``,`` ``;`` ``.`` ``:`` between tokens read as spaces,
@@ -830,6 +856,38 @@ _LONE_MARK: Final = regex.compile(
 _INNER: Final = regex.compile(r"[^\s,;.:]")
 
 
+def _unticked(quote: str) -> tuple[str, list[tuple[int, int]]] | None:
+    """The quote without the backticks of its inline Markdown code (```` `x` ````), and where
+    that code stands in it; None when it has none."""
+    runs = [
+        (start, end)
+        for start, end in CodeSpans.in_text(quote).ranges
+        if start > 0
+        and quote[start - 1] == "`"
+        and quote[end : end + 1] == "`"
+        and "\n" not in quote[start:end]
+    ]
+    if not runs:
+        return None
+    pieces: list[str] = []
+    placed: list[tuple[int, int]] = []
+    last = length = 0
+    for start, end in runs:
+        opening = start
+        while opening > last and quote[opening - 1] == "`":
+            opening -= 1
+        pieces.append(quote[last:opening])
+        length += opening - last
+        placed.append((length, length + end - start))
+        pieces.append(quote[start:end])
+        length += end - start
+        last = end
+        while last < len(quote) and quote[last] == "`":
+            last += 1
+    pieces.append(quote[last:])
+    return "".join(pieces), placed
+
+
 def _token_marks(form: str, positions: list[int]) -> list[int]:
     """Those of ``positions`` (marks of ``form``) that the quote as written reads as tokens (a
     glued ``,`` is a symbol): read as a gap, each must fall in code.  The others are
@@ -863,10 +921,8 @@ def _masked(
         positions.extend(match.start() for match in _LONE_MARK.finditer(text, low, high))
     if not positions:
         return text, positions
-    characters = list(text)
-    for position in positions:
-        characters[position] = " "
-    return "".join(characters), positions
+    pieces = [text[start + 1 : end] for start, end in itertools.pairwise([-1, *positions])]
+    return " ".join([*pieces, text[positions[-1] + 1 :]]), positions
 
 
 def _spaced(tokens: Sequence[Token]) -> str:

@@ -277,3 +277,14 @@ def test_without_code_every_answer_is_unchanged(source: str, data: st.DataObject
     assert check_quote(quote, source, NO_CODE) == plain
     assert prepare(source, blanks).check(quote).found == plain.found
     assert normalized_digest(source, NO_CODE) == normalized_digest(source)
+
+
+def test_backticks_in_a_quote_stand_for_the_sources_code() -> None:
+    source = "The method returns (&[T], &[T]), a pair. Use x here."
+    spans = _around(source, "(&[T], &[T])")
+    assert check_quote("returns `(&[T], &[T])`, a pair", source, spans).found
+    assert check_quote("`(&[T],&[T])`", source, spans).found
+    assert not check_quote("returns `(&[T] &[T])`, a pair", source, spans).found
+    assert not check_quote("Use `x` here", source, spans).found  # x is prose in the source
+    assert not check_quote("`returns` (&[T], &[T])", source, spans).found
+    assert not check_quote("returns `(&[T], &[T])`, a pair", source).found  # no code: as before
