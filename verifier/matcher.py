@@ -22,9 +22,11 @@ of the source's tokens, and the run does not cut the source.  The steps, in orde
       edge of the run.
 4. If no candidate is accepted, the quote is tried again as written but with its "[1]"-like
    marks read as text, then without the quotation marks around it (“…”, «…», 「…」), then
-   each without an ellipsis at its start or end (which only marks truncation); against a
-   source with code, then with the spaces after its ``,`` ``;`` ``:`` changed, accepted only
-   where each changed mark falls in code (where whitespace only collapses).  An ellipsis
+   each without an ellipsis at its start or end (which only marks truncation).  Against a
+   source with code, then without the backticks of its inline Markdown code (accepted only
+   where what they held is the source's code), then with its lone ``,`` ``;`` ``.`` ``:`` read
+   as gaps, as code reads them (accepted only where each one that the quote as written reads
+   as a token falls in code, where whitespace only collapses).  An ellipsis
    inside the quote stands for left-out words: such a quote is ``could_not_check`` unless it
    is in the source as written.
 5. If nothing matched, the closest passage is computed for display (see ``closest``: a
