@@ -139,6 +139,8 @@ def extraction_values(record: SnapshotRecord) -> dict[str, Any]:
         "text_version_id": record.text_blob.version_id if record.text_blob else None,
         "pages": [page_json(page) for page in record.pages],
         "flags": list(record.flags),
+        "code_hash": record.code_hash,
+        "code_version_id": record.code_blob.version_id if record.code_blob else None,
         "created_at": utcnow(),
     }
 
