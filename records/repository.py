@@ -557,7 +557,7 @@ def record_capture_batch(
         session.execute(statement, list(snapshots.values()))
     if extractions:
         statement = insert(Extraction.__table__).on_conflict_do_nothing()
-        session.execute(statement, list(extractions.values()))
+        session.execute(statement, _same_columns(list(extractions.values()), Extraction))
     recorded = _extractions_of(session, list(snapshots))
     leaves: list[Any] = []
     captures: list[Capture] = []
@@ -588,6 +588,24 @@ def _extraction_rows(record: SnapshotRecord) -> list[dict[str, Any]]:
     if record.rendered is not None:
         rows.append(rendered_values(record))
     return rows
+
+
+def _same_columns(rows: list[dict[str, Any]], model: type[Any]) -> list[dict[str, Any]]:
+    """Rows that all name the same columns (one statement runs with all of them): a column a
+    row leaves out (a rendered text has no code spans) gets the column's default, else NULL."""
+    names = {name for row in rows for name in row}
+    filled = []
+    for row in rows:
+        missing = {name: _default(model, name) for name in names - row.keys()}
+        filled.append(row | missing)
+    return filled
+
+
+def _default(model: type[Any], name: str) -> Any:
+    default = model.__table__.c[name].default
+    if default is None:
+        return None
+    return default.arg(None) if callable(default.arg) else default.arg
 
 
 def _key(values: dict[str, Any]) -> ExtractionKey:

@@ -4,6 +4,8 @@ nothing; and wherever a batch is interrupted, no capture is recorded without its
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,7 +20,9 @@ import snapshotter.store.batch as batch_module
 from records.attest.checkpoints import verify_log
 from records.capture import capture_source, capture_sources
 from records.models import Capture, Extraction
+from records.repository import record_capture_batch
 from records.workspace import Workspace
+from snapshotter.capture import RenderedText
 from snapshotter.errors import IntegrityError
 from tests.http_fixtures import LoopbackServer
 from tests.records.conftest import Backend
@@ -290,3 +294,37 @@ def test_blobs_are_durable_before_the_batch_is_recorded(
         list(capture_sources(workspace, urls, batch_size=10))
     # Three pages, two with the same body: 2 raw, 2 text, 3 headers and 3 manifests.
     assert events == ["files durable: 10", "folders durable", "recorded"]
+
+
+def test_a_browser_capture_in_a_batch_records_both_of_its_texts(
+    backend: Backend, http_server: LoopbackServer
+) -> None:
+    """A rendered text has columns the raw one has not (code spans): one statement takes
+    both, each column it leaves out at its default."""
+    urls = serve(http_server, 3)
+    with opened(backend) as workspace:
+        (outcome,) = capture_sources(workspace, urls[:1])
+        assert outcome.record is not None
+        text = b"Page 0 as the browser rendered it."
+        digest = "sha256:" + hashlib.sha256(text).hexdigest()
+        blob = workspace.store.put("text", digest, text, tags={"kind": "text"})
+        rendered = RenderedText(
+            extractor="browser-innertext/test",
+            decoding="browser=test",
+            content_type="text/plain",
+            text_hash=digest,
+            norm_hash=digest,
+            text_size=len(text),
+            text_blob=blob,
+        )
+        records = [
+            dataclasses.replace(outcome.record, url=url, rendered=rendered) for url in urls[1:]
+        ]
+        with workspace.db.session() as session:
+            recorded = record_capture_batch(session, records)
+        assert all(isinstance(row, Capture) for row in recorded)
+        with workspace.db.reading() as session:
+            rows = session.scalars(select(Extraction).order_by(Extraction.id)).all()
+            sources = sorted((row.source, row.code_hash is None) for row in rows)
+        assert sources == [("raw", outcome.record.code_hash is None), ("rendered", True)]
+        assert verify_log(workspace).ok
