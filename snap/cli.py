@@ -61,15 +61,7 @@ class SnapGroup(click.Group):
             code = exit_code_of(error)
             click.echo(f"snap: error: {error.message}", err=True)
             if ctx.meta.get("snap.json"):
-                emit_json(
-                    {
-                        "error": {
-                            "message": error.message,
-                            "exitCode": code,
-                            "type": type(error).__name__,
-                        }
-                    }
-                )
+                emit_json(error_document(error))
             ctx.exit(code)
         except (click.exceptions.Exit, click.ClickException, click.Abort):
             raise
@@ -84,6 +76,9 @@ class SnapGroup(click.Group):
                 f"snap: internal error: {summary} (SNAP_DEBUG=1 shows the traceback)", err=True
             )
             ctx.exit(INTERNAL_ERROR_EXIT)
+
+
+BATCH_SIZE = 100  # records.capture.BATCH_SIZE (not imported: --help loads no records code)
 
 
 def checkpoint_log(ws: Any) -> None:
@@ -174,7 +169,20 @@ def enqueue_option(function: F) -> F:
 
 
 @cli.command()
-@click.argument("target")
+@click.argument("targets", metavar="TARGET...", nargs=-1)
+@click.option(
+    "--from",
+    "from_file",
+    type=InputFile(allow_stdin=True),
+    help="Also capture the targets in this file, one a line (- reads standard input).",
+)
+@click.option(
+    "--batch-size",
+    type=click.IntRange(min=1, max=10000),
+    default=BATCH_SIZE,
+    show_default=True,
+    help="With several targets: captures stored, made durable and recorded together.",
+)
 @click.option("--allow-private", is_flag=True, default=None, help=PRIVATE_HELP)
 @allow_network_option
 @click.option("--max-bytes", type=click.IntRange(min=1), help="Size cap (default 50 MiB).")
@@ -189,7 +197,7 @@ def enqueue_option(function: F) -> F:
 @click.option(
     "--enqueue",
     is_flag=True,
-    help="TARGET is a file of URLs, one a line: a batch of capture tasks for workers.",
+    help="TARGET (or --from) is a file of URLs, one a line: a batch of capture tasks for workers.",
 )
 @click.option(
     "--browser",
@@ -208,7 +216,9 @@ def enqueue_option(function: F) -> F:
 @click.pass_context
 def fetch(
     ctx: click.Context,
-    target: str,
+    targets: tuple[str, ...],
+    from_file: Path | None,
+    batch_size: int,
     allow_private: bool | None,
     allow_networks: Any,
     max_bytes: int | None,
@@ -218,7 +228,7 @@ def fetch(
     capture: str | None,
     as_json: bool,
 ) -> None:
-    """Capture TARGET (an http(s) URL or a local file) and store it write-once.
+    """Capture each TARGET (an http(s) URL or a local file) and store it write-once.
 
     TARGET starting with http: or https: is always a URL (exit 2 unless it is an absolute URL
     with a host); a file: URL or anything else is a local file. Only this command reads
@@ -226,9 +236,10 @@ def fetch(
     With --browser, the page is rendered in Chromium and its subresources, screenshot,
     rendered DOM and rendered text are stored too. With --enqueue, TARGET is a file of URLs,
     each captured by a worker (see snap jobs).
-    """
-    from records.capture import capture_source
 
+    Several targets (or --from) are captured a batch at a time: one line per target, in
+    order (--json: one JSON object a line), and the exit code of the worst failure.
+    """
     limits: dict[str, Any] = {
         "max_bytes": max_bytes,
         "timeout": timeout,
@@ -239,17 +250,70 @@ def fetch(
     if enqueue:
         from records.jobs import capture_items, read_url_list
 
-        items = capture_items(read_url_list(Path(target)), method=capture)
+        if len(targets) + (from_file is not None) != 1:
+            raise click.UsageError("--enqueue takes one file of URLs (TARGET or --from)")
+        items = capture_items(read_url_list(from_file or Path(targets[0])), method=capture)
         with workspace(ctx, allow_private=allow_private, **limits) as ws:
             start_batch(ctx, ws, BatchKind.CAPTURE, {"urls": len(items)}, items, as_json)
         return
+    if not targets and from_file is None:
+        raise click.UsageError("give a TARGET to capture, or --from FILE")
+    if len(targets) == 1 and from_file is None:
+        with workspace(ctx, allow_private=allow_private, **limits) as ws:
+            fetch_one(ws, targets[0], as_json)
+        return
+    from records.capture import read_targets
+
+    listed = [*targets, *(read_targets(from_file) if from_file is not None else [])]
     with workspace(ctx, allow_private=allow_private, **limits) as ws:
-        record = capture_source(ws, target)
-        checkpoint_log(ws)
+        worst = fetch_many(ws, listed, batch_size, as_json)
+    ctx.exit(worst)
+
+
+def fetch_one(ws: Any, target: str, as_json: bool) -> None:
+    from records.capture import capture_source
+
+    record = capture_source(ws, target)
+    checkpoint_log(ws)
     if as_json:
         emit_json(record.to_json())
     else:
         click.echo(render.snapshot_summary(record.to_json()))
+
+
+def fetch_many(ws: Any, targets: list[str], batch_size: int, as_json: bool) -> int:
+    """Capture ``targets`` a batch at a time, one line each as its batch is recorded; the
+    exit code of the worst failure (0 when every target was stored)."""
+    from records.capture import capture_sources
+
+    worst = 0
+    with progress_counter(len(targets), "capturing") as bar:
+        try:
+            for outcome in capture_sources(ws, targets, batch_size=batch_size):
+                if outcome.record is not None:
+                    line = outcome.record.to_json()
+                    text = f"stored {outcome.target} {outcome.record.snapshot_id}"
+                else:
+                    assert outcome.error is not None
+                    worst = max(worst, exit_code_of(outcome.error))
+                    line = {"target": outcome.target, **error_document(outcome.error)}
+                    text = f"failed {outcome.target}: {outcome.error.message}"
+                click.echo(json.dumps(line, ensure_ascii=False, default=str) if as_json else text)
+                bar.update(1)
+        finally:
+            checkpoint_log(ws)
+    return worst
+
+
+def error_document(error: SnapError | VerifierError) -> dict[str, Any]:
+    """The JSON of an error, as every command gives it with --json."""
+    return {
+        "error": {
+            "message": error.message,
+            "exitCode": exit_code_of(error),
+            "type": type(error).__name__,
+        }
+    }
 
 
 def documents_option(function: F) -> F:
