@@ -19,8 +19,10 @@ from records.attest import log
 from records.errors import ExtractionConflict
 from records.models import Capture, Citation, Extraction, Snapshot, Verification, utcnow
 from records.urls import canonical_url, without_tracking
+from records.vocabulary import CaptureOutcome
 from snapshotter.capture import SnapshotRecord, page_json
 from snapshotter.errors import CaptureError, InputError
+from snapshotter.times import parse_time
 from verifier import token_keys
 
 
@@ -42,10 +44,6 @@ def insert_if_absent(session: Session, model: type[Any], values: dict[str, Any])
     """INSERT … ON CONFLICT DO NOTHING on SQLite and PostgreSQL alike."""
     insert = dialect_insert(session)
     session.execute(insert(model).values(**values).on_conflict_do_nothing())
-
-
-def parse_time(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 def record_snapshot(session: Session, record: SnapshotRecord) -> Capture:
@@ -72,7 +70,7 @@ def capture_values(record: SnapshotRecord) -> dict[str, Any]:
         "final_url_key": canonical_url(record.final_url) if record.final_url else None,
         "fetched_at": parse_time(record.fetched_at) if record.fetched_at else utcnow(),
         "http_status": record.status,
-        "outcome": "stored",
+        "outcome": CaptureOutcome.STORED,
         "snapshot_id": record.snapshot_id,
         "provenance": record.provenance,
         "method": record.capture_method,
@@ -232,7 +230,7 @@ def failed_capture(target: str, error: CaptureError) -> Capture:
         final_url_key=canonical_url(error.final_url) if error.final_url else None,
         fetched_at=parse_time(str(fetched_at)) if fetched_at else utcnow(),
         http_status=error.status,
-        outcome="failed",
+        outcome=CaptureOutcome.FAILED,
         error=error.message,
         provenance=dict(error.provenance),
         method=failed_capture_method(error.provenance),
@@ -271,7 +269,8 @@ def _latest_capture_of_key(session: Session, key: str) -> Capture | None:
     query = (
         select(Capture)
         .where(
-            Capture.outcome == "stored", or_(Capture.url_key == key, Capture.final_url_key == key)
+            Capture.outcome == CaptureOutcome.STORED,
+            or_(Capture.url_key == key, Capture.final_url_key == key),
         )
         .order_by(
             Capture.as_latest.desc(),
@@ -299,7 +298,7 @@ def newest_stored_capture(session: Session, snapshot_id: str) -> Capture | None:
     of the snapshot, named by its id, reads it through (its seal is checked with the blobs)."""
     query = (
         select(Capture)
-        .where(Capture.snapshot_id == snapshot_id, Capture.outcome == "stored")
+        .where(Capture.snapshot_id == snapshot_id, Capture.outcome == CaptureOutcome.STORED)
         .order_by(Capture.id.desc())
         .limit(1)
     )

@@ -12,17 +12,22 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
+from records.vocabulary import BatchKind, ItemState
 from snap import __version__, render
 from snap.cli_support import F, emit_json, json_option, workspace
 from snap.config import Settings, settings_of
-from snap.errors import InputError, RecordNotFound, SnapError, VerifierError, exit_code_of
+from snap.errors import InputError, SnapError, VerifierError, exit_code_of
 from snap.paths import InputFile, OutputFile
+
+if TYPE_CHECKING:
+    from records.jobs import BatchProgress
+    from records.show import ShownPart
 
 INTERNAL_ERROR_EXIT = 70
 
@@ -249,7 +254,7 @@ def fetch(
             raise click.UsageError("--enqueue takes one file of URLs (TARGET or --from)")
         items = capture_items(read_url_list(from_file or Path(targets[0])), method=capture)
         with workspace(ctx, allow_private=allow_private, **limits) as ws:
-            start_batch(ctx, ws, "capture", {"urls": len(items)}, items, as_json)
+            start_batch(ctx, ws, BatchKind.CAPTURE, {"urls": len(items)}, items, as_json)
         return
     if not targets and from_file is None:
         raise click.UsageError("give a TARGET to capture, or --from FILE")
@@ -421,24 +426,19 @@ def audit(
     Every blob shown is re-hashed now; exit 1 when any of that evidence is damaged or missing.
     """
     from records.audit import audit as run_audit
+    from records.audit import evidence_intact
 
     with workspace(ctx, existing=True) as ws:
         report = run_audit(
             ws, citation_id=citation_id, url=url and as_url(url), snapshot_id=snapshot_id
         )
     if as_json:
-        emit_json(report)
+        from records.wire import audit_json
+
+        emit_json(audit_json(report))
     else:
         click.echo(render.audit_report(report))
     ctx.exit(0 if evidence_intact(report) else 1)
-
-
-def evidence_intact(report: dict[str, Any]) -> bool:
-    snapshots = report.get("snapshots") or [report.get("snapshot")]
-    seals = [c.get("seal") for c in report.get("captures", [])]
-    return all(blob["intact"] for s in snapshots if s for blob in s["blobs"]) and all(
-        seal["intact"] for seal in seals if seal
-    )
 
 
 def as_url(target: str) -> str:
@@ -454,11 +454,12 @@ def as_url(target: str) -> str:
 def parse_since(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Any:
     if value is None:
         return None
+    from snapshotter.times import parse_time
+
     try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        return parse_time(value)
     except ValueError:
         raise click.BadParameter("expected an ISO date such as 2026-11-05") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 @cli.command()
@@ -495,34 +496,27 @@ def reverify(
     refused (exit 2). Exit 1 when any citation fails or any refetch failed. With --enqueue,
     each snapshot group is a task for workers; snap jobs BATCH shows what they found.
     """
-    from records.reverify import recorded_run, refetch_sources, select_citations
-    from records.reverify import reverify as run_reverify
+    from snap.reverify_submission import (
+        QueuedPlan,
+        Queueing,
+        ReverifyRequest,
+        plan_reverify,
+        submit_reverify,
+    )
 
-    if enqueue:
-        if refetch or run_id:
-            raise click.UsageError("--enqueue cannot be combined with --refetch or --run")
-        from records.jobs import reverify_items
-
-        params = {"url": url, "since": since and since.isoformat()}
-        with workspace(ctx, existing=True) as ws:
-            items = reverify_items(ws, url=url and as_url(url), since=since)
-            if not items and (url or since):
-                raise RecordNotFound("no recorded citation matches --url/--since")
-            start_batch(ctx, ws, "reverify", params, items, as_json)
-        return
-
+    request = ReverifyRequest(url and as_url(url), since, refetch, run_id)
+    queueing = Queueing.ASKED if enqueue else Queueing.NEVER
     with workspace(
         ctx, existing=True, allow_private=allow_private, allow_networks=allow_networks
     ) as ws:
-        run_id = recorded_run(ws, run_id) if run_id else None
-        citations = select_citations(ws, url=url and as_url(url), since=since)
-        if not citations and (url or since):
-            raise RecordNotFound("no recorded citation matches --url/--since")
-        errors = refetch_sources(ws, citations) if refetch else {}
-        with progress_counter(len(citations), "re-verifying") as bar:
-            report = run_reverify(
-                ws, citations, progress=bar.update, refetch_errors=errors, run_id=run_id
-            )
+        plan = plan_reverify(ws, request, queueing)
+        if isinstance(plan, QueuedPlan):
+            with in_process_notice(ws, plan.size, BatchKind.REVERIFY) as notice:
+                submitted = submit_reverify(ws, plan, progress=notice)
+            report_submitted(ctx, ws, submitted, as_json, verb="queued")
+            return
+        with progress_counter(plan.size, "re-verifying") as bar:
+            report = submit_reverify(ws, plan, progress=bar.update)
             checkpoint_log(ws)
     if as_json:
         emit_json(report.to_json())
@@ -560,7 +554,7 @@ def reverify(
 def show(
     ctx: click.Context,
     snapshot_id: str,
-    what: str,
+    what: ShownPart,
     output: Path | None,
     page: str | None,
     around: int | None,
@@ -587,12 +581,14 @@ def show(
         else:
             click.echo(f"wrote {output} ({document['size']} bytes, sha256:{document['sha256']})")
     elif as_json:
-        emit_json(shown.to_json())
+        from records.wire import shown_json
+
+        emit_json(shown_json(shown))
     elif shown.raw is not None:
         sys.stdout.buffer.write(shown.raw)
         sys.stdout.buffer.flush()
     else:
-        click.echo(render.shown(shown.to_json(), offsets=page is not None or around is not None))
+        click.echo(render.shown(shown, offsets=page is not None or around is not None))
 
 
 @cli.command()
@@ -691,7 +687,7 @@ def reextract(
             items = reextract_items(
                 ws, url=url and as_url(url), snapshot_id=snapshot_id, since=since
             )
-            start_batch(ctx, ws, "reextract", params, items, as_json)
+            start_batch(ctx, ws, BatchKind.REEXTRACT, params, items, as_json)
         return
 
     with workspace(ctx, existing=True) as ws:
@@ -699,7 +695,9 @@ def reextract(
         with progress_counter(len(jobs), "re-extracting") as bar:
             results = run_reextract(ws, jobs, progress=bar.update)
     if as_json:
-        emit_json({"extractions": results})
+        from records.wire import reextracted_json
+
+        emit_json(reextracted_json(results))
     else:
         click.echo(render.reextracted(results))
 
@@ -725,9 +723,11 @@ def fsck(ctx: click.Context, repair: bool, as_json: bool) -> None:
         with progress_counter(len(plan.blobs), "checking blobs") as bar:
             report = run_fsck(ws, plan, progress=bar.update, repair=repair)
     if as_json:
-        emit_json(report.to_json())
+        from records.wire import fsck_json
+
+        emit_json(fsck_json(report))
     else:
-        click.echo(render.fsck_report(report.to_json()))
+        click.echo(render.fsck_report(report))
     ctx.exit(0 if report.ok else 1)
 
 
@@ -851,7 +851,7 @@ def import_(ctx: click.Context, path: Path, as_latest: bool, as_json: bool) -> N
 def start_batch(
     ctx: click.Context,
     ws: Any,
-    kind: str,
+    kind: BatchKind,
     params: dict[str, Any],
     items: list[tuple[str, dict[str, Any]]],
     as_json: bool,
@@ -882,12 +882,12 @@ def in_process_notice(ws: Any, total: int, label: str) -> Iterator[Callable[[int
 def report_submitted(
     ctx: click.Context, ws: Any, submitted: Any, as_json: bool, *, verb: str
 ) -> None:
-    from records.jobs import batch_passed, batch_progress
+    from records.jobs import batch_progress
 
     if submitted.queue is None:  # run here: what happened, and exit 1 if any item failed
         progress = batch_progress(ws.db, submitted.batch_id)
         show_progress(progress, as_json)
-        ctx.exit(0 if batch_passed(progress) else 1)
+        ctx.exit(0 if progress.passed else 1)
     batch_id, kind, count = submitted.batch_id, submitted.kind, submitted.items
     if as_json:
         emit_json({"batchId": batch_id, "kind": kind, verb: count, "queue": submitted.queue})
@@ -896,9 +896,11 @@ def report_submitted(
         click.echo(f"follow it with: snap jobs {batch_id}")
 
 
-def show_progress(progress: dict[str, Any], as_json: bool) -> None:
+def show_progress(progress: BatchProgress, as_json: bool) -> None:
+    from records.wire import batch_progress_json
+
     if as_json:
-        emit_json(progress)
+        emit_json(batch_progress_json(progress))
     else:
         click.echo(render.batch_progress(progress))
 
@@ -946,7 +948,7 @@ def jobs(ctx: click.Context, batch_id: str | None, resume: bool, wait: bool, as_
     BATCH may be a unique prefix of 6+ characters. Exit 1 when any item failed or, for a
     re-verification, any citation broke.
     """
-    from records.jobs import batch_passed, batch_progress, recent_batches
+    from records.jobs import batch_progress, recent_batches
 
     if batch_id is None:
         if resume or wait:
@@ -954,7 +956,9 @@ def jobs(ctx: click.Context, batch_id: str | None, resume: bool, wait: bool, as_
         with workspace(ctx, existing=True) as ws:
             batches = recent_batches(ws.db)
         if as_json:
-            emit_json({"batches": batches})
+            from records.wire import batch_list_json
+
+            emit_json(batch_list_json(batches))
         else:
             click.echo(render.batch_list(batches))
         return
@@ -963,34 +967,33 @@ def jobs(ctx: click.Context, batch_id: str | None, resume: bool, wait: bool, as_
             from snap.workers.submit import resume as resume_batch
 
             progress = batch_progress(ws.db, batch_id)
-            unfinished = progress["pending"] + progress["running"] + progress["failedTransient"]
-            with in_process_notice(ws, unfinished, progress["kind"]) as bar:
-                submitted = resume_batch(ws, progress["batchId"], progress=bar)
+            with in_process_notice(ws, progress.unfinished, progress.kind) as bar:
+                submitted = resume_batch(ws, progress.batch_id, progress=bar)
             report_submitted(ctx, ws, submitted, as_json, verb="requeued")
             return
         progress = batch_progress(ws.db, batch_id)
         if wait:
             progress = wait_for(ws, progress)
     show_progress(progress, as_json)
-    ctx.exit(0 if batch_passed(progress) else 1)
+    ctx.exit(0 if progress.passed else 1)
 
 
-def wait_for(ws: Any, progress: dict[str, Any]) -> dict[str, Any]:
+def wait_for(ws: Any, progress: BatchProgress) -> BatchProgress:
     """Poll the database once a second, with a progress bar on a terminal."""
     import time
 
     from records.jobs import batch_progress
 
-    with progress_counter(progress["total"], progress["kind"]) as bar:
+    with progress_counter(progress.total, progress.kind) as bar:
         shown = 0
         while True:
-            finished = progress["done"] + progress["failed"]
+            finished = progress.count(ItemState.DONE) + progress.count(ItemState.FAILED)
             bar.update(finished - shown)
             shown = finished
-            if progress["finished"]:
+            if progress.finished:
                 return progress
             time.sleep(1.0)
-            progress = batch_progress(ws.db, progress["batchId"])
+            progress = batch_progress(ws.db, progress.batch_id)
 
 
 @cli.command()

@@ -49,6 +49,7 @@ from snapshotter.options import DEFAULT_USER_AGENT as DEFAULT_USER_AGENT
 from snapshotter.options import TOTAL_TIMEOUT_FACTOR as TOTAL_TIMEOUT_FACTOR
 from snapshotter.options import FetchOptions as FetchOptions
 from snapshotter.tempfiles import create_locked, remove_stale_temp_files
+from snapshotter.times import now, precise_time
 from snapshotter.version import __version__
 from snapshotter.weburl import InvalidURL, WebURL, has_web_scheme, web_url
 
@@ -213,7 +214,7 @@ def _copy_local(source: Path, options: FetchOptions, workdir: Path | None) -> Fe
         "fetchedAt": _now(),
         "source": "file",
         "path": str(absolute),
-        "mtime": _rfc3339(datetime.fromtimestamp(info.st_mtime, UTC)),
+        "mtime": precise_time(datetime.fromtimestamp(info.st_mtime, UTC)),
         "snapVersion": __version__,
     }
     uri = absolute.as_uri()
@@ -900,13 +901,8 @@ def _recorded_headers(response: http.client.HTTPResponse) -> dict[str, str]:
 # --- time --------------------------------------------------------------------------------
 
 
-def _rfc3339(moment: datetime) -> str:
-    """RFC 3339 UTC with microseconds: two captures of one URL never share a timestamp."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
 def _now() -> str:
-    return _rfc3339(datetime.now(UTC))
+    return precise_time(now())
 
 
 __all__ = [
