@@ -29,7 +29,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
-from verifier.status import Status
+from records.vocabulary import BatchKind, FailureKind, ItemState, Status
 
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
@@ -147,12 +147,17 @@ class Extraction(Base):
     # What the text was made from: the stored raw bytes ('raw', deterministic) or the page a
     # browser rendered in one capture ('rendered'; its decoding names that capture).
     source: Mapped[str] = mapped_column(String(10), default="raw", server_default="raw")
+    # Where the text is code (a ``code`` blob, snapshotter.extract.code_spans): the matcher
+    # compares it as code.  None: the extractor recorded no code in this text.
+    code_hash: Mapped[str | None] = mapped_column(String(DIGEST_LENGTH))
+    code_version_id: Mapped[str | None] = mapped_column(String(1024))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     __table_args__ = (
         UniqueConstraint(
             "snapshot_id", "extractor", "decoding", name="uq_extractions_snapshot_extractor"
         ),
+        CheckConstraint(digest_check("code_hash"), name="code_hash_digest"),
         CheckConstraint(
             "source IN (" + ", ".join(f"'{s}'" for s in EXTRACTION_SOURCES) + ")",
             name="source_known",
@@ -278,10 +283,6 @@ class Verification(Base):
     )
 
 
-BATCH_KINDS = ("capture", "reverify", "reextract")
-ITEM_STATES = ("pending", "running", "done", "failed")
-
-
 class Batch(Base):
     """A piece of bulk work split into items for workers (``snap fetch --enqueue`` and the
     like). Its state lives here, not in the broker: the broker only delivers item ids, so a
@@ -297,7 +298,8 @@ class Batch(Base):
 
     __table_args__ = (
         CheckConstraint(
-            "kind IN (" + ", ".join(f"'{kind}'" for kind in BATCH_KINDS) + ")", name="kind_known"
+            "kind IN (" + ", ".join(f"'{kind.value}'" for kind in BatchKind) + ")",
+            name="kind_known",
         ),
         CheckConstraint("total >= 0", name="total_nonnegative"),
     )
@@ -315,7 +317,7 @@ class BatchItem(Base):
     batch_id: Mapped[str] = mapped_column(ForeignKey("batches.id"))
     key: Mapped[str] = mapped_column(Text)
     payload: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
-    state: Mapped[str] = mapped_column(String(10), default="pending")
+    state: Mapped[str] = mapped_column(String(10), default=ItemState.PENDING.value)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     # 'transient' (worth another try: snap jobs --resume re-queues it) or 'permanent'
     error_kind: Mapped[str | None] = mapped_column(String(10))
@@ -327,11 +329,13 @@ class BatchItem(Base):
         UniqueConstraint("batch_id", "key", name="uq_batch_items_batch_id_key"),
         Index("ix_batch_items_batch_id_state", "batch_id", "state"),
         CheckConstraint(
-            "state IN (" + ", ".join(f"'{state}'" for state in ITEM_STATES) + ")",
+            "state IN (" + ", ".join(f"'{state.value}'" for state in ItemState) + ")",
             name="state_known",
         ),
         CheckConstraint(
-            "error_kind IS NULL OR error_kind IN ('transient', 'permanent')",
+            "error_kind IS NULL OR error_kind IN ("
+            + ", ".join(f"'{kind.value}'" for kind in FailureKind)
+            + ")",
             name="error_kind_known",
         ),
     )

@@ -24,10 +24,22 @@ from records.ids import resolve_snapshot_id
 from records.models import Extraction, Snapshot, utcnow
 from records.repository import captures_of, captures_of_snapshot, record_extraction
 from records.workspace import Workspace
-from snapshotter.capture import decoding_of, page_json
+from snapshotter.capture import decoding_of, page_json, store_code
 from snapshotter.extract import extract
 from snapshotter.store.hashing import source_digest
-from verifier import NORMALIZER_ID, normalized_digest
+from verifier import NORMALIZER_ID, CodeSpans, normalized_digest
+
+
+@dataclass(frozen=True)
+class Reextracted:
+    """One extraction made again: ``new`` when it was not recorded before."""
+
+    snapshot_id: str
+    extraction_id: int
+    extractor: str
+    decoding: str
+    text_hash: str | None
+    new: bool
 
 
 @dataclass(frozen=True)
@@ -64,7 +76,7 @@ def plan_reextract(
 
 def reextract(
     workspace: Workspace, jobs: list[Job], *, progress: Callable[[int], None] | None = None
-) -> list[dict[str, Any]]:
+) -> list[Reextracted]:
     results = []
     workspace.stores.check_all([job.evidence for job in jobs])
     for job in jobs:
@@ -75,7 +87,7 @@ def reextract(
     return results
 
 
-def reextract_one(workspace: Workspace, evidence: Evidence, declared: str | None) -> dict[str, Any]:
+def reextract_one(workspace: Workspace, evidence: Evidence, declared: str | None) -> Reextracted:
     """Read and re-hash the raw bytes, extract, store the text; then one short write."""
     store = workspace.stores.store_for(evidence)
     raw = store.get("raw", evidence.raw_hash, version_id=evidence.raw_version_id)
@@ -102,12 +114,16 @@ def reextract_one(workspace: Workspace, evidence: Evidence, declared: str | None
         text_hash, size = source_digest(data)
         tags = {"kind": "text", "extractor": extraction.extractor, "normalizer": NORMALIZER_ID}
         blob = store.put("text", text_hash, data, tags=tags)
+        code = CodeSpans(extraction.code or ())
         values |= {
             "text_hash": text_hash,
-            "norm_hash": normalized_digest(extraction.text),
+            "norm_hash": normalized_digest(extraction.text, code),
             "text_size": size,
             "text_version_id": blob.version_id,
         }
+        if code:
+            code_hash, code_blob, _ = store_code(store, code, tags)
+            values |= {"code_hash": code_hash, "code_version_id": code_blob.version_id}
     with workspace.db.session() as session:
         known = set(
             session.scalars(
@@ -115,11 +131,11 @@ def reextract_one(workspace: Workspace, evidence: Evidence, declared: str | None
             )
         )
         recorded = record_extraction(session, values)
-    return {
-        "snapshotId": evidence.snapshot_id,
-        "extractionId": recorded.id,
-        "extractor": recorded.extractor,
-        "decoding": recorded.decoding,
-        "textHash": recorded.text_hash,
-        "new": recorded.id not in known,
-    }
+    return Reextracted(
+        evidence.snapshot_id,
+        recorded.id,
+        recorded.extractor,
+        recorded.decoding,
+        recorded.text_hash,
+        recorded.id not in known,
+    )
