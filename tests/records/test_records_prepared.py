@@ -21,7 +21,7 @@ from records.prepared import SUFFIX, PreparedFolder
 from records.texts import PreparedCache
 from tests.http_fixtures import LoopbackServer
 from tests.records.conftest import Backend
-from verifier import PreparedSource, prepare
+from verifier import CodeSpans, PreparedSource, prepare
 from verifier.packed import pack
 
 TEXTS = [
@@ -43,9 +43,9 @@ def counting_prepare(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Count the texts records tokenize (rather than load)."""
     prepared: list[str] = []
 
-    def counted(text: str) -> PreparedSource:
+    def counted(text: str, code: CodeSpans | None = None) -> PreparedSource:
         prepared.append(text)
-        return prepare(text)
+        return prepare(text, code)
 
     monkeypatch.setattr(records.texts, "prepare", counted)
     return prepared

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import verifier.packed
-from verifier import prepare
+from verifier import CodeSpans, prepare
 from verifier.errors import PackError
 from verifier.packed import pack, unpack
 
@@ -160,3 +160,12 @@ def test_bytes_that_are_not_a_packed_source_are_refused() -> None:
     for data in (b"", b"SNAPPREP", b"\x00" * 64, SOURCE.encode()):
         with pytest.raises(PackError):
             unpack(data, SOURCE, BINDING)
+
+
+def test_a_source_read_with_code_spans_is_never_packed() -> None:
+    """An entry names its text only; code spans change what is compared, so such a source is
+    not packed at all rather than packed without them."""
+    source = "Run ls -la here, then cd /tmp."
+    spans = CodeSpans.merged([(4, 10)])
+    with pytest.raises(PackError, match="code spans"):
+        pack(prepare(source, spans), BINDING)
