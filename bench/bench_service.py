@@ -1,7 +1,8 @@
 """Load test of ``snap serve``: answers of 10 citations against captured 100 KB pages, over HTTP.
 
 Run: ``.venv/bin/python bench/bench_service.py [--seconds 30] [--clients 16] [--json]
-[--database sqlite|postgresql] [--workers 1,2] [--max-requests 20000]``
+[--database sqlite|postgresql] [--workers 1,2] [--max-requests 20000]``, or
+``.venv/bin/python bench/bench_service.py --in-process-cpu [--database …] [--count 500]``
 
 Everything is on loopback: the pages are captured from local files first, the server is a real
 ``snap serve`` (uvicorn) subprocess on 127.0.0.1, and the clients are threads of this process
@@ -14,6 +15,15 @@ Reports, from one run:
 - HTTP, one client: the same, one request at a time -> ratio to the baseline = the HTTP cost;
 - HTTP, N clients for S seconds (and at most ``--max-requests``), once per ``--workers`` count
   (``snap serve --workers W``): requests/s, p50/p90/p99/max latency, errors.
+``--in-process-cpu`` measures no HTTP and no wall time, so it holds on a shared machine: the
+CPU time of one answer verified in-process (best of ``--rounds`` rounds of ``--count`` answers,
+``time.process_time``), for answers checked before (their citations recorded: what the HTTP
+load sends) and for new ones (each a new answer id, so ten new citations); the statements sent
+per answer; and, from one more round under cProfile, the share of the profile spent in
+SQLAlchemy's own Python code (self time of its functions: the drivers' C calls, the waits and
+the matching are outside it). Run it under ``valgrind --tool=callgrind`` with two ``--count``
+values for instructions per answer.
+
 Goals (issue 25): one worker process >= 0.9x the in-process answers/s; 2 workers >= 1.8x one
 (on PostgreSQL, 2 cores); p99 <= 4x p50 at 16 clients; 0 errors. The load average is printed:
 on a shared machine the ratios are indicative only, final figures need a quiet one.
@@ -25,9 +35,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import cProfile
 import http.client
 import json
 import os
+import pstats
 import random
 import signal
 import socket
@@ -158,6 +170,102 @@ def threaded_baseline(
     return summary([x for per in latencies for x in per], time.perf_counter() - started, 0)
 
 
+def with_answer_id(body: bytes, answer_id: str) -> bytes:
+    """The same answer under another id: its ten citations are new (the id is part of each)."""
+    return json.dumps(json.loads(body) | {"answerId": answer_id}).encode()
+
+
+def cpu_per_answer(workspace: Workspace, bodies: list[bytes], rounds: int) -> float:
+    """Best of ``rounds``: CPU seconds per answer, verifying ``bodies`` one after another."""
+    best = float("inf")
+    for _ in range(rounds):
+        started = time.process_time()
+        for body in bodies:
+            verify_citations(workspace, verify_input_from_bytes(body, "bench"))
+        best = min(best, (time.process_time() - started) / len(bodies))
+    return best
+
+
+def statements_per_answer(workspace: Workspace, bodies: list[bytes]) -> float:
+    from sqlalchemy import event
+
+    sent = [0]
+
+    def count(*_: Any) -> None:
+        sent[0] += 1
+
+    event.listen(workspace.db.engine, "before_cursor_execute", count)
+    try:
+        for body in bodies:
+            verify_citations(workspace, verify_input_from_bytes(body, "bench"))
+    finally:
+        event.remove(workspace.db.engine, "before_cursor_execute", count)
+    return sent[0] / len(bodies)
+
+
+def sqlalchemy_share(workspace: Workspace, bodies: list[bytes]) -> dict[str, float]:
+    """Self time of SQLAlchemy's and the driver's Python functions, per answer and as a share
+    of the whole profile (cProfile's own overhead inflates call-heavy code alike before and
+    after a change, so compare the figures of one mode, not with the CPU times above)."""
+    profile = cProfile.Profile()
+    profile.enable()
+    for body in bodies:
+        verify_citations(workspace, verify_input_from_bytes(body, "bench"))
+    profile.disable()
+    stats: dict[Any, Any] = pstats.Stats(profile).stats  # type: ignore[attr-defined]
+    total = sqlalchemy = driver = 0.0
+    for (filename, _, _), (_, _, own, _, _) in stats.items():
+        total += own
+        if "/sqlalchemy/" in filename:
+            sqlalchemy += own
+        elif "/psycopg/" in filename:
+            driver += own
+    return {
+        "sqlalchemyShare": round(sqlalchemy / total, 3),
+        "sqlalchemyMsPerAnswerProfiled": round(sqlalchemy / len(bodies) * 1000, 2),
+        "psycopgPythonShare": round(driver / total, 3),
+    }
+
+
+def in_process_cpu(args: argparse.Namespace) -> dict[str, Any]:
+    with (
+        tempfile.TemporaryDirectory(prefix="snap-bench-service-") as folder,
+        contextlib.ExitStack() as stack,
+    ):
+        env = {"SNAP_HOME": str(Path(folder) / "home")} | database_env(args.database, stack)
+        workspace = Workspace.open(Settings.from_env(env))
+        pages = build_pages(workspace, Path(folder), args.pages)
+        answers = build_answers(pages, args.answers, 10)
+        workspace.prepared = PreparedCache()
+        for body in answers:  # warm: every page tokenized, every citation recorded
+            verify_citations(workspace, verify_input_from_bytes(body, "bench"))
+        repeated = [answers[n % len(answers)] for n in range(args.count)]
+        fresh = iter(range(10**9))
+
+        def new_answers() -> list[bytes]:
+            return [with_answer_id(body, f"new-{next(fresh)}") for body in repeated]
+
+        result = {
+            "database": args.database,
+            "answers": args.count,
+            "rounds": args.rounds,
+            "cpuMsPerRepeatedAnswer": round(
+                cpu_per_answer(workspace, repeated, args.rounds) * 1000, 3
+            ),
+            "cpuMsPerNewAnswer": round(
+                min(cpu_per_answer(workspace, new_answers(), 1) for _ in range(args.rounds)) * 1000,
+                3,
+            ),
+            "statementsPerRepeatedAnswer": statements_per_answer(workspace, repeated[:100]),
+            "statementsPerNewAnswer": statements_per_answer(workspace, new_answers()[:100]),
+            "profiledRepeated": sqlalchemy_share(workspace, repeated),
+            "profiledNew": sqlalchemy_share(workspace, new_answers()),
+            "loadAverage": [round(x, 2) for x in os.getloadavg()],
+        }
+        workspace.close()
+    return result
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -268,7 +376,13 @@ def main() -> None:
     parser.add_argument("--workers", default="1,2", help="comma-separated worker counts")
     parser.add_argument("--max-requests", type=int, default=20_000, help="per load run")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--in-process-cpu", action="store_true", help="CPU per answer, no HTTP")
+    parser.add_argument("--count", type=int, default=500, help="answers per CPU round")
+    parser.add_argument("--rounds", type=int, default=3, help="CPU rounds (best is kept)")
     args = parser.parse_args()
+    if args.in_process_cpu:
+        print(json.dumps(in_process_cpu(args), indent=None if args.json else 2))
+        return
     worker_counts = [int(w) for w in args.workers.split(",")]
     with (
         tempfile.TemporaryDirectory(prefix="snap-bench-service-") as folder,
