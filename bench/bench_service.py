@@ -204,9 +204,10 @@ def statements_per_answer(workspace: Workspace, bodies: list[bytes]) -> float:
 
 
 def sqlalchemy_share(workspace: Workspace, bodies: list[bytes]) -> dict[str, float]:
-    """Self time of SQLAlchemy's and the driver's Python functions, per answer and as a share
-    of the whole profile (cProfile's own overhead inflates call-heavy code alike before and
-    after a change, so compare the figures of one mode, not with the CPU times above)."""
+    """SQLAlchemy's Python function calls per answer (counted: independent of the machine's
+    load), and the self time of SQLAlchemy's and the driver's Python functions, per answer and
+    as a share of the whole profile (cProfile's clock is wall time and its overhead inflates
+    call-heavy code, so compare the figures of one mode, not with the CPU times above)."""
     profile = cProfile.Profile()
     profile.enable()
     for body in bodies:
@@ -214,13 +215,19 @@ def sqlalchemy_share(workspace: Workspace, bodies: list[bytes]) -> dict[str, flo
     profile.disable()
     stats: dict[Any, Any] = pstats.Stats(profile).stats  # type: ignore[attr-defined]
     total = sqlalchemy = driver = 0.0
-    for (filename, _, _), (_, _, own, _, _) in stats.items():
+    calls = sqlalchemy_calls = 0
+    for (filename, _, _), (_, primitive, own, _, _) in stats.items():
         total += own
+        calls += primitive
         if "/sqlalchemy/" in filename:
             sqlalchemy += own
+            sqlalchemy_calls += primitive
         elif "/psycopg/" in filename:
             driver += own
     return {
+        # counted, not timed: the same on a loaded machine as on a quiet one
+        "sqlalchemyCallsPerAnswer": round(sqlalchemy_calls / len(bodies)),
+        "pythonCallsPerAnswer": round(calls / len(bodies)),
         "sqlalchemyShare": round(sqlalchemy / total, 3),
         "sqlalchemyMsPerAnswerProfiled": round(sqlalchemy / len(bodies) * 1000, 2),
         "psycopgPythonShare": round(driver / total, 3),
