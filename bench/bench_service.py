@@ -131,6 +131,7 @@ def baseline(workspace: Workspace, answers: list[bytes], seconds: float) -> dict
     latencies: list[float] = []
     statuses: dict[str, int] = {}
     started = time.perf_counter()
+    cpu = time.process_time()
     n = 0
     while time.perf_counter() - started < seconds:
         body = answers[n % len(answers)]
@@ -140,7 +141,11 @@ def baseline(workspace: Workspace, answers: list[bytes], seconds: float) -> dict
         for status, count in report.summary()["byStatus"].items():
             statuses[str(status)] = statuses.get(str(status), 0) + count
         n += 1
-    return summary(latencies, time.perf_counter() - started, 0) | {"statuses": statuses}
+    cpu_ms = round((time.process_time() - cpu) / n * 1000, 2)
+    return summary(latencies, time.perf_counter() - started, 0) | {
+        "statuses": statuses,
+        "cpuMsPerAnswer": cpu_ms,
+    }
 
 
 def threaded_baseline(
@@ -279,8 +284,31 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def tree_cpu_seconds(root: int) -> float:
+    """CPU time (user + system) of process ``root`` and its living descendants (uvicorn's
+    worker processes), from /proc: what the server spent, whatever else runs on the machine."""
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        parents[int(entry.name)] = int(fields[1])
+        times[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
+    tree, grown = {root}, True
+    while grown:
+        children = {pid for pid, parent in parents.items() if parent in tree} - tree
+        grown = bool(children)
+        tree |= children
+    return sum(times.get(pid, 0.0) for pid in tree)
+
+
 @contextlib.contextmanager
-def served(env: dict[str, str], workers: int = 1) -> Iterator[int]:
+def served(env: dict[str, str], workers: int = 1) -> Iterator[tuple[int, int]]:
     port = free_port()
     command = ["serve", "--port", str(port), "--request-timeout", "30", "--workers", str(workers)]
     process = subprocess.Popen(
@@ -300,7 +328,7 @@ def served(env: dict[str, str], workers: int = 1) -> Iterator[int]:
                 if process.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError("snap serve did not start") from None
                 time.sleep(0.1)
-        yield port
+        yield port, process.pid
     finally:
         process.send_signal(signal.SIGTERM)
         try:
@@ -404,16 +432,22 @@ def main() -> None:
         one: dict[str, Any] = {}
         many: dict[int, dict[str, Any]] = {}
         for workers in worker_counts:
-            with served(env, workers) as port:
+            with served(env, workers) as (port, pid):
                 for _ in range(workers):  # warm: each worker tokenizes each page once
                     for body in answers:
                         assert post_or_get(port, "POST", "/v1/verify", body)[0] == 200
                 if workers == worker_counts[0]:
                     one = load(port, answers, 1, min(10.0, args.seconds), args.max_requests)
+                cpu = tree_cpu_seconds(pid)
                 many[workers] = load(port, answers, args.clients, args.seconds, args.max_requests)
+                cpu = tree_cpu_seconds(pid) - cpu
+                many[workers]["serverCpuMsPerAnswer"] = round(
+                    cpu / max(1, many[workers]["requests"]) * 1000, 2
+                )
         # the baseline again, after: on a shared machine the faster of the two is the fair one
         after = baseline(workspace, answers, min(10.0, args.seconds))
         in_process = min(before, after, key=lambda run: run["p50ms"])
+        in_process["cpuMsPerAnswer"] = min(before["cpuMsPerAnswer"], after["cpuMsPerAnswer"])
         threaded = threaded_baseline(workspace, answers, args.clients, min(10.0, args.seconds))
         workspace.close()
     result = report(args, in_process, threaded, one, many)
@@ -456,6 +490,18 @@ def report(
         scaling = many[2]["perSecond"] / many[1]["perSecond"]
         result["twoWorkersToOne"] = round(scaling, 2)
         goals["2 workers >= 1.8x 1 worker"] = scaling >= 1.8
+    # The same questions asked of CPU time, which a loaded machine does not distort the way it
+    # distorts throughput: the CPU one answer costs in-process against in one server process
+    # (HTTP's cost), and the throughput two workers would reach on two free cores, 2x the one
+    # worker's answers per CPU second, as a ratio to one worker's on one core.
+    if 1 in many:
+        result["cpuInProcessToOneProcess"] = round(
+            in_process["cpuMsPerAnswer"] / many[1]["serverCpuMsPerAnswer"], 2
+        )
+    if 2 in many and 1 in many:
+        result["cpuTwoWorkersToOneOnFreeCores"] = round(
+            2 * many[1]["serverCpuMsPerAnswer"] / many[2]["serverCpuMsPerAnswer"], 2
+        )
     result["goals"] = goals
     return result
 
@@ -476,7 +522,11 @@ def show(result: dict[str, Any], clients: int) -> None:
             f"  errors {row['errors']}  ({row['requests']} requests)"
         )
     print(f"  HTTP cost: one client's p50 is {result['httpCostRatioP50']}x the in-process p50")
-    for key in ("oneProcessToInProcess", "twoWorkersToOne"):
+    for name in (n for n in result if n.startswith(f"http{clients}Clients")):
+        print(f"  {name}: server CPU {result[name]['serverCpuMsPerAnswer']} ms per answer")
+    print(f"  in-process CPU {result['inProcess']['cpuMsPerAnswer']} ms per answer")
+    keys = ("oneProcessToInProcess", "twoWorkersToOne", "cpuInProcessToOneProcess")
+    for key in (*keys, "cpuTwoWorkersToOneOnFreeCores"):
         if key in result:
             print(f"  {key}: {result[key]}x")
     for goal, met in result["goals"].items():
