@@ -4,7 +4,10 @@ Run: ``.venv/bin/python bench/bench_corpus.py [--corpus prose|technical|both] [-
 
 ``prose`` is the adversarial corpus of issue 7 (``tests/corpus/``), ``technical`` the corpus of
 technical pages of issue 23 (``tests/corpus/technical/``: format tables, pattern syntax,
-signatures, operator tables, psql output); ``both`` (the default) runs one after the other.
+signatures, operator tables, psql output, and HTML pages whose code is in ``<code>``/``<pre>``,
+whose code spans the HTML extractor records and the check is given); ``both`` (the default) runs
+one after the other; ``--no-spans`` checks the HTML pages without their code spans, as before
+the extractor recorded them.
 For every labelled quote in the corpus's ``quotes.jsonl`` this runs snap's verifier
 (``verifier.check_quote``) and, in the same run, a naive baseline: a lower-cased substring
 search with whitespace collapsed, the check a careful engineer would write first. Per kind it
@@ -36,6 +39,7 @@ from tests.corpus.load import (
     TECHNICAL_DIR,
     Case,
     load_cases,
+    load_code,
     load_documents,
 )
 from verifier import COULD_NOT_CHECK as STATUS_COULD_NOT_CHECK
@@ -79,15 +83,16 @@ def naive_checker(documents: dict[str, str]) -> Callable[[Case], bool]:
 CORPORA: dict[str, Path] = {"prose": CORPUS_DIR, "technical": TECHNICAL_DIR}
 
 
-def run(root: Path = CORPUS_DIR) -> dict[str, object]:
+def run(root: Path = CORPUS_DIR, *, spans: bool = True) -> dict[str, object]:
     documents = load_documents(root)
+    code = load_code(root) if spans else {}
     cases = load_cases(root)
     naive = naive_checker(documents)
     snap: dict[str, Tally] = {}
     baseline: dict[str, Tally] = {}
     status_right = status_total = 0
     for case in cases:
-        result = check_quote(case.quote, documents[case.doc])
+        result = check_quote(case.quote, documents[case.doc], code.get(case.doc))
         for kind in (case.kind, "TOTAL"):
             snap.setdefault(kind, Tally()).add(case, result.found)
             baseline.setdefault(kind, Tally()).add(case, naive(case))
@@ -97,6 +102,7 @@ def run(root: Path = CORPUS_DIR) -> dict[str, object]:
     kinds = [*sorted(k for k in snap if k != "TOTAL"), "TOTAL"]
     return {
         "corpus": next(name for name, path in CORPORA.items() if path == root),
+        "spans": spans,
         "cases": len(cases),
         "documents": len(documents),
         "kinds": {
@@ -113,8 +119,10 @@ def print_table(report: dict[str, object]) -> None:
         f"{'kind':<18} {'cases':>5} | {'snap ok':>7} {'FP':>4} {'FA':>4} "
         f"| {'naive ok':>8} {'FP':>4} {'FA':>4}"
     )
+    spans = "" if report["spans"] else " (HTML pages checked without their code spans)"
     print(
-        f"{report['corpus']} corpus: {report['cases']} quotes over {report['documents']} documents"
+        f"{report['corpus']} corpus: {report['cases']} quotes over {report['documents']}"
+        f" documents{spans}"
     )
     print("FP = false passes (changed quote reported found), FA = false alarms")
     print(header)
@@ -137,9 +145,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--corpus", choices=[*CORPORA, "both"], default="both")
+    parser.add_argument(
+        "--no-spans", action="store_true", help="check HTML pages without their code spans"
+    )
     args = parser.parse_args()
     names = list(CORPORA) if args.corpus == "both" else [args.corpus]
-    reports = [run(CORPORA[name]) for name in names]
+    reports = [run(CORPORA[name], spans=not args.no_spans) for name in names]
     if args.json:
         print(json.dumps(reports[0] if len(reports) == 1 else reports, indent=2))
     else:

@@ -45,7 +45,7 @@ MIGRATIONS_DIR = _migrations_dir()
 MIGRATION_LOCK = 0x736E6170  # "snap": the PostgreSQL advisory lock held while migrating
 # The newest migration in migrations/versions; a test checks it against Alembic's own head, so
 # a new migration cannot be added without moving this too.
-HEAD_REVISION = "imports_0007"
+HEAD_REVISION = "codespans_0008"
 
 
 def alembic_config(connection: sa.Connection | None = None, url: str | None = None) -> Config:

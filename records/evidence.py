@@ -71,6 +71,10 @@ class ExtractionColumns(Protocol):
     def pages(self) -> list[Any]: ...
     @property
     def flags(self) -> list[Any]: ...
+    @property
+    def code_hash(self) -> str | None: ...
+    @property
+    def code_version_id(self) -> str | None: ...
 
 
 class CaptureColumns(Protocol):
@@ -113,6 +117,8 @@ class Evidence:
     pages: tuple[Any, ...]
     flags: tuple[str, ...]
     seal: SealRef | None = None  # the capture whose seal a check reads with the blobs
+    code_hash: str | None = None  # where the text is code (snapshotter.extract.code_spans)
+    code_version_id: str | None = None
 
     @classmethod
     def of(cls, snapshot: SnapshotColumns, extraction: ExtractionColumns | None) -> Evidence:
@@ -134,6 +140,8 @@ class Evidence:
             text_version_id=source.text_version_id,
             pages=tuple(source.pages or ()),
             flags=tuple(source.flags or ()),
+            code_hash=extraction.code_hash if extraction is not None else None,
+            code_version_id=extraction.code_version_id if extraction is not None else None,
         )
 
     @property
@@ -285,8 +293,11 @@ def capture_blobs(provenance: dict[str, Any] | None) -> list[tuple[str, str, str
 
 
 def recorded_blobs(evidence: Evidence) -> list[tuple[str, str, str | None]]:
-    """(kind, digest, recorded version) of the raw bytes and, if any, the extraction's text."""
+    """(kind, digest, recorded version) of the raw bytes and, if any, the extraction's text
+    and its code spans."""
     blobs = [("raw", evidence.raw_hash, evidence.raw_version_id)]
     if evidence.text_hash is not None:
         blobs.append(("text", evidence.text_hash, evidence.text_version_id))
+    if evidence.code_hash is not None:
+        blobs.append(("code", evidence.code_hash, evidence.code_version_id))
     return blobs

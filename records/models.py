@@ -147,12 +147,17 @@ class Extraction(Base):
     # What the text was made from: the stored raw bytes ('raw', deterministic) or the page a
     # browser rendered in one capture ('rendered'; its decoding names that capture).
     source: Mapped[str] = mapped_column(String(10), default="raw", server_default="raw")
+    # Where the text is code (a ``code`` blob, snapshotter.extract.code_spans): the matcher
+    # compares it as code.  None: the extractor recorded no code in this text.
+    code_hash: Mapped[str | None] = mapped_column(String(DIGEST_LENGTH))
+    code_version_id: Mapped[str | None] = mapped_column(String(1024))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     __table_args__ = (
         UniqueConstraint(
             "snapshot_id", "extractor", "decoding", name="uq_extractions_snapshot_extractor"
         ),
+        CheckConstraint(digest_check("code_hash"), name="code_hash_digest"),
         CheckConstraint(
             "source IN (" + ", ".join(f"'{s}'" for s in EXTRACTION_SOURCES) + ")",
             name="source_known",

@@ -24,10 +24,10 @@ from records.ids import resolve_snapshot_id
 from records.models import Extraction, Snapshot, utcnow
 from records.repository import captures_of, captures_of_snapshot, record_extraction
 from records.workspace import Workspace
-from snapshotter.capture import decoding_of, page_json
+from snapshotter.capture import decoding_of, page_json, store_code
 from snapshotter.extract import extract
 from snapshotter.store.hashing import source_digest
-from verifier import NORMALIZER_ID, normalized_digest
+from verifier import NORMALIZER_ID, CodeSpans, normalized_digest
 
 
 @dataclass(frozen=True)
@@ -102,12 +102,16 @@ def reextract_one(workspace: Workspace, evidence: Evidence, declared: str | None
         text_hash, size = source_digest(data)
         tags = {"kind": "text", "extractor": extraction.extractor, "normalizer": NORMALIZER_ID}
         blob = store.put("text", text_hash, data, tags=tags)
+        code = CodeSpans(extraction.code or ())
         values |= {
             "text_hash": text_hash,
-            "norm_hash": normalized_digest(extraction.text),
+            "norm_hash": normalized_digest(extraction.text, code),
             "text_size": size,
             "text_version_id": blob.version_id,
         }
+        if code:
+            code_hash, code_blob, _ = store_code(store, code, tags)
+            values |= {"code_hash": code_hash, "code_version_id": code_blob.version_id}
     with workspace.db.session() as session:
         known = set(
             session.scalars(

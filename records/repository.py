@@ -86,6 +86,8 @@ class ExtractionRow:
     text_version_id: str | None
     pages: list[Any]
     flags: list[Any]
+    code_hash: str | None
+    code_version_id: str | None
 
 
 @dataclass(frozen=True)
@@ -292,6 +294,8 @@ def extraction_values(record: SnapshotRecord) -> dict[str, Any]:
         "text_version_id": record.text_blob.version_id if record.text_blob else None,
         "pages": [page_json(page) for page in record.pages],
         "flags": list(record.flags),
+        "code_hash": record.code_hash,
+        "code_version_id": record.code_blob.version_id if record.code_blob else None,
         "created_at": utcnow(),
     }
 

@@ -8,9 +8,10 @@ from typing import Any, Protocol
 
 from records.evidence import Evidence, StoreResolver
 from snapshotter.errors import BlobNotFound, IntegrityError, StoreError
+from snapshotter.extract import code_spans
 from snapshotter.store import BlobStore
 from snapshotter.store.hashing import NullSink
-from verifier import PreparedSource, prepare
+from verifier import CodeSpans, PreparedSource, prepare
 
 
 def rehash_blob(store: BlobStore, kind: str, digest: str, version_id: str | None = None) -> None:
@@ -35,17 +36,22 @@ class PreparedCache:
         self._texts: OrderedDict[str, PreparedSource] = OrderedDict()
         self._lock = threading.Lock()
 
-    def prepared(self, text_hash: str, data: bytes) -> PreparedSource:
-        """The tokenized text of ``data``, whose SHA-256 the caller has checked is ``text_hash``."""
+    def prepared(
+        self, text_hash: str, data: bytes, code: tuple[str, CodeSpans] | None = None
+    ) -> PreparedSource:
+        """The tokenized text of ``data``, whose SHA-256 the caller has checked is ``text_hash``,
+        with its code spans (``code``: their blob's checked digest and the spans), if any."""
+        key = text_hash if code is None else f"{text_hash}+{code[0]}"
         with self._lock:
-            cached = self._texts.get(text_hash)
+            cached = self._texts.get(key)
             if cached is not None:
-                self._texts.move_to_end(text_hash)
+                self._texts.move_to_end(key)
                 return cached
-        source = prepare(data.decode("utf-8"))  # outside the lock: other checks go on
+        # outside the lock: other checks go on
+        source = prepare(data.decode("utf-8"), code[1] if code is not None else None)
         with self._lock:
-            if text_hash not in self._texts:
-                self._texts[text_hash] = source
+            if key not in self._texts:
+                self._texts[key] = source
                 self._held += len(source.source)
             while self._held > self._max and len(self._texts) > 1:
                 _, dropped = self._texts.popitem(last=False)
@@ -143,8 +149,20 @@ class SnapshotTexts:
         try:
             rehash_blob(store, "raw", evidence.raw_hash, evidence.raw_version_id)
             data = store.get("text", evidence.text_hash, version_id=evidence.text_version_id)
+            code = _code_spans(store, evidence, data)
         except (IntegrityError, BlobNotFound) as error:
             return error
         if self._shared is not None:  # store.get has just checked data against text_hash
-            return self._shared.prepared(evidence.text_hash, data)
-        return prepare(data.decode("utf-8"))
+            return self._shared.prepared(evidence.text_hash, data, code)
+        return prepare(data.decode("utf-8"), code[1] if code is not None else None)
+
+
+def _code_spans(store: BlobStore, evidence: Evidence, text: bytes) -> tuple[str, CodeSpans] | None:
+    """The extraction's code spans, read (digest-checked) from their blob, and its digest; None
+    when it has none.  A blob that does not describe this text is damaged evidence."""
+    if evidence.code_hash is None:
+        return None
+    data = store.get("code", evidence.code_hash, version_id=evidence.code_version_id)
+    length = len(text.decode("utf-8"))
+    spans = code_spans.decode(data, text_length=length, digest=evidence.code_hash)
+    return evidence.code_hash, spans

@@ -29,6 +29,7 @@ from records.outcome import CitationResult
 from records.workspace import Workspace as RecordsWorkspace
 from snap.config import Settings
 from snapshotter.capture import SnapshotRecord
+from verifier.status import Status
 
 CLOSEST = "Closest passage in the source"
 
@@ -72,12 +73,22 @@ class VerifiedAnswer:
         return "\n".join(lines) + "\n"
 
 
+def unproven_because(status: Status) -> str:
+    """Why a quote is shown unproven, in words a reader of the answer acts on: "not found"
+    only when the text was read and the quote is not in it; a copy that fails its digest or
+    seal is evidence that cannot be trusted, which is a different thing to tell a reader."""
+    if status is Status.NOT_FOUND:
+        return "not found in the source (not_found)"
+    meaning = status.meaning.rstrip(".")
+    return f"not proven: {meaning[0].lower()}{meaning[1:]} ({status.value})"
+
+
 def render_quote(result: CitationResult, asked: str | None) -> str:
     outcome = result.outcome
     if result.passed and result.quote is not None and outcome.start is not None:
         link = f"snap://snapshots/{outcome.snapshot_id}/text#char={outcome.start},{outcome.end}"
         return f"> “{result.quote['exact']}” ([source]({link}))"
-    line = f"> {asked or ''} — not found in the source ({outcome.status})"
+    line = f"> {asked or ''} — {unproven_because(Status(outcome.status))}"
     if outcome.closest is not None:
         line += f"\n>\n> {CLOSEST} (score {outcome.closest.score:.2f}): {outcome.closest.text}"
     return line

@@ -12,12 +12,14 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from snapshotter.errors import ExtractionError
+from snapshotter.extract import code_spans
+from snapshotter.extract.code_spans import CODE_BLOB
 from snapshotter.extract.result import Extraction, Page
 from snapshotter.head_format import HEAD_FORMAT as HEAD_FORMAT
 from snapshotter.head_format import HEADERS_BLOB as HEADERS_BLOB
 from snapshotter.store import BlobStore, StoredBlob
 from snapshotter.store.hashing import source_digest
-from verifier import NORMALIZER_ID, normalized_digest
+from verifier import NORMALIZER_ID, CodeSpans, normalized_digest
 
 if TYPE_CHECKING:
     from snapshotter.fetch import Fetched, FetchOptions
@@ -84,6 +86,9 @@ class SnapshotRecord:
     # How the capture was made: http, browser, file or import ("" : told by the provenance).
     method: str = ""
     rendered: RenderedText | None = None  # a browser capture's rendered text
+    # Where the text is code (snapshotter.extract.code_spans), when the extractor recorded any.
+    code_hash: str | None = None
+    code_blob: StoredBlob | None = None
 
     @property
     def capture_method(self) -> str:
@@ -124,6 +129,7 @@ class SnapshotRecord:
             "reason": self.reason,
             "method": self.capture_method,
             "rendered": self.rendered.to_json() if self.rendered else None,
+            "code": self.code_hash,
             "provenance": self.provenance,
         }
 
@@ -199,11 +205,15 @@ def store_capture(fetched: Fetched, extraction: Extraction, store: BlobStore) ->
     text_blob = None
     text_hash = norm_hash = None
     text_size = None
+    code_hash = code_blob = None
     if extraction.text is not None:
         text_bytes = extraction.text.encode("utf-8")
         text_hash, text_size = source_digest(text_bytes)
-        norm_hash = normalized_digest(extraction.text)
+        code = CodeSpans(extraction.code or ())
+        norm_hash = normalized_digest(extraction.text, code)
         text_blob = store.put("text", text_hash, text_bytes, tags={"kind": "text", **tags})
+        if code:
+            code_hash, code_blob, provenance[CODE_BLOB] = store_code(store, code, tags)
     return SnapshotRecord(
         snapshot_id=fetched.raw_digest,
         url=fetched.url,
@@ -226,7 +236,20 @@ def store_capture(fetched: Fetched, extraction: Extraction, store: BlobStore) ->
         reason=extraction.reason,
         provenance=provenance,
         decoding=decoding_of(fetched.declared_content_type),
+        code_hash=code_hash,
+        code_blob=code_blob,
     )
+
+
+def store_code(
+    store: BlobStore, code: CodeSpans, tags: dict[str, str]
+) -> tuple[str, StoredBlob, dict[str, Any]]:
+    """Store a text's code spans (``snapshotter.extract.code_spans``): the digest, the blob,
+    and what a capture's provenance records of it."""
+    data = code_spans.encode(code)
+    digest, size = source_digest(data)
+    blob = store.put("code", digest, data, tags={**tags, "kind": "code"})
+    return digest, blob, {"hash": digest, "size": size, "versionId": blob.version_id}
 
 
 BROWSER_PROVENANCE = "browser"  # the provenance key of a browser capture (snapshotter.browser)

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from snap.api import CLOSEST, Workspace
+from snap.api import CLOSEST, Workspace, unproven_because
 from snap.errors import InputError
 from tests.http_fixtures import LoopbackServer
 from tests.mcp.support import CHANGED, FOUND, PAGE
+from verifier.status import Status
 
 
 @pytest.fixture
@@ -59,3 +60,15 @@ def test_render_keeps_marks_only_on_found_quotes(workspace: Workspace, tmp_path:
 def test_capture_is_web_only(workspace: Workspace) -> None:
     with pytest.raises(InputError):
         workspace.capture("/etc/passwd")
+
+
+@pytest.mark.parametrize("status", [s for s in Status if not s.passed])
+def test_an_unproven_quote_says_why_and_only_not_found_reads_as_not_found(status: Status) -> None:
+    """A copy whose digest or seal fails is not a quote "not found in the source": the reader
+    is told the evidence does not hold, in the status's own meaning."""
+    said = unproven_because(status)
+    assert said.endswith(f"({status.value})")
+    assert ("not found in the source" in said) == (status is Status.NOT_FOUND)
+    if status is Status.INTEGRITY_FAILURE:
+        assert "seal" in said
+        assert "hash to their digest" in said

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the names as the type checker sees them; at run time, __getattr__
     from verifier.closest import Closest as Closest
+    from verifier.code import NO_CODE as NO_CODE
+    from verifier.code import CodeSpans as CodeSpans
     from verifier.matcher import COULD_NOT_CHECK as COULD_NOT_CHECK
     from verifier.matcher import NOT_FOUND as NOT_FOUND
     from verifier.matcher import QUOTE_FOUND as QUOTE_FOUND
@@ -47,6 +49,7 @@ if TYPE_CHECKING:  # the names as the type checker sees them; at run time, __get
 
 _HOMES = {
     "verifier.closest": ("Closest",),
+    "verifier.code": ("NO_CODE", "CodeSpans"),
     "verifier.matcher": (
         "COULD_NOT_CHECK",
         "NOT_FOUND",
@@ -76,10 +79,12 @@ __all__ = [
     "COULD_NOT_CHECK",
     "NORMALIZER_ID",
     "NOT_FOUND",
+    "NO_CODE",
     "POSITION_MISMATCH",
     "QUOTE_FOUND",
     "VERIFIER_ID",
     "Closest",
+    "CodeSpans",
     "PreparedSource",
     "QuoteCheck",
     "Resolution",

@@ -25,3 +25,7 @@ class OffsetError(VerifierError):
 
 class SelectorError(VerifierError):
     """A selector is malformed (start after end, missing exact text, unknown unit)."""
+
+
+class CodeSpanError(VerifierError):
+    """Code spans that are not sorted, non-overlapping, non-empty ranges inside the text."""

@@ -16,9 +16,17 @@ of the source's tokens, and the run does not cut the source.  The steps, in orde
       continues in the source (a digit, a separator and a digit, a sign, a unit, an operator,
       a magnitude word: "5" is not in "5'000", "-5", "5 %" or "5 million"), on its line and
       cell (never across a line break or a tab), but not a list next to a date or version.
+   d. the source has code (``verifier.code``: spans its extraction recorded, or backtick-
+      delimited runs) and the run differs from it there: a word's case, what stands between
+      two tokens of code other than whitespace, or the code going on along its line past an
+      edge of the run.
 4. If no candidate is accepted, the quote is tried again as written but with its "[1]"-like
    marks read as text, then without the quotation marks around it (“…”, «…», 「…」), then
-   each without an ellipsis at its start or end (which only marks truncation).  An ellipsis
+   each without an ellipsis at its start or end (which only marks truncation).  Against a
+   source with code, then without the backticks of its inline Markdown code (accepted only
+   where what they held is the source's code), then with its lone ``,`` ``;`` ``.`` ``:`` read
+   as gaps, as code reads them (accepted only where each one that the quote as written reads
+   as a token falls in code, where whitespace only collapses).  An ellipsis
    inside the quote stands for left-out words: such a quote is ``could_not_check`` unless it
    is in the source as written.
 5. If nothing matched, the closest passage is computed for display (see ``closest``: a
@@ -41,6 +49,7 @@ import regex
 
 from verifier import closest as closest_passage
 from verifier.closest import Closest, Edit, EditKind
+from verifier.code import NO_CODE, CodeSpans, compared_text
 from verifier.oneoff import read_windows
 from verifier.status import Status
 from verifier.tokenizer import (
@@ -68,7 +77,8 @@ from verifier.tokenizer import (
     scan_text,
 )
 
-VERIFIER_ID: Final = "snap-verifier@3"
+VERIFIER_ID: Final = "snap-verifier@4"
+"""@4: code spans (``verifier.code``), given or backtick-delimited, are compared as code."""
 
 QUOTE_FOUND: Final = Status.QUOTE_FOUND
 NOT_FOUND: Final = Status.NOT_FOUND
@@ -110,6 +120,8 @@ _LABEL_COLON: Final = "\uff1a"
 """The full-width colon ends a label before a date or a number in CJK text ("日期：2024-05-14"):
 a quote may start right after it, as after "、"."""
 _LIST_SEPARATOR: Final = regex.compile(r"[,;]\s+")
+_CODE_BETWEEN: Final = "the quote differs from the source's code between two of its tokens"
+_CODE_GOES_ON: Final = "the quote cuts the source's code along its line"
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,13 +187,16 @@ class _Refusal:
     differing: tuple[int, ...]
 
 
-def normalized_digest(text: str) -> str:
+def normalized_digest(text: str, code: CodeSpans | None = None) -> str:
     """``sha256:<hex>`` of the comparison keys of ``text``, one per line.
 
     Two texts with the same digest give the same result for every quote, which is what lets a
     snapshot record say which normalized text its citations were checked against.  The keys
     are hashed batch by batch as the text is scanned, case settled in bulk, so a large text is
-    never held as a token list.
+    never held as a token list.  A text with code (``code``, or backtick-delimited runs) also
+    hashes, after the keys, each span's place among the tokens and its text (whitespace
+    collapsed, line breaks kept), which is all that code adds to the comparison; a text without
+    code has the digest it always had.
     """
     hasher = hashlib.sha256()
     separator = ""
@@ -189,16 +204,36 @@ def normalized_digest(text: str) -> str:
         if keys:
             hasher.update((separator + "\n".join(keys)).encode("utf-8"))
             separator = "\n"
+    spans = (code or NO_CODE).with_text(text)
+    if spans:
+        starts = array("q")
+        for columns in iter_columns(text, [], settle=False):
+            starts.extend(columns.starts)
+        for start, end in spans.ranges:
+            collapsed = _CODE_SPACE.sub(_collapse_space, text[start:end])
+            place = f"{bisect_left(starts, start)}:{bisect_left(starts, end)}:"
+            hasher.update(("\n\x01" + place + collapsed).encode("utf-8"))
     return "sha256:" + hasher.hexdigest()
 
 
-def check_quote(quote: str, source: str) -> QuoteCheck:
-    """Check that ``quote`` occurs in ``source`` (see the module docstring for the steps).
+_CODE_SPACE: Final = regex.compile(r"\s+")
 
-    Equal to ``prepare(source).check(quote)``; a quote is usually checked, closest passage
-    included, by tokenizing only windows of the source around its rarest words
-    (``verifier.oneoff``).
+
+def _collapse_space(space: regex.Match[str]) -> str:
+    return "\n" if "\n" in space.group() else " "
+
+
+def check_quote(quote: str, source: str, code: CodeSpans | None = None) -> QuoteCheck:
+    """Check that ``quote`` occurs in ``source`` (see the module docstring for the steps);
+    ``code``: the source's code spans, if its extraction recorded them (``verifier.code``).
+
+    Equal to ``prepare(source, code).check(quote)``; a quote is usually checked, closest
+    passage included, by tokenizing only windows of the source around its rarest words
+    (``verifier.oneoff``), unless the source has code, which the windows do not carry.
     """
+    spans = (code or NO_CODE).with_text(source)
+    if spans:
+        return prepare(source, spans).check(quote)
     scanned = _only_form(quote)
     if scanned is None:
         return prepare(source).check(quote)
@@ -221,9 +256,10 @@ def check_quote(quote: str, source: str) -> QuoteCheck:
     )
 
 
-def prepare(source: str) -> PreparedSource:
-    """Tokenize ``source`` once, for checking many quotes against it."""
-    return PreparedSource(source)
+def prepare(source: str, code: CodeSpans | None = None) -> PreparedSource:
+    """Tokenize ``source`` once, for checking many quotes against it; ``code``: its code spans
+    (``verifier.code``), if its extraction recorded them."""
+    return PreparedSource(source, code)
 
 
 def _number_new_keys(vocabulary: dict[str, int], keys: list[str]) -> None:
@@ -246,6 +282,7 @@ class PreparedSource:
 
     __slots__ = (
         "_checks",
+        "_code",
         "_digest",
         "_ids",
         "_keys",
@@ -259,8 +296,10 @@ class PreparedSource:
         "source",
     )
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, code: CodeSpans | None = None) -> None:
         self.source = source
+        self._code = (code or NO_CODE).with_text(source)
+        scanned_text, _ = _masked(source, self._code.ranges) if self._code else (source, [])
         side: list[SideItem] = []
         vocabulary: dict[str, int] = {}
         self._ids = array("i")
@@ -272,7 +311,8 @@ class PreparedSource:
         self._positions: KeyIndex | None = None
         self._checks = 0
         self._digest: str | None = None
-        for columns in iter_columns(source, side, settle=False):
+        in_code = self._in_span if self._code else None
+        for columns in iter_columns(scanned_text, side, settle=False, code=in_code):
             _number_new_keys(vocabulary, columns.keys)
             self._ids.extend(map(vocabulary.__getitem__, columns.keys))
             self._starts.extend(columns.starts)
@@ -306,9 +346,9 @@ class PreparedSource:
         return self._starts[index] + length
 
     def normalized_digest(self) -> str:
-        """``normalized_digest(self.source)``, worked out once."""
+        """``normalized_digest(self.source, code)``, worked out once."""
         if self._digest is None:
-            self._digest = normalized_digest(self.source)
+            self._digest = normalized_digest(self.source, self._code)
         return self._digest
 
     def compared_forms(self, index: int, token: Token) -> tuple[str, str]:
@@ -356,9 +396,75 @@ class PreparedSource:
         """
         forms = _quote_forms(quote)
         if len(forms) == 1:  # the common case, without a generator
-            return self._check_scans(quote, enumerate(_scans(quote)), closest)
-        scans = ((number, scanned) for form in forms for number, scanned in enumerate(_scans(form)))
-        return self._check_scans(quote, scans, closest)
+            answer = self._check_scans(quote, enumerate(_scans(quote)), closest)
+        else:
+            scans = (
+                (number, scanned) for form in forms for number, scanned in enumerate(_scans(form))
+            )
+            answer = self._check_scans(quote, scans, closest)
+        if answer.found or not self._code:
+            return answer
+        if "`" in quote:
+            unticked = _unticked(quote)
+            if unticked is not None:
+                form, runs = unticked
+                found = self.check(form, closest=False)
+                if found.found and self._runs_in_code(form, runs, found):
+                    return found
+        if _CODE_COMMA.search(quote) is None:
+            return answer  # see _respaced_check
+        return self._respaced_check(forms) or answer
+
+    def _runs_in_code(self, form: str, runs: Sequence[tuple[int, int]], found: QuoteCheck) -> bool:
+        """Does each run the quote had between backticks stand in the source's code wherever
+        ``form`` (the quote without them) was found?  Its tokens are mapped through the match,
+        a run of as many tokens, as written or with its lone marks read as gaps."""
+        scans = (scan_text(form).tokens, scan_text(_masked(form, ((0, len(form)),))[0]).tokens)
+        for start, end in found.spans:
+            first = bisect_left(self._starts, start)
+            count = len(self.tokens_overlapping(start, end))
+            tokens = next((scan for scan in scans if len(scan) == count), None)
+            if tokens is None:  # found in a form this cannot line up: refuse, to be safe
+                return False
+            for offset, token in enumerate(tokens):
+                inside = any(low <= token.start < high for low, high in runs)
+                if inside and self._code.span_at(self._starts[first + offset]) is None:
+                    return False
+        return True
+
+    def _respaced_check(self, forms: list[str]) -> QuoteCheck | None:
+        """The quote found with its ``,`` ``;`` ``.`` ``:`` between tokens read as spaces,
+        where every one falls between two tokens of the source's code.  In code those marks are
+        never tokens (``_masked``): a glued comma is a symbol and a spaced one sentence
+        punctuation only in prose, and in code whitespace only collapses (``f(a,b)`` =
+        ``f(a, b)``); what stands between two tokens of code is compared as text instead."""
+        for form in forms:
+            masked, altered = _masked(form, ((0, len(form)),), inner=True)
+            if not altered:
+                continue
+            marks = _token_marks(form, altered)  # glued marks: symbols outside code
+            for scanned in _scans(masked):
+                if not scanned.tokens:
+                    continue
+                scanned = scanned._replace(text=form)  # gaps compared as written
+                accepted, _ = self._accepted_runs(scanned)
+                accepted = [first for first in accepted if self._in_code(first, scanned, marks)]
+                if accepted:
+                    return self._found(accepted, len(scanned.tokens))
+        return None
+
+    def _in_code(self, first: int, scanned: Scan, positions: Iterable[int]) -> bool:
+        """Does each of the quote's ``positions`` fall between two tokens of the run at ``first``
+        with code between them?"""
+        tokens = scanned.tokens
+        starts = [token.start for token in tokens]
+        for position in positions:
+            after = bisect_right(starts, position)  # tokens starting at or before it
+            if not 0 < after < len(tokens) or not self._gap_in_code(
+                self._end(first + after - 1), self._starts[first + after]
+            ):
+                return False
+        return True
 
     def _check_scans(
         self, quote: str, scans: Iterable[tuple[int, Scan]], closest: bool
@@ -486,7 +592,61 @@ class PreparedSource:
             if not _is_subsequence(keys, self._side.get(first + before, ())):
                 at = min(first + before, last)
                 return _Refusal("an emoji or reference mark differs", first, last, (at,))
+        if self._code:
+            refusal = self._code_refusal(first, last, scanned)
+            if refusal is not None:
+                return refusal
         return self._edge_refusal(first, last)
+
+    def _code_refusal(self, first: int, last: int, scanned: Scan) -> _Refusal | None:
+        """A refusal by the rules of code (``verifier.code``): a word in code whose case
+        differs, a difference between two tokens of code other than whitespace, or a match
+        that begins or ends where the code goes on along its line."""
+        code, tokens, quote = self._code, scanned.tokens, scanned.text
+        differing = tuple(
+            index
+            for index, token in enumerate(tokens, first)
+            if token.kind == WORD
+            and code.span_at(self._starts[index]) is not None
+            and token.exact != self._exact_form(index)
+        )
+        if differing:
+            return _Refusal("the letter case differs in code", first, last, differing)
+        for offset in range(1, len(tokens)):
+            left, right = first + offset - 1, first + offset
+            gap_start, gap_end = self._end(left), self._starts[right]
+            if self._gap_in_code(gap_start, gap_end) and compared_text(
+                self.source[gap_start:gap_end]
+            ) != compared_text(quote[tokens[offset - 1].end : tokens[offset].start]):
+                return _Refusal(_CODE_BETWEEN, first, last, (left, right))
+        start, end = self._starts[first], self._end(last)
+        ending = code.span_at(end - 1)
+        if ending is not None and ending[1] > end:
+            line_end = self.source.find("\n", end, ending[1])
+            tail = compared_text(self.source[end : ending[1] if line_end < 0 else line_end])
+            if tail != compared_text(quote[tokens[-1].end :]):
+                return _Refusal(_CODE_GOES_ON, first, last, (last,))
+        opening = code.span_at(start)
+        if opening is not None and opening[0] < start:
+            line_start = max(opening[0], self.source.rfind("\n", opening[0], start) + 1)
+            lead = compared_text(self.source[line_start:start])
+            if lead != compared_text(quote[: tokens[0].start]):
+                return _Refusal(_CODE_GOES_ON, first, last, (first,))
+        return None
+
+    def _in_span(self, position: int) -> bool:
+        return self._code.span_at(position) is not None
+
+    def _gap_in_code(self, start: int, end: int) -> bool:
+        """Is the text between two tokens (``[start, end)``) code: both tokens in one span,
+        or a character other than whitespace of the gap in a span?"""
+        code = self._code
+        span = code.span_at(start - 1)
+        if span is not None and span[1] > end:
+            return True
+        return any(
+            compared_text(self.source[low:high]) for low, high in code.overlapping(start, end)
+        )
 
     def _exact_form(self, index: int) -> str:
         """The token's key with letter case kept: read again from the source for a word (only
@@ -688,6 +848,83 @@ class PreparedSource:
             differences=tuple(differences),
             alignment=tuple(edits),
         )
+
+
+_CODE_COMMA: Final = regex.compile(r"[,;.:]")
+_OPERATOR: Final = r"[[\p{P}\p{S}]--[\p{Ps}\p{Pe}\p{Pi}\p{Pf}\"']]"
+_LONE_MARK: Final = regex.compile(
+    rf"(?<![,;.:])[,;](?![,;.:])|(?<!{_OPERATOR})[.:](?!{_OPERATOR})", regex.VERSION1
+)
+_INNER: Final = regex.compile(r"[^\s,;.:]")
+
+
+def _unticked(quote: str) -> tuple[str, list[tuple[int, int]]] | None:
+    """The quote without the backticks of its inline Markdown code (```` `x` ````), and where
+    that code stands in it; None when it has none."""
+    runs = [
+        (start, end)
+        for start, end in CodeSpans.in_text(quote).ranges
+        if start > 0
+        and quote[start - 1] == "`"
+        and quote[end : end + 1] == "`"
+        and "\n" not in quote[start:end]
+    ]
+    if not runs:
+        return None
+    pieces: list[str] = []
+    placed: list[tuple[int, int]] = []
+    last = length = 0
+    for start, end in runs:
+        opening = start
+        while opening > last and quote[opening - 1] == "`":
+            opening -= 1
+        pieces.append(quote[last:opening])
+        length += opening - last
+        placed.append((length, length + end - start))
+        pieces.append(quote[start:end])
+        length += end - start
+        last = end
+        while last < len(quote) and quote[last] == "`":
+            last += 1
+    pieces.append(quote[last:])
+    return "".join(pieces), placed
+
+
+def _token_marks(form: str, positions: list[int]) -> list[int]:
+    """Those of ``positions`` (marks of ``form``) that the quote as written reads as tokens (a
+    glued ``,`` is a symbol): read as a gap, each must fall in code.  The others are
+    sentence punctuation as written too, and may fall anywhere."""
+    tokens = scan_text(form).tokens
+    starts = [token.start for token in tokens]
+    inside = []
+    for position in positions:
+        before = bisect_right(starts, position)
+        if before and position < tokens[before - 1].end:
+            inside.append(position)
+    return inside
+
+
+def _masked(
+    text: str, ranges: Iterable[tuple[int, int]], *, inner: bool = False
+) -> tuple[str, list[int]]:
+    """``text`` with each ``,`` ``;`` ``.`` ``:`` in ``ranges`` that stands alone read as a
+    space, and where they stand: a ``,`` or ``;`` with no such mark next to it, a ``.`` or
+    ``:`` with no punctuation or symbol next to it (not ``::``, ``...``, ``:=``, ``?.``).
+    ``inner``: only those with other text on both sides (a quote's leading and trailing marks
+    are read as ever)."""
+    positions: list[int] = []
+    for start, end in ranges:
+        low, high = start, end
+        if inner:
+            inside = [match.start() for match in _INNER.finditer(text, start, end)]
+            if not inside:
+                continue
+            low, high = inside[0] + 1, inside[-1]
+        positions.extend(match.start() for match in _LONE_MARK.finditer(text, low, high))
+    if not positions:
+        return text, positions
+    pieces = [text[start + 1 : end] for start, end in itertools.pairwise([-1, *positions])]
+    return " ".join([*pieces, text[positions[-1] + 1 :]]), positions
 
 
 def _spaced(tokens: Sequence[Token]) -> str:

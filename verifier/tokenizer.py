@@ -56,12 +56,13 @@ import operator
 import re
 import sys
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Final, NamedTuple
 
 import regex
 
-NORMALIZER_ID: Final = "snap-exact@3"
+NORMALIZER_ID: Final = "snap-exact@4"
+"""@4: code spans (``verifier.code``), given or backtick-delimited, are compared as code."""
 
 WORD: Final = 1
 CHAR: Final = 2
@@ -402,10 +403,12 @@ class SideItem(NamedTuple):
 
 
 class Scan(NamedTuple):
-    """A tokenized text: its tokens and its side items."""
+    """A tokenized text: its tokens, its side items, and the text (what code compares between
+    tokens: ``verifier.code``)."""
 
     tokens: list[Token]
     side: list[SideItem]
+    text: str = ""
 
 
 def tokenize(text: str, *, references: bool = True) -> list[Token]:
@@ -447,7 +450,7 @@ def scan_text(text: str, *, references: bool = True) -> Scan:
     """Tokenize ``text``: every token with its flags, and every side item where it stands."""
     side: list[SideItem] = []
     tokens = list(iter_tokens(text, side, references=references))
-    return Scan(tokens, side)
+    return Scan(tokens, side, text)
 
 
 Row = tuple[str, int, int, int, str, str, bool, bool]
@@ -533,6 +536,7 @@ def iter_columns(
     references: bool = True,
     chunk: int = CHUNK,
     settle: bool = True,
+    code: Callable[[int], bool] | None = None,
 ) -> Iterator[Columns]:
     """The tokens of ``text`` in batches of about ``chunk``, case sensitivity settled, appending
     side items to ``side`` as met: a prepared source never holds the whole token list, nor an
@@ -541,10 +545,11 @@ def iter_columns(
     A batch is yielded once the next one is scanned, since the case of its last word can depend
     on the token after it.  ``settle=False`` leaves the case unsettled (only the ``SENSITIVE``
     bit of mixed case is set; the rule is in the bits from ``CASE_SHIFT``): a prepared source
-    settles it with ``case_counts`` for the few tokens a quote is compared with.
+    settles it with ``case_counts`` for the few tokens a quote is compared with.  ``code``
+    says whether a place is code, where a "[1]" is tokens, not a reference mark.
     """
     scanner = _scanner_for(text, references)
-    position = _Position()
+    position = _Position(code)
     pending: Columns | None = None  # scanned, all but its last word settled
     before_pending: Neighbour | None = None  # the token before the pending batch's first
     if isinstance(scanner, _Twin):
@@ -681,13 +686,15 @@ def _twin_group(twin: _Twin, raw: str) -> str:
 
 
 class _Position:
-    """Where scanning stands: tokens yielded so far and the end of the last one."""
+    """Where scanning stands: tokens yielded so far and the end of the last one; and, for a
+    text with code, which places are code (a "[1]" there is an index, never a reference mark)."""
 
-    __slots__ = ("count", "last_end")
+    __slots__ = ("code", "count", "last_end")
 
-    def __init__(self) -> None:
+    def __init__(self, code: Callable[[int], bool] | None = None) -> None:
         self.count = 0
         self.last_end = 0
+        self.code = code
 
 
 def _batch_columns(
@@ -780,7 +787,9 @@ def _general_columns(
     columns = Columns([], [], [], [], [], [], [])
     for group, raw, start in zip(groups, texts, starts, strict=True):
         end = start + len(raw)
-        index_mark = group == "reference" and reads_as_index(text, start, raw)
+        index_mark = group == "reference" and (
+            (position.code is not None and position.code(start)) or reads_as_index(text, start, raw)
+        )
         if group in SIDE_KINDS and not index_mark:
             side.append(SideItem(position.count, _side_key(group, raw), start, end))
             continue

@@ -55,7 +55,7 @@ def leaf_document(row: LeafRow) -> dict[str, Any]:
             "timestamp": timestamp.get("hash"),
         }
     if isinstance(row, Extraction):
-        return {
+        entry = {
             "kind": "extraction",
             "id": row.id,
             "snapshotId": row.snapshot_id,
@@ -67,6 +67,9 @@ def leaf_document(row: LeafRow) -> dict[str, Any]:
             "normalizer": row.normalizer,
             "createdAt": _time(row.created_at),
         }
+        if row.code_hash is not None:  # only then: entries logged before keep their bytes
+            entry["codeHash"] = row.code_hash
+        return entry
     return verification_document(row)
 
 

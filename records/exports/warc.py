@@ -249,6 +249,15 @@ class _Writer:
         uri = TEXT_URI_PREFIX + evidence.text_hash
         with self._blob(capture, "text", evidence.text_hash, evidence.text_version_id) as text:
             self._write(uri, "conversion", text, headers, content_type="text/plain; charset=utf-8")
+        if evidence.code_hash is not None:  # where the text is code, beside it
+            code = {
+                "WARC-Date": warc_date(capture),
+                "WARC-Refers-To": response_id,
+                "WARC-Payload-Digest": evidence.code_hash,
+            }
+            code_uri = f"urn:snap:code:{evidence.code_hash}"
+            with self._blob(capture, "code", evidence.code_hash, evidence.code_version_id) as blob:
+                self._write(code_uri, "resource", blob, code, content_type="application/json")
 
     # --- a browser capture ---------------------------------------------------------------
 

@@ -47,7 +47,7 @@ from snapshotter.extract.html_fallback import (
     leading_headings,
     restore_headings,
 )
-from snapshotter.extract.html_render import render
+from snapshotter.extract.html_render import render, render_with_code
 from snapshotter.extract.html_styles import STYLE_RULE
 from snapshotter.extract.html_visible import (
     SCRIPT_RULE,
@@ -57,11 +57,15 @@ from snapshotter.extract.html_visible import (
 )
 from snapshotter.extract.result import Extraction, with_text
 from snapshotter.extract.sniff import bom_encoding, declared_charset
+from verifier import CodeSpans
 
 if TYPE_CHECKING:
     from configparser import ConfigParser
 
 RENDERER_VERSION = 2
+CODE_RULE = "spans1"
+"""Code spans recorded (``html_render.render_with_code``): from the landmark and the fallback's
+container; none from trafilatura's own text, whose markup is trafilatura's, not the page's."""
 MIN_LANDMARK_SHARE = 0.3
 MAX_FALLBACK_GROWTH = 2.0
 MAX_ANCHOR_TRIES = 5
@@ -115,6 +119,7 @@ def html_extractor_id() -> str:
     )
     return (
         f"snap-html@{RENDERER_VERSION}+hidden=drop,css={STYLE_RULE},sup={SCRIPT_RULE},cells=tab+lines,"
+        f"code={CODE_RULE},"
         f"aside=main{int(MAX_ASIDE_LINK_SHARE * 100)},root=main{int(MIN_LANDMARK_SHARE * 100)};"
         f"fallback=container{MAX_FALLBACK_GROWTH:g}+headings+code1,"
         f"trafilatura@{trafilatura.__version__}+{settings}"
@@ -289,38 +294,70 @@ def _first_held(root: HtmlElement, lines: list[str]) -> HtmlElement | None:
     return None
 
 
-def _fallback_text(root: HtmlElement) -> str:
+def _fallback_text(root: HtmlElement) -> tuple[str, Code | None]:
     """The container trafilatura's text came from, laid out with the headings right before
-    it; else trafilatura's own text with the page's headings put back."""
+    it, and its code; else trafilatura's own text with the page's headings put back, and no
+    code (its markup is trafilatura's)."""
     found = _trafilatura_text(root)
     lines = [_solid(line) for line in found.splitlines() if line.strip()]
     if not lines:
-        return ""
+        return "", None
     first, last = _first_held(root, lines), _first_held(root, lines[::-1])
     if first is None or last is None:
-        return restore_headings(root, found)
+        return restore_headings(root, found), None
     container = _common_ancestor(first, last)
     if len(_solid(container.text_content())) > MAX_FALLBACK_GROWTH * len(_solid(found)):
-        return restore_headings(root, found)
-    headings = [render(heading) for heading in leading_headings(container)]
-    return "\n".join([*headings, render(container)])
+        return restore_headings(root, found), None
+    return _joined(
+        [*map(render_with_code, leading_headings(container)), render_with_code(container)]
+    )
+
+
+Code = tuple[tuple[int, int], ...]
+
+
+def _joined(parts: list[tuple[str, Code]]) -> tuple[str, Code]:
+    """Laid-out parts one per line, with their code ranges moved to where each part lands."""
+    ranges: list[tuple[int, int]] = []
+    at = 0
+    for text, code in parts:
+        ranges.extend((start + at, end + at) for start, end in code)
+        at += len(text) + 1
+    return "\n".join(text for text, _ in parts), tuple(ranges)
 
 
 def html_text(data: bytes, declared: str | None) -> str:
     """The visible main-content text of an HTML document (see the module doc)."""
+    return html_text_and_code(data, declared)[0]
+
+
+def html_text_and_code(data: bytes, declared: str | None) -> tuple[str, Code | None]:
+    """The visible main-content text of an HTML document and where it is code (trimmed to its
+    characters other than whitespace, merged); None when the text is trafilatura's own."""
     from trafilatura.utils import load_html
 
     root = load_html(_html_input(data, declared))
     if root is None:
-        return ""
+        return "", None
     remove_hidden(root)
     write_scripts_as_text(root)
     _remove_boilerplate(root)
     landmark = _landmark(root)
-    if landmark is not None:
-        return render(landmark)
-    return _fallback_text(root)
+    text, code = render_with_code(landmark) if landmark is not None else _fallback_text(root)
+    return text, None if code is None else _trimmed(text, code)
+
+
+def _trimmed(text: str, code: Code) -> Code:
+    trimmed = []
+    for start, end in code:
+        inner = text[start:end]
+        stripped = inner.strip()
+        if stripped:
+            first = start + len(inner) - len(inner.lstrip())
+            trimmed.append((first, first + len(stripped)))
+    return CodeSpans.merged(trimmed).ranges
 
 
 def extract_html(data: bytes, declared: str | None) -> Extraction:
-    return with_text("text/html", html_text(data, declared), html_extractor_id())
+    text, code = html_text_and_code(data, declared)
+    return with_text("text/html", text, html_extractor_id(), code=code)

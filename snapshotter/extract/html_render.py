@@ -8,9 +8,17 @@ A table row's cells are separated by a tab, so no symbol that is not on the page
 List bullets and numbers (drawn by the browser, not part of the text), images, ruby
 annotations and form controls are not text and are left out.  The tree is expected to have
 gone through ``html_visible`` first.
+
+``render_with_code`` also gives where the text is code: the code-point ranges of text from
+``<code>``, ``<kbd>``, ``<samp>`` and the preformatted elements, nested ones merged
+(``snapshotter.extract.code_spans``).  While laying out, an element of code is bracketed by two
+marks (Unicode noncharacters, taken out of the page's own text first) that every step of the
+layout keeps in place and treats as nothing; they are read off, as ranges, at the end.
 """
 
 from __future__ import annotations
+
+import re
 
 from lxml import etree
 
@@ -38,6 +46,13 @@ SKIPPED_TAGS = frozenset(
     }
 )  # fmt: skip
 CELL_SEPARATOR = "\t"
+CODE_TAGS = frozenset({"code", "kbd", "samp"}) | PREFORMATTED_TAGS
+OPEN_CODE, CLOSE_CODE = "\ufdd0", "\ufdd1"
+_MARKS = OPEN_CODE + CLOSE_CODE
+_NO_MARKS = str.maketrans("", "", _MARKS)
+_TRAILING_SPACE = re.compile(rf"[ \t]+(?=[{_MARKS} \t]*\Z)")
+_EDGE_NEWLINES = re.compile(rf"\A[\n{_MARKS}]*|[\n{_MARKS}]*\Z")
+_EDGE_SPACES = re.compile(rf"\A[ {_MARKS}]*|[ {_MARKS}]*\Z")
 
 
 class _Lines:
@@ -47,7 +62,14 @@ class _Lines:
         self.parts: list[str] = []
 
     def _last(self) -> str:
-        return self.parts[-1][-1] if self.parts else "\n"
+        for part in reversed(self.parts):
+            if part not in _MARKS:
+                return part[-1]
+        return "\n"
+
+    def mark(self, which: str) -> None:
+        """Open or close code here (``OPEN_CODE``, ``CLOSE_CODE``)."""
+        self.parts.append(which)
 
     def inline(self, text: str) -> None:
         text = collapse(text)
@@ -65,19 +87,68 @@ class _Lines:
             self.parts.append("\n")
 
     def text(self) -> str:
-        lines = [line.rstrip(" \t") for line in "".join(self.parts).split("\n")]
+        """The laid-out text, with the marks of code in place (see ``unmarked``): lines
+        without trailing spaces, at most one blank line in a row, none at the edges; a mark on
+        a line that is dropped moves to the next line kept."""
+        lines = [_TRAILING_SPACE.sub("", line) for line in "".join(self.parts).split("\n")]
         kept: list[str] = []
+        carried = ""
         for line in lines:
-            if line or (kept and kept[-1]):
-                kept.append(line)
-        return "\n".join(kept).strip("\n")
+            if _blank(line) and not (kept and not _blank(kept[-1])):
+                carried += _marks_of(line)
+                continue
+            kept.append(carried + line)
+            carried = ""
+        if carried:
+            kept.append((kept.pop() if kept else "") + carried)
+        return _EDGE_NEWLINES.sub(_marks_only, "\n".join(kept))
+
+
+def _blank(line: str) -> bool:
+    return not line.translate(_NO_MARKS)
+
+
+def _marks_of(text: str) -> str:
+    return "".join(char for char in text if char in _MARKS)
+
+
+def _marks_only(edge: re.Match[str]) -> str:
+    return _marks_of(edge.group())
+
+
+def unmarked(marked: str) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """The text without the marks of code, and the ranges they enclosed (code points of the
+    text; nested code merged, empty ranges left out)."""
+    text: list[str] = []
+    ranges: list[tuple[int, int]] = []
+    depth = length = start = 0
+    for piece in re.split(f"([{_MARKS}])", marked):
+        if piece == OPEN_CODE:
+            depth += 1
+            if depth == 1:
+                start = length
+        elif piece == CLOSE_CODE:
+            depth = max(depth - 1, 0)
+            if depth == 0 and length > start:
+                ranges.append((start, length))
+        else:
+            text.append(piece)
+            length += len(piece)
+    if depth and length > start:
+        ranges.append((start, length))
+    return "".join(text), tuple(ranges)
 
 
 def render(root: etree._Element) -> str:
     """The visible text of ``root`` laid out in lines (see the module doc)."""
+    return render_with_code(root)[0]
+
+
+def render_with_code(root: etree._Element) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """The visible text of ``root`` laid out in lines, and where it is code."""
     lines = _Lines()
     _children(root, lines, preformatted=False)
-    return lines.text()
+    return unmarked(lines.text())
 
 
 def _children(element: etree._Element, lines: _Lines, preformatted: bool) -> None:
@@ -90,6 +161,7 @@ def _children(element: etree._Element, lines: _Lines, preformatted: bool) -> Non
 
 def _text(text: str | None, lines: _Lines, preformatted: bool) -> None:
     if text:
+        text = text.translate(_NO_MARKS)  # the page's own noncharacters are not marks
         (lines.raw if preformatted else lines.inline)(text)
 
 
@@ -97,6 +169,17 @@ def _element(element: etree._Element, lines: _Lines, preformatted: bool) -> None
     tag = str(element.tag).lower()
     if tag in SKIPPED_TAGS:
         return
+    if tag in CODE_TAGS:
+        if tag in PREFORMATTED_TAGS:
+            lines.line_break()  # the listing's code starts on its own line, not before it
+        lines.mark(OPEN_CODE)
+        _laid_out(element, tag, lines, preformatted)
+        lines.mark(CLOSE_CODE)
+    else:
+        _laid_out(element, tag, lines, preformatted)
+
+
+def _laid_out(element: etree._Element, tag: str, lines: _Lines, preformatted: bool) -> None:
     if tag == "br" and preformatted:
         lines.raw("\n")
     elif tag == "br":
@@ -138,7 +221,7 @@ def _row(row: etree._Element, lines: _Lines) -> None:
                 cells.append(_cell(inner.text()))  # an empty cell is still a cell
             else:
                 _element(child, inner, preformatted=False)
-                cells.extend(stray for stray in (_cell(inner.text()),) if stray)
+                cells.extend(stray for stray in (_cell(inner.text()),) if not _blank(stray))
         cells.extend(stray for stray in (_flat(child.tail),) if stray)
     lines.line_break()
     lines.raw(CELL_SEPARATOR.join(cells))
@@ -146,10 +229,21 @@ def _row(row: etree._Element, lines: _Lines) -> None:
 
 
 def _cell(text: str) -> str:
-    """A cell's laid-out text: its lines kept, blank lines and edge spaces dropped."""
-    return "\n".join(line.strip(" ") for line in text.split("\n") if line.strip())
+    """A cell's laid-out text: its lines kept, blank lines and edge spaces dropped (the marks
+    of code kept in place, those of a dropped line moved to the next line kept)."""
+    kept: list[str] = []
+    carried = ""
+    for line in text.split("\n"):
+        if not line.translate(_NO_MARKS).strip():
+            carried += _marks_of(line)
+            continue
+        kept.append(_EDGE_SPACES.sub(_marks_only, carried + line))
+        carried = ""
+    if carried:
+        kept.append((kept.pop() if kept else "") + carried)
+    return "\n".join(kept)
 
 
 def _flat(text: str | None) -> str:
     """Stray text of a row on one line."""
-    return " ".join((text or "").split())
+    return " ".join((text or "").translate(_NO_MARKS).split())

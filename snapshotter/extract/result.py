@@ -40,6 +40,9 @@ class Extraction:
     pages: tuple[Page, ...] = ()
     flags: tuple[str, ...] = ()
     reason: str | None = None  # one human line explaining the flags
+    # Code-point ranges of the text that are code (<code>, <pre>, <kbd>, <samp>): sorted,
+    # merged; None when the extractor does not record them (trafilatura, PDF, plain text).
+    code: tuple[tuple[int, int], ...] | None = None
 
 
 def short_text_check(text: str) -> tuple[tuple[str, ...], str | None]:
@@ -55,7 +58,11 @@ def short_text_check(text: str) -> tuple[tuple[str, ...], str | None]:
 
 
 def with_text(
-    content_type: str, text: str, extractor: str, pages: tuple[Page, ...] = ()
+    content_type: str,
+    text: str,
+    extractor: str,
+    pages: tuple[Page, ...] = (),
+    code: tuple[tuple[int, int], ...] | None = None,
 ) -> Extraction:
     """An extraction that has text; an HTML page too small to be a page is flagged too_short.
 
@@ -63,7 +70,7 @@ def with_text(
     file or PDF is simply short, and a quote missing from it is plainly not found.
     """
     flags, reason = short_text_check(text) if content_type == "text/html" else ((), None)
-    return Extraction(content_type, text, extractor, pages, flags, reason)
+    return Extraction(content_type, text, extractor, pages, flags, reason, code)
 
 
 def without_text(content_type: str, extractor: str, flag: str, reason: str) -> Extraction:

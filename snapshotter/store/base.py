@@ -18,9 +18,11 @@ from typing import BinaryIO, Protocol
 # ``resource``, ``screenshot``, ``dom`` and ``browser`` are a browser capture's subresource
 # bodies, full-page PNG, rendered DOM and the document listing them (snapshotter.browser).
 # ``manifest``: a capture's canonical manifest; ``timestamp``: an RFC 3161 reply (records.attest)
+# ``code``: where an extracted text is code (snapshotter.extract.code_spans)
 KINDS = (
     "raw",
     "text",
+    "code",
     "headers",
     "resource",
     "screenshot",

@@ -14,6 +14,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from verifier import CodeSpans
+
 CORPUS_DIR = Path(__file__).resolve().parent
 DOCUMENTS_DIR = CORPUS_DIR / "documents"
 QUOTES_FILE = CORPUS_DIR / "quotes.jsonl"
@@ -33,6 +35,7 @@ TECHNICAL_KINDS = (
     "wrapped_quote",
     "stand_in",
     "indic_joiner",
+    "code_span",
 )
 
 FOUND = "found"
@@ -87,11 +90,30 @@ class Case:
 
 
 def load_documents(root: Path = CORPUS_DIR) -> dict[str, str]:
-    """Documents by name (file stem). Bytes are decoded as-is: no newline translation."""
-    return {
+    """Documents by name (file stem). Bytes are decoded as-is: no newline translation. An HTML
+    page (``*.html``) is its text as snap's HTML extractor makes it (see ``load_code``)."""
+    documents = {
         path.stem: path.read_bytes().decode("utf-8")
         for path in sorted((root / "documents").glob("*.txt"))
     }
+    documents |= {name: text for name, (text, _) in _html_documents(root).items()}
+    return documents
+
+
+def load_code(root: Path = CORPUS_DIR) -> dict[str, CodeSpans]:
+    """The code spans the HTML extractor records for each HTML page (its ``<code>``,
+    ``<pre>``, ``<kbd>``, ``<samp>``); a plain-text document has none."""
+    return {name: code for name, (_, code) in _html_documents(root).items()}
+
+
+def _html_documents(root: Path) -> dict[str, tuple[str, CodeSpans]]:
+    from snapshotter.extract.html import html_text_and_code  # only for corpora with pages
+
+    pages = {}
+    for path in sorted((root / "documents").glob("*.html")):
+        text, code = html_text_and_code(path.read_bytes(), "text/html; charset=utf-8")
+        pages[path.stem] = (text, CodeSpans(code or ()))
+    return pages
 
 
 def load_cases(root: Path = CORPUS_DIR) -> list[Case]:

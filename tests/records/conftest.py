@@ -104,6 +104,8 @@ class Backend:
         statements = (
             [("snapshots", "raw_version_id", "raw_hash")]
             if kind == "raw"
+            else [("extractions", "code_version_id", "code_hash")]
+            if kind == "code"
             else [
                 ("snapshots", "text_version_id", "text_hash"),
                 ("extractions", "text_version_id", "text_hash"),

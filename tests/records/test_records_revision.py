@@ -44,14 +44,20 @@ def test_an_empty_sqlite_file_reads_as_no_revision(tmp_path: Path) -> None:
         database.dispose()
 
 
-def test_several_recorded_revisions_are_one_clear_error(tmp_path: Path) -> None:
-    """Alembic refuses a version table with two rows; so does the cheap check."""
-    url = f"sqlite:///{tmp_path}/branched.db"
+def migrated_then(path: Path, statement: str) -> str:
+    """A SQLite database at the latest schema, then changed by ``statement`` behind snap."""
+    url = f"sqlite:///{path}"
     Database(url).dispose()
     engine = sa.create_engine(url)
     with engine.begin() as connection:
-        connection.execute(sa.text("INSERT INTO alembic_version VALUES ('0002')"))
+        connection.execute(sa.text(statement))
     engine.dispose()
+    return url
+
+
+def test_several_recorded_revisions_are_one_clear_error(tmp_path: Path) -> None:
+    """Alembic refuses a version table with two rows; so does the cheap check."""
+    url = migrated_then(tmp_path / "branched.db", "INSERT INTO alembic_version VALUES ('0002')")
     with pytest.raises(DatabaseError, match=rf"several schema revisions \(0002, {HEAD_REVISION}\)"):
         Database(url)
 
@@ -59,12 +65,9 @@ def test_several_recorded_revisions_are_one_clear_error(tmp_path: Path) -> None:
 def test_a_revision_this_snap_does_not_know_is_one_clear_error(tmp_path: Path) -> None:
     """A database a newer snap migrated: named as such, never Alembic's "Can't locate revision"
     (an internal error, exit 70); the database is left as it was."""
-    url = f"sqlite:///{tmp_path}/newer.db"
-    Database(url).dispose()
-    engine = sa.create_engine(url)
-    with engine.begin() as connection:
-        connection.execute(sa.text("UPDATE alembic_version SET version_num = 'later_0099'"))
-    engine.dispose()
+    url = migrated_then(
+        tmp_path / "newer.db", "UPDATE alembic_version SET version_num = 'later_0099'"
+    )
     with pytest.raises(DatabaseError, match="at schema revision later_0099, which this snap does"):
         Database(url)
     assert Database.revision_of(url) == "later_0099"

@@ -20,17 +20,21 @@ from tests.corpus.load import (
     TECHNICAL_KINDS,
     Case,
     load_cases,
+    load_code,
     load_documents,
 )
 from verifier import QuoteCheck, check_quote
 
 CASES = load_cases(TECHNICAL_DIR)
 DOCUMENTS = load_documents(TECHNICAL_DIR)
+CODE = load_code(TECHNICAL_DIR)
 
 
 @pytest.fixture(scope="module")
 def outcomes() -> list[tuple[Case, QuoteCheck]]:
-    return [(case, check_quote(case.quote, DOCUMENTS[case.doc])) for case in CASES]
+    return [
+        (case, check_quote(case.quote, DOCUMENTS[case.doc], CODE.get(case.doc))) for case in CASES
+    ]
 
 
 def _listing(title: str, failing: list[tuple[Case, QuoteCheck]]) -> str:
