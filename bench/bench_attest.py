@@ -5,13 +5,18 @@ Run: ``.venv/bin/python bench/bench_attest.py [--pages 1000] [--json]``, or
 ``.venv/bin/python bench/bench_attest.py --verify [--runs 300]`` for what checking a seal adds
 to ``snap verify`` (below).
 
-Each mode captures the same ``--pages`` loopback pages (about 5 KB of HTML each) one after the
-other with ``capture_source`` into a fresh embedded home (SQLite + folder store), then makes
-the batch's checkpoint. Modes: *baseline* (sealing and the log switched off: today's capture),
-*unsigned* (manifest blob and log, no key, no TSA), *per batch* (signed, one TSA request for the
-batch checkpoint; ``SNAP_TSA_PER=batch``) and *per capture* (signed, one TSA request per
-manifest). The TSA is the tests' local one: ``openssl ts -reply`` behind a loopback handler, a
-process per request, so a TSA request costs what starting openssl costs here.
+Each mode captures the same ``--pages`` loopback pages (about 5 KB of HTML each) through the
+batch path (``capture_sources``, as ``snap fetch --from FILE``; batches of ``--batch-size``)
+into a fresh embedded home (SQLite + folder store; the schema made before the clock starts),
+then makes the run's checkpoint. Modes: *baseline* (the same batch path with sealing and the log
+switched off: the fastest capture there is, and the fair baseline), *unsigned* (manifest blobs
+and the log, no key, no TSA), *per batch* (signed, one TSA request per batch, for the batch's
+checkpoint; ``SNAP_TSA_PER=batch``) and *per capture* (signed, one TSA request per manifest).
+Rounds take turns between the modes; the best and the median of each are reported, in wall and
+CPU time (``time.process_time``: this process alone, so the TSA's openssl processes are not in
+it), with the load average. The TSA is the tests' local one: ``openssl ts -reply`` behind a
+loopback handler, a process per request, so a TSA request costs what starting openssl costs
+here.
 
 ``--verify``: CPU time (``time.process_time``, independent of other processes' load) of one
 in-process ``verify_citations`` of one citation against a signed and stamped capture, recorded
@@ -25,11 +30,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
+import os
+import statistics
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -41,7 +50,7 @@ from records.attest import log as attest_log  # noqa: E402
 from records.attest import seal as attest_seal  # noqa: E402
 from records.attest.checkpoints import checkpoint_if_grown  # noqa: E402
 from records.attest.signing import KeyType, write_new_key  # noqa: E402
-from records.capture import capture_source  # noqa: E402
+from records.capture import capture_source, capture_sources  # noqa: E402
 from records.workspace import Workspace  # noqa: E402
 from snap.config import Settings  # noqa: E402
 from tests.attest.tsa import LocalTsa, local_tsa  # noqa: E402
@@ -55,6 +64,25 @@ def page(index: int) -> bytes:
     return f"<html><body><main><h1>Page {index}</h1><p>{words}</p></main></body></html>".encode()
 
 
+def serve(pages: int, channel: Connection) -> None:
+    """A child process serving the pages on loopback (so this process's CPU time is the
+    capture's alone) until told to stop."""
+    with LoopbackServer() as server:
+        for index in range(pages):
+            server.route(f"/p/{index}", body=page(index))
+        channel.send(server.url("/"))
+        channel.recv()
+
+
+@contextmanager
+def stopping(channel: Connection, server: Any) -> Iterator[None]:
+    try:
+        yield
+    finally:
+        channel.send("stop")
+        server.join(10)
+
+
 @contextmanager
 def switched_off() -> Iterator[None]:
     """Today's capture: no manifest, no log append."""
@@ -65,7 +93,8 @@ def switched_off() -> Iterator[None]:
         yield
 
 
-def run(mode: str, urls: list[str], tsa: LocalTsa) -> float:
+def run(mode: str, urls: list[str], tsa: LocalTsa, batch_size: int) -> tuple[float, float]:
+    """Seconds of wall and CPU time of one run of ``mode``."""
     with tempfile.TemporaryDirectory(prefix="snap-bench-attest-") as name:
         home = Path(name)
         env = {"SNAP_HOME": str(home), "SNAP_ALLOW_PRIVATE": "1"}
@@ -75,15 +104,16 @@ def run(mode: str, urls: list[str], tsa: LocalTsa) -> float:
             env |= {"SNAP_TSA_PER": "batch" if mode == "per batch" else "capture"}
         workspace = Workspace.open(Settings.from_env(env))
         try:
-            capture_source(workspace, urls[0])  # warm-up: migrations, imports
+            capture_source(workspace, urls[0])  # warm-up: the schema, imports
             context = switched_off() if mode == "baseline" else contextmanager(iter_none)()
             with context:
-                started = time.perf_counter()
-                for url in urls:
-                    capture_source(workspace, url)
+                wall, cpu = time.perf_counter(), time.process_time()
+                outcomes = list(capture_sources(workspace, urls, batch_size=batch_size))
                 if mode != "baseline":
                     checkpoint_if_grown(workspace)
-                return time.perf_counter() - started
+                spent = time.perf_counter() - wall, time.process_time() - cpu
+            assert all(outcome.record is not None for outcome in outcomes)
+            return spent
         finally:
             workspace.close()
 
@@ -171,7 +201,8 @@ def verify_cost(runs: int, rounds: int, tsa: LocalTsa) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=1000)
-    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--batch-size", type=int, default=100)
     parser.add_argument("--verify", action="store_true", help="what a seal check adds to verify")
     parser.add_argument("--runs", type=int, default=300, help="verifies per round (--verify)")
     parser.add_argument("--verify-home", type=Path, help="run --mode in this prepared home")
@@ -196,24 +227,60 @@ def main() -> None:
             ratio = ms / cost["unchecked"]
             print(f"{mode:17} {ms:7.3f} ms CPU per verify  {ratio:5.3f}x unchecked")
         return
-    results: dict[str, Any] = {}
-    with LoopbackServer() as server, local_tsa() as tsa:
-        urls = []
-        for index in range(args.pages):
-            server.route(f"/p/{index}", body=page(index))
-            urls.append(server.url(f"/p/{index}"))
-        for mode in ("baseline", "unsigned", "per batch", "per capture"):
-            best = min(run(mode, urls, tsa) for _ in range(args.rounds))
-            results[mode] = best
-        results["tsaRequests"] = len(tsa.requests)
-    base = results["baseline"]
+    modes = ("baseline", "unsigned", "per batch", "per capture")
+    runs: dict[str, list[tuple[float, float]]] = {mode: [] for mode in modes}
+    load = [os.getloadavg()[0]]
+    context = multiprocessing.get_context("spawn")
+    ours, theirs = context.Pipe()
+    server = context.Process(target=serve, args=(args.pages, theirs), daemon=True)
+    server.start()
+    base = ours.recv()
+    urls = [f"{base}p/{index}" for index in range(args.pages)]
+    with local_tsa() as tsa, stopping(ours, server):
+        for round_ in range(args.rounds):
+            for mode in modes if round_ % 2 == 0 else tuple(reversed(modes)):
+                runs[mode].append(run(mode, urls, tsa, args.batch_size))
+            load.append(os.getloadavg()[0])
+        tsa_requests = len(tsa.requests)
+    report = attest_report(runs, args.pages, tsa_requests, load)
     if args.json:
-        print(json.dumps({"pages": args.pages, **results}, indent=2))
+        print(json.dumps(report, indent=2))
         return
-    for mode in ("baseline", "unsigned", "per batch", "per capture"):
-        seconds = results[mode]
-        rate = args.pages / seconds
-        print(f"{mode:12} {seconds:7.2f} s  {rate:7.1f} pages/s  {seconds / base:5.2f}x")
+    print(
+        f"{args.pages} pages, batches of {args.batch_size}, {args.rounds} rounds;"
+        f" load average {min(load):.1f}-{max(load):.1f}"
+    )
+    for mode, found in report["modes"].items():
+        print(
+            f"  {mode:12} {found['wall']['best']:7.2f} s (median {found['wall']['median']:7.2f})"
+            f" {found['wallRatio']:5.2f}x   CPU {found['cpu']['best']:6.2f} s"
+            f" (median {found['cpu']['median']:6.2f}) {found['cpuRatio']:5.2f}x"
+        )
+
+
+def attest_report(
+    runs: dict[str, list[tuple[float, float]]], pages: int, tsa_requests: int, load: list[float]
+) -> dict[str, Any]:
+    """Best and median wall and CPU seconds per mode; ratios of the medians to the baseline's."""
+    modes: dict[str, Any] = {}
+    for mode, found in runs.items():
+        walls = sorted(wall for wall, _ in found)
+        cpus = sorted(cpu for _, cpu in found)
+        modes[mode] = {
+            "wall": {"best": round(walls[0], 3), "median": round(statistics.median(walls), 3)},
+            "cpu": {"best": round(cpus[0], 3), "median": round(statistics.median(cpus), 3)},
+            "pagesPerSecond": round(pages / statistics.median(walls), 1),
+        }
+    base = modes["baseline"]
+    for found in modes.values():
+        found["wallRatio"] = round(found["wall"]["median"] / base["wall"]["median"], 3)
+        found["cpuRatio"] = round(found["cpu"]["median"] / base["cpu"]["median"], 3)
+    return {
+        "pages": pages,
+        "tsaRequests": tsa_requests,
+        "loadAverage": {"min": min(load), "max": max(load)},
+        "modes": modes,
+    }
 
 
 if __name__ == "__main__":

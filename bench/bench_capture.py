@@ -1,40 +1,58 @@
-"""Benchmark of capture throughput: fetch → extract → store for 200 small HTML pages.
+"""Benchmark of HTTP capture throughput into the embedded default, against a WARC-writing loop.
 
-Run: ``.venv/bin/python bench/bench_capture.py [--json] [--pages N] [--s3-endpoint URL]``
+Run: ``.venv/bin/python bench/bench_capture.py [--pages 200] [--rounds 5] [--json] [--s3]``
 
-Pages come from a loopback HTTP server started here.  Each store is filled twice with the same
-pages: the first run writes every blob, the second must write nothing new (content addressing
-makes a re-capture of unchanged pages free of writes), which the report shows as counts.
-The baseline in the same run is fetch alone (no extraction, no store), so the ratios say what
-extraction and storage cost on top of the network read.  Timed runs go without tracemalloc (it
-slows allocation-heavy code such as extraction about twofold); peak memory comes from a separate
-pass with tracemalloc on, filling fresh stores once more.
+The same ``--pages`` small HTML pages (about 3 KB) are captured from a loopback HTTP server
+that runs in a child process (so the CPU time measured here is the capturing side's alone),
+by each of these, in rounds that take turns (``--rounds``, each into fresh folders):
 
-The S3 store needs an S3 API over HTTP (``bash localstack/start.sh``; default endpoint
-``http://127.0.0.1:4566``, or ``$SNAP_TEST_S3_ENDPOINT``).
+- *warcio*: the baseline the issue names, ``warcio.capture_http`` around a ``requests``
+  session's GET of each page, writing one WARC (uncompressed and gzipped; the faster of the two
+  is the baseline). It stores what was received and nothing else: no text, no index, no fsync.
+- *warcio + text*: the same loop doing the rest of what a citation store must do with the same
+  bytes: extract the text with snap's extractor, and fsync the WARC at the end (once).
+- *snap one by one*: ``capture_source`` per page (SQLite + folder store; each blob fsynced on
+  its own, one recording transaction per page), as ``snap fetch URL`` does.
+- *snap batch*: ``capture_sources`` (``snap fetch --from FILE``), batches of ``--batch-size``,
+  into a new home (every blob's fan-out folder is created, as in a store's first hours).
+- *snap batch, used store*: the same into a home that already holds ``--pages`` other captures
+  (made before the clock starts), so most fan-out folders exist, as in a store in use.
+- *file floor*: not a capture; four new files a page (raw, text, headers, manifest) created,
+  written and closed in fan-out folders, nothing else: the least a store of one file per blob
+  costs, to read the ratios against.
+- with ``--s3``: *snap batch, S3*: the batch path into LocalStack (``$SNAP_TEST_S3_ENDPOINT``).
+
+Every snap mode keeps its guard, SHA-256 addressing, write-once blobs, manifests, the log and
+durability (a record is committed only once its blobs are durable). Reported per mode: pages/s
+(wall) and CPU ms per page (``time.process_time``), min and median over the rounds, with the
+load average; the ratios are snap's pages/s ÷ the baseline's, and the baseline's CPU per page ÷
+snap's (so ≥ 1 is as fast as the baseline on both clocks).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import random
+import statistics
 import sys
 import tempfile
 import time
-import tracemalloc
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from snapshotter.capture import capture  # noqa: E402
-from snapshotter.fetch import FetchOptions, fetch  # noqa: E402
-from snapshotter.store import BlobStore, FolderStore  # noqa: E402
+from records.capture import capture_source, capture_sources  # noqa: E402
+from records.workspace import Workspace  # noqa: E402
+from snap.config import Settings  # noqa: E402
 from tests.http_fixtures import LoopbackServer  # noqa: E402
-from tests.s3_support import new_s3_store  # noqa: E402
 
 WORDS = [
     "cache",
@@ -70,80 +88,239 @@ def page(n: int, rng: random.Random) -> bytes:
     ).encode()
 
 
-def timed_run(urls: list[str], work: Any) -> dict[str, Any]:
-    started = time.perf_counter()
-    written = sum(work(url) for url in urls)
-    seconds = time.perf_counter() - started
-    return {"pagesPerSecond": round(len(urls) / seconds, 1), "blobsWritten": written}
+def serve(pages: int, channel: Connection) -> None:
+    """The child process: serve the pages on loopback until told to stop."""
+    rng = random.Random(3)
+    with LoopbackServer() as server:
+        for n in range(pages):
+            server.route(f"/p{n}", body=page(n, rng))
+        channel.send(server.url("/"))
+        channel.recv()
 
 
-def peak_mib(urls: list[str], work: Any) -> float:
-    """tracemalloc's peak over a run that is not timed."""
-    tracemalloc.start()
+Run = Callable[[], None]
+Mode = Callable[[list[str], Path], AbstractContextManager[Run]]
+
+
+def warcio_loop(gzip: bool, *, extract_text: bool = False) -> Mode:
+    @contextmanager
+    def mode(urls: list[str], folder: Path) -> Iterator[Run]:
+        import requests
+        from warcio.capture_http import capture_http
+
+        from snapshotter.extract.html import extract_html
+
+        def run() -> None:
+            path = folder / ("pages.warc.gz" if gzip else "pages.warc")
+            with path.open("wb") as out, capture_http(out, gzip=gzip), requests.Session() as http:
+                for url in urls:
+                    response = http.get(url, timeout=10)
+                    if extract_text:
+                        extract_html(response.content, response.headers.get("Content-Type"))
+                if extract_text:
+                    out.flush()
+                    os.fsync(out.fileno())
+
+        yield run
+
+    return mode
+
+
+@contextmanager
+def file_floor(urls: list[str], folder: Path) -> Iterator[Run]:
+    """Not a capture: the least a store of one file per blob does per page, timed alone. Four
+    new files (a capture's raw, text, headers and manifest) of a page's size in fan-out folders,
+    each created, written and closed; no fetch, hashing, link or fsync."""
+    body = page(0, random.Random(3))
+    names = [f"{n:064x}" for n in range(4 * len(urls))]
+    for name in names:
+        (folder / name[-2:]).mkdir(exist_ok=True)
+
+    def run() -> None:
+        for name in names:
+            descriptor = os.open(folder / name[-2:] / name, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            os.write(descriptor, body)
+            os.close(descriptor)
+
+    yield run
+
+
+@contextmanager
+def opened(folder: Path, extra: dict[str, str] | None = None) -> Iterator[Workspace]:
+    """A migrated embedded home (the schema is made before the clock starts)."""
+    env = {"SNAP_HOME": str(folder / "home"), "SNAP_ALLOW_PRIVATE": "1", **(extra or {})}
+    workspace = Workspace.open(Settings.from_env(env))
     try:
-        for url in urls:
-            work(url)
-        return round(tracemalloc.get_traced_memory()[1] / 2**20, 2)
+        yield workspace
     finally:
-        tracemalloc.stop()
+        workspace.close()
 
 
-def fresh_stores(folder: Path, endpoint: str) -> dict[str, BlobStore]:
-    return {"folder": FolderStore(folder / "store"), "s3": new_s3_store(endpoint)}
+@contextmanager
+def snap_one_by_one(urls: list[str], folder: Path) -> Iterator[Run]:
+    with opened(folder) as workspace:
+
+        def run() -> None:
+            for url in urls:
+                capture_source(workspace, url)
+
+        yield run
 
 
-def capture_into(store: BlobStore, options: FetchOptions) -> Any:
-    def work(url: str) -> int:
-        record = capture(url, store, options)
-        blobs = [record.raw_blob, record.text_blob]
-        return sum(1 for blob in blobs if blob is not None and blob.created)
+def snap_batch(
+    batch_size: int, extra: dict[str, str] | None = None, *, filled_with: tuple[str, ...] = ()
+) -> Mode:
+    """The batch path; ``filled_with``: pages captured first, untimed, so the store already
+    has its fan-out folders (a store in use) instead of creating one for most blobs."""
 
-    return work
+    @contextmanager
+    def mode(urls: list[str], folder: Path) -> Iterator[Run]:
+        with opened(folder, extra) as workspace:
+            if filled_with:
+                list(capture_sources(workspace, filled_with, batch_size=batch_size))
+
+            def run() -> None:
+                outcomes = capture_sources(workspace, urls, batch_size=batch_size)
+                failed = [outcome for outcome in outcomes if outcome.error]
+                assert not failed, failed[0].error
+
+            yield run
+
+    return mode
 
 
-def fetch_only(options: FetchOptions) -> Any:
-    def work(url: str) -> int:
-        fetch(url, options).cleanup()
-        return 0
+def timed(mode: Mode, urls: list[str], folder: Path) -> tuple[float, float]:
+    """Seconds of wall and of CPU for one run of ``mode`` into ``folder``."""
+    folder.mkdir(parents=True)
+    with mode(urls, folder) as run:
+        wall, cpu = time.perf_counter(), time.process_time()
+        run()
+        return time.perf_counter() - wall, time.process_time() - cpu
 
-    return work
+
+def warm_up(urls: list[str], folder: Path) -> None:
+    """Imports and the extractor's first use, outside every timed run."""
+    for name, mode in (
+        ("batch", snap_batch(10)),
+        ("single", snap_one_by_one),
+        ("warcio", warcio_loop(True, extract_text=True)),
+    ):
+        timed(mode, urls[:2], folder / name)
+
+
+def summary(runs: list[tuple[float, float]], pages: int) -> dict[str, Any]:
+    rates = sorted(pages / wall for wall, _ in runs)
+    cpu = sorted(spent / pages * 1000 for _, spent in runs)
+    return {
+        "pagesPerSecond": {
+            "max": round(rates[-1], 1),
+            "median": round(statistics.median(rates), 1),
+        },
+        "cpuMsPerPage": {"min": round(cpu[0], 3), "median": round(statistics.median(cpu), 3)},
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--json", action="store_true")
     parser.add_argument("--pages", type=int, default=200)
-    parser.add_argument(
-        "--s3-endpoint", default=os.environ.get("SNAP_TEST_S3_ENDPOINT", "http://127.0.0.1:4566")
-    )
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--batch-size", type=int, default=100)
+    parser.add_argument("--s3", action="store_true", help="also the batch path into S3")
+    parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    rng = random.Random(3)
-    options = FetchOptions(max_bytes=50 * 2**20, timeout=10, max_redirects=5, allow_private=True)
-    report: dict[str, Any] = {}
-    with LoopbackServer() as server, tempfile.TemporaryDirectory() as folder:
-        for n in range(args.pages):
-            server.route(f"/p{n}", body=page(n, rng))
-        urls = [server.url(f"/p{n}") for n in range(args.pages)]
-        # Warm up: the first capture imports the HTML extractor, a one-off per process.
-        capture(urls[0], FolderStore(Path(folder) / "warm-up"), options)
-        report["fetchOnly"] = timed_run(urls, fetch_only(options))
-        for name, store in fresh_stores(Path(folder) / "timed", args.s3_endpoint).items():
-            first = timed_run(urls, capture_into(store, options))
-            second = timed_run(urls, capture_into(store, options))
-            first["slowdownVsFetchOnly"] = round(
-                report["fetchOnly"]["pagesPerSecond"] / first["pagesPerSecond"], 2
-            )
-            report[name] = {"firstRun": first, "secondRun": second}
-        report["fetchOnly"]["peakMiB"] = peak_mib(urls, fetch_only(options))
-        for name, store in fresh_stores(Path(folder) / "traced", args.s3_endpoint).items():
-            report[name]["firstRun"]["peakMiB"] = peak_mib(urls, capture_into(store, options))
+    modes: dict[str, Mode] = {
+        "warcio": warcio_loop(False),
+        "warcio gzip": warcio_loop(True),
+        "warcio + text": warcio_loop(False, extract_text=True),
+        "snap one by one": snap_one_by_one,
+        "snap batch": snap_batch(args.batch_size),
+        "file floor": file_floor,
+    }
+    if args.s3:
+        endpoint = os.environ.get("SNAP_TEST_S3_ENDPOINT", "http://127.0.0.1:4566")
+        modes["snap batch, S3"] = s3_mode(endpoint, args.batch_size)
+    context = multiprocessing.get_context("spawn")
+    ours, theirs = context.Pipe()
+    server = context.Process(target=serve, args=(2 * args.pages, theirs), daemon=True)
+    server.start()
+    base = ours.recv()
+    urls = [f"{base}p{n}" for n in range(args.pages)]
+    others = [f"{base}p{n}" for n in range(args.pages, 2 * args.pages)]
+    modes["snap batch, used store"] = snap_batch(args.batch_size, filled_with=tuple(others))
+    runs: dict[str, list[tuple[float, float]]] = {mode: [] for mode in modes}
+    load = [os.getloadavg()[0]]
+    try:
+        with tempfile.TemporaryDirectory(prefix="snap-bench-capture-") as name:
+            warm_up(urls, Path(name) / "warm")
+            for round_ in range(args.rounds):
+                order = list(modes) if round_ % 2 == 0 else list(reversed(modes))
+                for mode in order:
+                    folder = Path(name) / f"{round_}-{mode.replace(' ', '_')}"
+                    runs[mode].append(timed(modes[mode], urls, folder))
+                load.append(os.getloadavg()[0])
+    finally:
+        ours.send("stop")
+        server.join(10)
+    report = report_of(runs, args, load)
     if args.json:
         print(json.dumps(report, indent=2))
         return
-    print(f"fetch only: {report['fetchOnly']}")
-    for name in ("folder", "s3"):
-        print(f"{name:7} first:  {report[name]['firstRun']}")
-        print(f"{name:7} second: {report[name]['secondRun']}")
+    print_report(report)
+
+
+def s3_mode(endpoint: str, batch_size: int) -> Mode:
+    @contextmanager
+    def mode(urls: list[str], folder: Path) -> Iterator[Run]:
+        from tests.s3_support import new_s3_store
+
+        store = new_s3_store(endpoint)
+        extra = {"SNAP_STORE": store.location, "AWS_ENDPOINT_URL": endpoint}
+        with snap_batch(batch_size, extra)(urls, folder) as run:
+            yield run
+
+    return mode
+
+
+def report_of(
+    runs: dict[str, list[tuple[float, float]]], args: argparse.Namespace, load: list[float]
+) -> dict[str, Any]:
+    modes = {mode: summary(found, args.pages) for mode, found in runs.items()}
+    fastest = max(("warcio", "warcio gzip"), key=lambda m: modes[m]["pagesPerSecond"]["median"])
+    ratios: dict[str, Any] = {}
+    for baseline in (fastest, "warcio + text"):
+        for mode in ("snap one by one", "snap batch", "snap batch, used store"):
+            ours, theirs = modes[mode], modes[baseline]
+            ratios[f"{mode} / {baseline}"] = {
+                "pagesPerSecond": round(
+                    ours["pagesPerSecond"]["median"] / theirs["pagesPerSecond"]["median"], 3
+                ),
+                "cpu": round(theirs["cpuMsPerPage"]["median"] / ours["cpuMsPerPage"]["median"], 3),
+            }
+    return {
+        "pages": args.pages,
+        "rounds": args.rounds,
+        "batchSize": args.batch_size,
+        "loadAverage": {"min": min(load), "max": max(load)},
+        "baseline": fastest,
+        "modes": modes,
+        "ratios": ratios,
+    }
+
+
+def print_report(report: dict[str, Any]) -> None:
+    load = report["loadAverage"]
+    print(
+        f"{report['pages']} pages, {report['rounds']} rounds, batches of {report['batchSize']};"
+        f" load average {load['min']:.1f}-{load['max']:.1f}"
+    )
+    for mode, found in report["modes"].items():
+        rate, cpu = found["pagesPerSecond"], found["cpuMsPerPage"]
+        print(
+            f"  {mode:22} {rate['median']:7.1f} pages/s (best {rate['max']:7.1f})"
+            f"  {cpu['median']:6.2f} ms CPU/page (best {cpu['min']:6.2f})"
+        )
+    for name, ratio in report["ratios"].items():
+        print(f"  {name:45} {ratio['pagesPerSecond']:5.2f}x pages/s  {ratio['cpu']:5.2f}x CPU")
 
 
 if __name__ == "__main__":

@@ -47,6 +47,7 @@ from records.capture import capture_source  # noqa: E402
 from records.db import Database  # noqa: E402
 from records.evidence import Evidence  # noqa: E402
 from records.jobs import (  # noqa: E402
+    BatchProgress,
     batch_progress,
     capture_items,
     create_batch,
@@ -61,6 +62,7 @@ from records.repository import (  # noqa: E402
 from records.reverify import recheck, reverify  # noqa: E402
 from records.texts import SnapshotTexts  # noqa: E402
 from records.verify import verification_values  # noqa: E402
+from records.vocabulary import BatchKind, ItemState  # noqa: E402
 from records.workspace import Workspace  # noqa: E402
 from snap.config import Settings, settings_of  # noqa: E402
 from tests.db_support import throwaway_postgres  # noqa: E402
@@ -129,8 +131,8 @@ def open_workspace(env: dict[str, str]) -> Workspace:
 
 
 def timed_batch(
-    ws: Workspace, kind: str, items: list[tuple[str, dict[str, Any]]]
-) -> tuple[float, dict[str, Any]]:
+    ws: Workspace, kind: BatchKind, items: list[tuple[str, dict[str, Any]]]
+) -> tuple[float, BatchProgress]:
     from snap.workers.app import configure
     from snap.workers.tasks import publish
 
@@ -138,7 +140,7 @@ def timed_batch(
     batch_id, item_ids = create_batch(ws.db, kind, {}, items)
     started = time.perf_counter()
     publish(kind, item_ids)
-    while not (progress := batch_progress(ws.db, batch_id))["finished"]:
+    while not (progress := batch_progress(ws.db, batch_id)).finished:
         time.sleep(0.05)
     return time.perf_counter() - started, progress
 
@@ -156,9 +158,9 @@ def capture_loop(env: dict[str, str], urls: list[str]) -> float:
 def capture_workers(env: dict[str, str], urls: list[str], processes: int, log: Path) -> float:
     ws = open_workspace(env)
     with worker(env, processes, log):
-        elapsed, progress = timed_batch(ws, "capture", capture_items(urls))
+        elapsed, progress = timed_batch(ws, BatchKind.CAPTURE, capture_items(urls))
     ws.close()
-    assert progress["done"] == len(urls), progress
+    assert progress.count(ItemState.DONE) == len(urls), progress
     return elapsed
 
 
@@ -208,9 +210,9 @@ def reverify_workers(env: dict[str, str], processes: int, log: Path) -> float:
     ws = open_workspace(env)
     items = reverify_items(ws)
     with worker(env, processes, log):
-        elapsed, progress = timed_batch(ws, "reverify", items)
+        elapsed, progress = timed_batch(ws, BatchKind.REVERIFY, items)
     ws.close()
-    assert progress["done"] == len(items), progress
+    assert progress.count(ItemState.DONE) == len(items), progress
     return elapsed
 
 

@@ -2,15 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sqlalchemy.orm import Session
 
-from records.repository import record_failed_capture, record_snapshot
+from records.errors import ExtractionConflict
+from records.repository import (
+    FailedAttempt,
+    record_capture_batch,
+    record_failed_capture,
+    record_snapshot,
+)
 from records.workspace import Workspace
 from snapshotter.capture import SnapshotRecord, capture
-from snapshotter.errors import CaptureError, ConfigError, InputError, SnapError
+from snapshotter.errors import CaptureError, ConfigError, InputError, SnapError, StoreError
+from snapshotter.store import BlobStore
 from snapshotter.weburl import InvalidURL, has_web_scheme, web_url
+
+if TYPE_CHECKING:
+    from records.attest.seal import Attestor
 
 
 def capture_source(
@@ -119,3 +133,165 @@ def _capture_in_browser(workspace: Workspace, target: str) -> SnapshotRecord:
 def _record_failure(workspace: Workspace, target: str, error: CaptureError) -> None:
     with workspace.db.session() as session:
         record_failed_capture(session, target, error)
+
+
+BATCH_SIZE = 100  # captures stored and recorded together (snap fetch --batch-size)
+MAX_TARGET_LIST_BYTES = 64 * 2**20
+
+
+def read_targets(path: Path) -> list[str]:
+    """The targets of ``snap fetch --from FILE``: one URL or path a line, as TARGET is given;
+    blank lines and ``#`` comments skipped, repeats dropped (each target captured once). A
+    target that cannot be captured fails on its own line when its turn comes."""
+    from records.inputs.reader import decode_text, read_input_bytes
+
+    text = decode_text(read_input_bytes(path, MAX_TARGET_LIST_BYTES), str(path))
+    targets: dict[str, None] = {}
+    for line in text.split("\n"):
+        target = line.strip(" \t\r")
+        if target and not target.startswith("#"):
+            targets[target] = None
+    if not targets:
+        raise InputError(f"{path}: no target in the file")
+    return list(targets)
+
+
+@dataclass(frozen=True)
+class CaptureOutcome:
+    """One target of a batch capture: its record when stored, else the error that ended it
+    (a CaptureError was recorded as a failed capture; an InputError or ConfigError was not: it
+    never became a capture attempt; an ExtractionConflict was not recorded either)."""
+
+    target: str
+    record: SnapshotRecord | None = None
+    error: SnapError | None = None
+    failure: CaptureError | None = None  # what was recorded as the failed capture, if anything
+
+
+def capture_sources(
+    workspace: Workspace,
+    targets: Iterable[str],
+    *,
+    batch_size: int = BATCH_SIZE,
+    web_only: bool = False,
+    method: str | None = None,
+) -> Iterator[CaptureOutcome]:
+    """``capture_source`` for many targets, a batch at a time; each batch's outcomes are
+    yielded, in the targets' order, once the batch is recorded.
+
+    A batch fetches and extracts its targets one after the other in this thread, writes their
+    blobs and manifests without waiting for each to be durable, makes them all durable at once
+    (``snapshotter.store.batch``), and only then records the batch in one transaction, so no
+    record is ever committed before its blobs are durable and no transaction is open across
+    the network or the store. A failed target is recorded as failed and the batch goes on.
+    Sealing is as ``capture_source``'s; with ``SNAP_TSA_PER=batch`` each batch ends with a
+    checkpoint of the log, the one TSA request that stamps the batch's manifests.
+
+    Raises StoreError (after recording the batch's captures as failed) when the store cannot
+    make a batch durable, and DatabaseError when it cannot be recorded: a later batch would
+    fail the same way."""
+    from records.attest.checkpoints import checkpoint_if_grown
+    from records.attest.seal import attestor_of
+
+    attestor = attestor_of(workspace)  # an unusable key or TSA setting is refused first
+    pending = iter(targets)
+    while chunk := list(islice(pending, max(batch_size, 1))):
+        yield from _capture_batch(workspace, attestor, chunk, web_only=web_only, method=method)
+        if attestor.per_batch and attestor.tsa is not None:
+            checkpoint_if_grown(workspace)
+
+
+def _capture_batch(
+    workspace: Workspace,
+    attestor: Attestor,
+    targets: list[str],
+    *,
+    web_only: bool,
+    method: str | None,
+) -> list[CaptureOutcome]:
+    from snapshotter.store.batch import batched
+
+    batch = batched(workspace.store)
+    try:
+        outcomes = [
+            _attempt(workspace, batch, attestor, target, web_only=web_only, method=method)
+            for target in targets
+        ]
+    except BaseException:  # interrupted: nothing of the batch is recorded or kept
+        batch.discard()
+        raise
+    try:
+        batch.flush()
+    except StoreError as error:  # nothing stored is durable: every attempt failed
+        _record_failures(workspace, [_unstored(outcome, error) for outcome in outcomes])
+        raise
+    return _record_batch(workspace, outcomes)
+
+
+def _attempt(
+    workspace: Workspace,
+    store: BlobStore,
+    attestor: Attestor,
+    target: str,
+    *,
+    web_only: bool,
+    method: str | None,
+) -> CaptureOutcome:
+    """Capture and seal one target into the batch; any failure is the outcome, never raised."""
+    from records.attest.seal import seal
+
+    try:
+        chosen = capture_method(workspace, target, method or workspace.settings.capture)
+        if chosen == "browser":
+            record = _capture_in_browser(workspace, target)
+        else:
+            record = capture(target, store, workspace.fetch_options, web_only=web_only)
+        return CaptureOutcome(target, seal(attestor, store, record))
+    except (InputError, ConfigError) as error:
+        return CaptureOutcome(target, error=error)
+    except CaptureError as error:
+        return CaptureOutcome(target, error=error, failure=error)
+    except SnapError as error:  # the store failed for this one: recorded, its own exit code
+        return CaptureOutcome(target, error=error, failure=CaptureError(error.message, url=target))
+    except Exception as error:
+        summary = f"{type(error).__name__}: {error}"[:300]
+        failure = CaptureError(f"could not capture {target[:300]}: {summary}", url=target)
+        return CaptureOutcome(target, error=failure, failure=failure)
+
+
+def _record_batch(workspace: Workspace, outcomes: list[CaptureOutcome]) -> list[CaptureOutcome]:
+    """One transaction for the batch: stored captures, failed ones; the rest pass through."""
+    to_record: list[SnapshotRecord | FailedAttempt] = []
+    for outcome in outcomes:
+        if outcome.record is not None:
+            to_record.append(outcome.record)
+        elif outcome.failure is not None:
+            to_record.append((outcome.target, outcome.failure))
+    if not to_record:
+        return outcomes
+    with workspace.db.session() as session:
+        recorded = iter(record_capture_batch(session, to_record))
+    results = []
+    for outcome in outcomes:
+        if outcome.record is None and outcome.failure is None:
+            results.append(outcome)
+            continue
+        result = next(recorded)
+        if isinstance(result, ExtractionConflict):
+            outcome = CaptureOutcome(outcome.target, error=result)
+        results.append(outcome)
+    return results
+
+
+def _unstored(outcome: CaptureOutcome, error: StoreError) -> CaptureOutcome:
+    if outcome.record is None:
+        return outcome
+    failure = CaptureError(error.message, url=outcome.target)
+    return CaptureOutcome(outcome.target, error=error, failure=failure)
+
+
+def _record_failures(workspace: Workspace, outcomes: list[CaptureOutcome]) -> None:
+    failures = [(o.target, o.failure) for o in outcomes if o.failure is not None]
+    if failures:
+        with workspace.db.session() as session:
+            record_capture_batch(session, failures)

@@ -15,7 +15,7 @@ from records.models import Citation, Snapshot
 from records.outcome import CitationResult
 from records.repository import capture_time, choose_extraction, get_snapshot
 from records.workspace import Workspace
-from snapshotter.capture import rfc3339
+from snapshotter.times import wire_time_or_none
 from verifier import TextPositionSelector, TextQuoteSelector
 
 
@@ -26,7 +26,7 @@ def emit_verified(workspace: Workspace, results: list[CitationResult]) -> dict[s
             snapshot = get_snapshot(session, result.outcome.snapshot_id or "")
             if not result.passed or snapshot is None or result.quote is None:
                 continue
-            fetched_at = rfc3339(capture_time(session, snapshot.id, result.url))
+            fetched_at = wire_time_or_none(capture_time(session, snapshot.id, result.url))
             citation = session.get(Citation, result.citation_id)
             pinned = citation.extraction_id if citation is not None else None
             extraction = choose_extraction(session, snapshot.id, pinned=pinned)

@@ -11,13 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from records.outcome import (
-    BLOB_DAMAGED,
-    BLOB_INTACT,
-    BLOB_MISSING,
-    BLOB_SHADOWED,
-    EVIDENCE_HOLDS,
-)
+from records.vocabulary import BlobState
 from snapshotter.capture import BROWSER_PROVENANCE, HEADERS_BLOB
 from snapshotter.errors import BlobNotFound, IntegrityError, SnapError, StoreError
 from snapshotter.store import BlobStore, blob_key, canonical_location, open_store
@@ -218,44 +212,38 @@ class StoreResolver:
 
 
 @dataclass(frozen=True)
-class BlobState:
-    """One recorded blob as found now: intact, shadowed, damaged or missing (records.outcome)."""
+class BlobCheck:
+    """One recorded blob as found now: intact, shadowed, damaged or missing."""
 
     kind: str
     digest: str
     version_id: str | None
-    state: str
+    state: BlobState
     detail: str | None = None
 
     @property
     def holds(self) -> bool:
         """The evidence is intact (a shadowed blob is: its recorded version hashes)."""
-        return self.state in EVIDENCE_HOLDS
+        return self.state.holds
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "digest": self.digest,
-            "key": blob_key(self.kind, self.digest),
-            "versionId": self.version_id,
-            "state": self.state,
-            "intact": self.holds,
-            "detail": self.detail,
-        }
+    @property
+    def key(self) -> str:
+        """Where the blob lives in its store (``raw/sha256/ab/…``)."""
+        return blob_key(self.kind, self.digest)
 
 
-def blob_state(store: BlobStore, kind: str, digest: str, version_id: str | None) -> BlobState:
+def blob_state(store: BlobStore, kind: str, digest: str, version_id: str | None) -> BlobCheck:
     """Re-hash the recorded version now, then look for anything written over it."""
     try:
         store.read_into(kind, digest, NullSink(), version_id=version_id)
     except IntegrityError as error:
-        return BlobState(kind, digest, version_id, BLOB_DAMAGED, error.message)
+        return BlobCheck(kind, digest, version_id, BlobState.DAMAGED, error.message)
     except BlobNotFound as error:
-        return BlobState(kind, digest, version_id, BLOB_MISSING, error.message)
+        return BlobCheck(kind, digest, version_id, BlobState.MISSING, error.message)
     on_top = store.shadowing(kind, digest, version_id)
     if on_top is not None:
-        return BlobState(kind, digest, version_id, BLOB_SHADOWED, on_top)
-    return BlobState(kind, digest, version_id, BLOB_INTACT)
+        return BlobCheck(kind, digest, version_id, BlobState.SHADOWED, on_top)
+    return BlobCheck(kind, digest, version_id, BlobState.INTACT)
 
 
 def recorded_head(provenance: dict[str, Any] | None) -> tuple[str, str, str | None] | None:

@@ -1,7 +1,7 @@
 """``snap fsck``: re-hash every recorded blob at its recorded version, in the store it was
 written to, and say what state each is in.
 
-States (records.outcome): *intact*; *shadowed* (intact, but a delete marker or a newer version
+States (``BlobState``): *intact*; *shadowed* (intact, but a delete marker or a newer version
 sits on top of the recorded one: someone wrote over the key); *damaged* (the recorded version
 does not hash to its digest); *missing* (gone from the store it was written to). Damaged and
 missing are problems (exit 1); shadowed is reported, and the evidence still verifies.
@@ -13,17 +13,17 @@ removes them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import select
 
 from records.attest.checks import seal_blobs, seal_checks_of
-from records.evidence import BlobState, Evidence, blob_state, capture_blobs, recorded_blobs
+from records.evidence import BlobCheck, Evidence, blob_state, capture_blobs, recorded_blobs
 from records.models import Capture, Extraction, Snapshot
-from records.outcome import BLOB_SHADOWED, BLOB_STATES
 from records.texts import rehash_blob
+from records.vocabulary import BlobState, CaptureOutcome
 from records.workspace import Workspace
 from snapshotter.errors import StoreError
 from snapshotter.store import blob_key
@@ -39,44 +39,57 @@ class RecordedBlob:
     version_id: str | None
 
 
-@dataclass
+@dataclass(frozen=True)
+class FsckProblem:
+    """Something wrong with the evidence: a recorded blob damaged or missing (``blob``), a
+    capture's seal that does not hold (``snapshot_id`` only), or an orphan that does not
+    re-hash (``key`` only)."""
+
+    problem: str
+    snapshot_id: str | None = None
+    blob: BlobCheck | None = None
+    key: str | None = None
+
+
+@dataclass(frozen=True)
+class ShadowedBlob:
+    """Intact, but something sits on top of the recorded version: reported, not a problem."""
+
+    blob: BlobCheck
+    snapshot_id: str
+
+
+@dataclass(frozen=True)
 class FsckReport:
-    blobs_checked: int = 0
-    snapshots_checked: int = 0
-    states: dict[str, int] = field(default_factory=lambda: dict.fromkeys(BLOB_STATES, 0))
-    problems: list[dict[str, Any]] = field(default_factory=list)
-    shadowed: list[dict[str, Any]] = field(default_factory=list)
-    orphans: list[str] = field(default_factory=list)
-    temp_files: list[str] = field(default_factory=list)
-    temp_files_removed: bool = False
+    blobs_checked: int
+    snapshots_checked: int
+    states: Mapping[BlobState, int]  # every state, in BlobState's order
+    problems: tuple[FsckProblem, ...]
+    shadowed: tuple[ShadowedBlob, ...]
+    orphans: tuple[str, ...]  # keys of blobs no record names
+    temp_files: tuple[str, ...]
+    temp_files_removed: bool
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
-    def add(self, blob: RecordedBlob, state: BlobState) -> None:
-        self.states[state.state] += 1
-        if state.holds and state.state != BLOB_SHADOWED:
-            return
-        entry = {**state.to_json(), "snapshotId": blob.snapshot_id}
-        if state.state == BLOB_SHADOWED:
-            self.shadowed.append(entry)
-            return
-        problem = f"{blob_key(blob.kind, blob.digest)} is {state.state}: {state.detail}"
-        self.problems.append({**entry, "problem": problem})
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "ok": self.ok,
-            "blobsChecked": self.blobs_checked,
-            "snapshotsChecked": self.snapshots_checked,
-            "states": self.states,
-            "problems": self.problems,
-            "shadowed": self.shadowed,
-            "orphans": self.orphans,
-            "tempFiles": self.temp_files,
-            "tempFilesRemoved": self.temp_files_removed,
-        }
+@dataclass
+class _Tally:
+    """The report while it is being made."""
+
+    states: dict[BlobState, int] = field(default_factory=lambda: dict.fromkeys(BlobState, 0))
+    problems: list[FsckProblem] = field(default_factory=list)
+    shadowed: list[ShadowedBlob] = field(default_factory=list)
+
+    def add(self, blob: RecordedBlob, check: BlobCheck) -> None:
+        self.states[check.state] += 1
+        if check.state is BlobState.SHADOWED:
+            self.shadowed.append(ShadowedBlob(check, blob.snapshot_id))
+        elif not check.holds:
+            problem = f"{blob_key(blob.kind, blob.digest)} is {check.state}: {check.detail}"
+            self.problems.append(FsckProblem(problem, blob.snapshot_id, check))
 
 
 @dataclass(frozen=True)
@@ -101,7 +114,9 @@ def plan_fsck(workspace: Workspace) -> FsckPlan:
     with workspace.db.reading() as session:
         snapshots = {s.id: s for s in session.scalars(select(Snapshot))}
         extractions = list(session.scalars(select(Extraction).order_by(Extraction.id)))
-        stored = select(Capture.snapshot_id, Capture.provenance).where(Capture.outcome == "stored")
+        stored = select(Capture.snapshot_id, Capture.provenance).where(
+            Capture.outcome == CaptureOutcome.STORED
+        )
         rows = [(str(row[0]), dict(row[1] or {})) for row in session.execute(stored)]
     heads = [
         (snapshot_id, blob)
@@ -131,15 +146,14 @@ def fsck(
     progress: Callable[[int], None] | None = None,
     repair: bool = False,
 ) -> FsckReport:
-    report = FsckReport(snapshots_checked=plan.snapshots)
     left_behind = remove_stale_temp_files() if repair else stale_temp_files()
-    report.temp_files = [str(path) for path in left_behind]
-    report.temp_files_removed = repair
+    tally = _Tally()
+    checked = 0
     workspace.stores.check_all([blob.evidence for blob in plan.recorded])
     for blob in plan.recorded:
         store = workspace.stores.store_for(blob.evidence)
-        report.add(blob, blob_state(store, blob.kind, blob.digest, blob.version_id))
-        report.blobs_checked += 1
+        tally.add(blob, blob_state(store, blob.kind, blob.digest, blob.version_id))
+        checked += 1
         if progress is not None:
             progress(1)
     checks = seal_checks_of(workspace)
@@ -147,14 +161,24 @@ def fsck(
         read = [("raw", snapshot_id)]
         state = checks.state(workspace.store, provenance, snapshot_id, read=read)
         for problem in state.problems if state is not None else ():
-            report.problems.append({"snapshotId": snapshot_id, "problem": problem})
+            tally.problems.append(FsckProblem(problem, snapshot_id))
+    orphans = []
     for kind, digest in plan.orphans:
-        report.orphans.append(blob_key(kind, digest))
-        report.blobs_checked += 1
+        orphans.append(blob_key(kind, digest))
+        checked += 1
         try:
             rehash_blob(workspace.store, kind, digest)
         except StoreError as error:
-            report.problems.append({"key": blob_key(kind, digest), "problem": error.message})
+            tally.problems.append(FsckProblem(error.message, key=blob_key(kind, digest)))
         if progress is not None:
             progress(1)
-    return report
+    return FsckReport(
+        blobs_checked=checked,
+        snapshots_checked=plan.snapshots,
+        states=tally.states,
+        problems=tuple(tally.problems),
+        shadowed=tuple(tally.shadowed),
+        orphans=tuple(orphans),
+        temp_files=tuple(str(path) for path in left_behind),
+        temp_files_removed=repair,
+    )

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -32,16 +32,16 @@ from records.reextract import plan_reextract as plan_reextract_jobs
 from records.reextract import reextract
 from records.repository import citations_matching
 from records.reverify import group_by_latest_snapshot, reverify
+from records.vocabulary import BatchKind, FailureKind, ItemState, Status
 from records.workspace import Workspace
-from snapshotter.capture import SnapshotRecord, rfc3339
+from snapshotter.capture import SnapshotRecord
 from snapshotter.errors import InputError, SnapError
 from snapshotter.weburl import InvalidURL, has_web_scheme, web_url
-from verifier.status import Status
 
 Item = tuple[str, dict[str, Any]]  # (key, payload)
 ROWS_PER_INSERT = 500
 MAX_URL_LIST_BYTES = 256 * 1024 * 1024
-OPEN_STATES = ("pending", "running")
+OPEN_STATES = tuple(state for state in ItemState if state.open)
 ERRORS_SHOWN = 10
 
 
@@ -119,7 +119,7 @@ def reextract_items(
 
 
 def create_batch(
-    db: Database, kind: str, params: dict[str, Any], items: Sequence[Item]
+    db: Database, kind: BatchKind, params: dict[str, Any], items: Sequence[Item]
 ) -> tuple[str, list[int]]:
     """Record the batch and its items (all pending) in one transaction; returns the batch id
     and the item ids, the messages to publish."""
@@ -133,7 +133,7 @@ def create_batch(
                 "batch_id": batch_id,
                 "key": key,
                 "payload": payload,
-                "state": "pending",
+                "state": ItemState.PENDING,
                 "attempts": 0,
                 "updated_at": now,
             }
@@ -154,7 +154,7 @@ def create_batch(
 class Claimed:
     item_id: int
     batch_id: str
-    kind: str
+    kind: BatchKind
     key: str
     payload: dict[str, Any]
     attempts: int  # this try included
@@ -167,21 +167,23 @@ def claim_item(db: Database, item_id: int) -> Claimed | None:
         claimed = session.execute(
             update(BatchItem)
             .where(BatchItem.id == item_id, BatchItem.state.in_(OPEN_STATES))
-            .values(state="running", attempts=BatchItem.attempts + 1, updated_at=utcnow())
+            .values(state=ItemState.RUNNING, attempts=BatchItem.attempts + 1, updated_at=utcnow())
         )
         if claimed.rowcount != 1:  # type: ignore[attr-defined]
             return None
         item = session.get_one(BatchItem, item_id)
         kind = session.scalar(select(Batch.kind).where(Batch.id == item.batch_id))
-        return Claimed(item.id, item.batch_id, str(kind), item.key, item.payload, item.attempts)
+        return Claimed(
+            item.id, item.batch_id, BatchKind(str(kind)), item.key, item.payload, item.attempts
+        )
 
 
 def done_in(session: Session, item_id: int, result: str) -> bool:
     """The compare-and-set to done, inside the caller's transaction; False: already done."""
     moved = session.execute(
         update(BatchItem)
-        .where(BatchItem.id == item_id, BatchItem.state != "done")
-        .values(state="done", result=result, error_kind=None, updated_at=utcnow())
+        .where(BatchItem.id == item_id, BatchItem.state != ItemState.DONE)
+        .values(state=ItemState.DONE, result=result, error_kind=None, updated_at=utcnow())
     )
     return bool(moved.rowcount == 1)  # type: ignore[attr-defined]
 
@@ -208,10 +210,10 @@ def mark_failed(
     with db.session() as session:
         session.execute(
             update(BatchItem)
-            .where(BatchItem.id == item_id, BatchItem.state != "done")
+            .where(BatchItem.id == item_id, BatchItem.state != ItemState.DONE)
             .values(
-                state="pending" if retrying else "failed",
-                error_kind="transient" if transient else "permanent",
+                state=ItemState.PENDING if retrying else ItemState.FAILED,
+                error_kind=FailureKind.TRANSIENT if transient else FailureKind.PERMANENT,
                 last_error=error.message,
                 updated_at=utcnow(),
             )
@@ -221,14 +223,12 @@ def mark_failed(
 def run_item(workspace: Workspace, claimed: Claimed) -> str:
     """Do the work of a claimed item and mark it done; returns the result reference.
     Errors of the hierarchy propagate: the caller decides between a retry and a failure."""
-    if claimed.kind == "capture":
+    if claimed.kind is BatchKind.CAPTURE:
         return capture_item(workspace, claimed)
-    if claimed.kind == "reverify":
+    if claimed.kind is BatchKind.REVERIFY:
         result = reverify_item(workspace, claimed)
-    elif claimed.kind == "reextract":
-        result = reextract_item(workspace, claimed)
     else:
-        raise InputError(f"batch {claimed.batch_id} has an unknown kind {claimed.kind!r}")
+        result = reextract_item(workspace, claimed)
     mark_done(workspace.db, claimed.item_id, result)
     return result
 
@@ -268,7 +268,7 @@ def reverify_item(workspace: Workspace, claimed: Claimed) -> str:
 def reextract_item(workspace: Workspace, claimed: Claimed) -> str:
     jobs = plan_reextract_jobs(workspace, snapshot_id=claimed.key)
     results = reextract(workspace, jobs)
-    return json.dumps([result["extractionId"] for result in results])
+    return json.dumps([result.extraction_id for result in results])
 
 
 def run_here(
@@ -297,7 +297,7 @@ def checkpoint_when_finished(workspace: Workspace, batch_id: str) -> None:
         open_items = session.scalar(
             select(func.count())
             .select_from(BatchItem)
-            .where(BatchItem.batch_id == batch_id, BatchItem.state.in_(("pending", "running")))
+            .where(BatchItem.batch_id == batch_id, BatchItem.state.in_(OPEN_STATES))
         )
     if not open_items:
         from records.attest.checkpoints import checkpoint_if_grown
@@ -323,14 +323,80 @@ def resolve_batch(session: Session, given: str) -> Batch:
     raise RecordNotFound(f"no batch {given[:100]!r} is recorded")
 
 
-def batch_progress(db: Database, given: str) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Failure:
+    """A failed item, as ``snap jobs`` lists the first few."""
+
+    key: str  # a capture's URL, even when the item's key is its hash
+    failure_kind: FailureKind | None
+    error: str | None
+    attempts: int
+
+
+@dataclass(frozen=True)
+class BrokenCitation:
+    citation_id: str
+    status: Status
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class ReverifyOutcomes:
+    """What a re-verification batch found, from the checks recorded under its run id: a task
+    that ran to the end is done even when every citation it checked broke, so the items'
+    states alone would hide the very thing the batch was run to find out."""
+
+    still_found: int
+    broke: int
+    by_status: Mapping[Status, int]  # sorted by status
+    broken: tuple[BrokenCitation, ...]  # the first ERRORS_SHOWN
+    refetch_failed: int = 0  # a queued re-verification never captures again (no --refetch)
+
+
+@dataclass(frozen=True)
+class BatchProgress:
+    """A batch's state, from the database: how many items are in each state, the first
+    failures and, for a re-verification, what its checks found."""
+
+    batch_id: str
+    kind: BatchKind
+    params: Mapping[str, Any]
+    created_at: datetime
+    total: int
+    counts: Mapping[ItemState, int]  # every state, in ItemState's order
+    failed_transient: int
+    failures: tuple[Failure, ...]  # the first ERRORS_SHOWN
+    outcomes: ReverifyOutcomes | None = None  # a re-verification batch only
+
+    def count(self, state: ItemState) -> int:
+        return self.counts[state]
+
+    @property
+    def finished(self) -> bool:
+        return not any(self.counts[state] for state in OPEN_STATES)
+
+    @property
+    def unfinished(self) -> int:
+        """Items a resume re-queues: pending, running, and failed for a transient reason."""
+        return sum(self.counts[state] for state in OPEN_STATES) + self.failed_transient
+
+    @property
+    def passed(self) -> bool:
+        """No item failed and, for a re-verification, no citation broke: ``snap jobs`` exits 1
+        otherwise, as ``snap reverify`` does in-process."""
+        outcomes = self.outcomes
+        broke = outcomes is not None and bool(outcomes.broke or outcomes.refetch_failed)
+        return not self.counts[ItemState.FAILED] and not broke
+
+
+def batch_progress(db: Database, given: str) -> BatchProgress:
     with db.reading() as session:
         batch = resolve_batch(session, given)
         return progress_of(session, batch)
 
 
-def progress_of(session: Session, batch: Batch) -> dict[str, Any]:
-    counts = dict.fromkeys(("pending", "running", "done", "failed"), 0)
+def progress_of(session: Session, batch: Batch) -> BatchProgress:
+    counts = dict.fromkeys(ItemState, 0)
     rows = session.execute(
         select(BatchItem.state, BatchItem.error_kind, func.count())
         .where(BatchItem.batch_id == batch.id)
@@ -338,52 +404,48 @@ def progress_of(session: Session, batch: Batch) -> dict[str, Any]:
     )
     transient = 0
     for state, kind, count in rows:
-        counts[state] += count
-        if state == "failed" and kind == "transient":
+        counts[ItemState(state)] += count
+        if state == ItemState.FAILED and kind == FailureKind.TRANSIENT:
             transient += count
     errors = session.execute(
         select(BatchItem.key, BatchItem.payload, BatchItem.error_kind, BatchItem.last_error)
         .add_columns(BatchItem.attempts)
-        .where(BatchItem.batch_id == batch.id, BatchItem.state == "failed")
+        .where(BatchItem.batch_id == batch.id, BatchItem.state == ItemState.FAILED)
         .order_by(BatchItem.id)
         .limit(ERRORS_SHOWN)
     )
-    progress = {
-        "batchId": batch.id,
-        "kind": batch.kind,
-        "params": batch.params,
-        "createdAt": rfc3339(batch.created_at),
-        "total": batch.total,
-        **counts,
-        "failedTransient": transient,
-        "finished": counts["pending"] + counts["running"] == 0,
-        "failures": [
-            {
-                "key": str(payload.get("url", key)),  # a capture's URL, even a hashed key's
-                "errorKind": kind,
-                "error": error,
-                "attempts": attempts,
-            }
-            for key, payload, kind, error, attempts in errors
-        ],
-    }
-    if batch.kind == "reverify":
-        progress["outcomes"] = reverify_outcomes(session, batch.id)
-    return progress
+    kind = BatchKind(batch.kind)
+    return BatchProgress(
+        batch_id=batch.id,
+        kind=kind,
+        params=dict(batch.params),
+        created_at=batch.created_at,
+        total=batch.total,
+        counts=counts,
+        failed_transient=transient,
+        failures=tuple(
+            Failure(
+                str(payload.get("url", key)),
+                None if failure is None else FailureKind(failure),
+                error,
+                attempts,
+            )
+            for key, payload, failure, error, attempts in errors
+        ),
+        outcomes=reverify_outcomes(session, batch.id) if kind is BatchKind.REVERIFY else None,
+    )
 
 
-def reverify_outcomes(session: Session, run_id: str) -> dict[str, Any]:
-    """What a re-verification batch found, from the checks recorded under its run id: a task
-    that ran to the end is "done" even when every citation it checked broke, so the items'
-    states alone would hide the very thing the batch was run to find out."""
-    by_status: dict[str, int] = {}
+def reverify_outcomes(session: Session, run_id: str) -> ReverifyOutcomes:
+    """The checks recorded under a re-verification batch's run id, counted by status."""
+    by_status: dict[Status, int] = {}
     rows = session.execute(
         select(Verification.status, func.count())
         .where(Verification.run_id == run_id)
         .group_by(Verification.status)
     )
     for status, count in rows:
-        by_status[str(status)] = int(count)
+        by_status[Status(status)] = int(count)
     broken = session.execute(
         select(Verification.citation_id, Verification.status, Verification.reason)
         .where(
@@ -393,29 +455,19 @@ def reverify_outcomes(session: Session, run_id: str) -> dict[str, Any]:
         .order_by(Verification.id)
         .limit(ERRORS_SHOWN)
     )
-    still = sum(n for status, n in by_status.items() if Status(status).passed)
-    return {
-        "stillFound": still,
-        "broke": sum(by_status.values()) - still,
-        "refetchFailed": 0,  # a queued re-verification never captures again (no --refetch)
-        "byStatus": dict(sorted(by_status.items())),
-        "broken": [
-            {"citationId": citation_id, "status": status, "reason": reason}
+    still = sum(n for status, n in by_status.items() if status.passed)
+    return ReverifyOutcomes(
+        still_found=still,
+        broke=sum(by_status.values()) - still,
+        by_status=dict(sorted(by_status.items())),
+        broken=tuple(
+            BrokenCitation(citation_id, Status(status), reason)
             for citation_id, status, reason in broken
-        ],
-    }
-
-
-def batch_passed(progress: dict[str, Any]) -> bool:
-    """No item failed and, for a re-verification, no citation broke: ``snap jobs`` exits 1
-    otherwise, as ``snap reverify`` does in-process."""
-    outcomes = progress.get("outcomes") or {}
-    return (
-        not progress["failed"] and not outcomes.get("broke") and not outcomes.get("refetchFailed")
+        ),
     )
 
 
-def recent_batches(db: Database, limit: int = 20) -> list[dict[str, Any]]:
+def recent_batches(db: Database, limit: int = 20) -> list[BatchProgress]:
     with db.reading() as session:
         batches = session.scalars(
             select(Batch).order_by(Batch.created_at.desc(), Batch.id).limit(limit)
@@ -433,10 +485,10 @@ def resumable_items(db: Database, given: str) -> tuple[str, list[int]]:
             update(BatchItem)
             .where(
                 BatchItem.batch_id == batch.id,
-                BatchItem.state == "failed",
-                BatchItem.error_kind == "transient",
+                BatchItem.state == ItemState.FAILED,
+                BatchItem.error_kind == FailureKind.TRANSIENT,
             )
-            .values(state="pending", updated_at=utcnow())
+            .values(state=ItemState.PENDING, updated_at=utcnow())
         )
         ids = session.scalars(
             select(BatchItem.id)
@@ -446,6 +498,6 @@ def resumable_items(db: Database, given: str) -> tuple[str, list[int]]:
         return batch.id, list(ids)
 
 
-def kind_of(db: Database, batch_id: str) -> str:
+def kind_of(db: Database, batch_id: str) -> BatchKind:
     with db.reading() as session:
-        return resolve_batch(session, batch_id).kind
+        return BatchKind(resolve_batch(session, batch_id).kind)

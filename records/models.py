@@ -29,7 +29,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
-from verifier.status import Status
+from records.vocabulary import BatchKind, FailureKind, ItemState, Status
 
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
@@ -283,10 +283,6 @@ class Verification(Base):
     )
 
 
-BATCH_KINDS = ("capture", "reverify", "reextract")
-ITEM_STATES = ("pending", "running", "done", "failed")
-
-
 class Batch(Base):
     """A piece of bulk work split into items for workers (``snap fetch --enqueue`` and the
     like). Its state lives here, not in the broker: the broker only delivers item ids, so a
@@ -302,7 +298,8 @@ class Batch(Base):
 
     __table_args__ = (
         CheckConstraint(
-            "kind IN (" + ", ".join(f"'{kind}'" for kind in BATCH_KINDS) + ")", name="kind_known"
+            "kind IN (" + ", ".join(f"'{kind.value}'" for kind in BatchKind) + ")",
+            name="kind_known",
         ),
         CheckConstraint("total >= 0", name="total_nonnegative"),
     )
@@ -320,7 +317,7 @@ class BatchItem(Base):
     batch_id: Mapped[str] = mapped_column(ForeignKey("batches.id"))
     key: Mapped[str] = mapped_column(Text)
     payload: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
-    state: Mapped[str] = mapped_column(String(10), default="pending")
+    state: Mapped[str] = mapped_column(String(10), default=ItemState.PENDING.value)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     # 'transient' (worth another try: snap jobs --resume re-queues it) or 'permanent'
     error_kind: Mapped[str | None] = mapped_column(String(10))
@@ -332,11 +329,13 @@ class BatchItem(Base):
         UniqueConstraint("batch_id", "key", name="uq_batch_items_batch_id_key"),
         Index("ix_batch_items_batch_id_state", "batch_id", "state"),
         CheckConstraint(
-            "state IN (" + ", ".join(f"'{state}'" for state in ITEM_STATES) + ")",
+            "state IN (" + ", ".join(f"'{state.value}'" for state in ItemState) + ")",
             name="state_known",
         ),
         CheckConstraint(
-            "error_kind IS NULL OR error_kind IN ('transient', 'permanent')",
+            "error_kind IS NULL OR error_kind IN ("
+            + ", ".join(f"'{kind.value}'" for kind in FailureKind)
+            + ")",
             name="error_kind_known",
         ),
     )

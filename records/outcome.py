@@ -20,24 +20,12 @@ SNIPPET_REASON = (
     "excerpts, not promised verbatim, so this is not evidence of a fabricated quote"
 )
 
-# What ``fsck`` and ``audit`` say about one recorded blob (a state of stored bytes, not a
-# status of a citation check):
-BLOB_INTACT = "intact"  # the recorded version is there and hashes to its digest
-BLOB_SHADOWED = "shadowed"  # intact, but a delete marker or newer version sits on top of it
-BLOB_DAMAGED = "damaged"  # the recorded version's bytes do not hash to the digest
-BLOB_MISSING = "missing"  # the recorded version is gone from the store it was written to
-BLOB_STATES = (BLOB_INTACT, BLOB_SHADOWED, BLOB_DAMAGED, BLOB_MISSING)
-EVIDENCE_HOLDS = (BLOB_INTACT, BLOB_SHADOWED)
-# ``reverify --refetch``: a cited URL that could not be captured again (an outcome of the
-# capture, reported beside the citations' statuses, never stored as a verification).
-REFETCH_FAILED = "refetch_failed"
-
 
 @dataclass(frozen=True)
 class Outcome:
     """What one check found, before it is recorded."""
 
-    status: str
+    status: Status
     snapshot_id: str | None = None
     start: int | None = None
     end: int | None = None
@@ -99,7 +87,7 @@ class CitationResult:
         )
 
     @property
-    def status(self) -> str:
+    def status(self) -> Status:
         return self.outcome.status
 
     @property
@@ -165,8 +153,8 @@ def alignment_json(closest: Closest) -> list[dict[str, Any]]:
     ]
 
 
-def count_by_status(results: list[CitationResult]) -> dict[str, int]:
-    counts: dict[str, int] = {}
+def count_by_status(results: list[CitationResult]) -> dict[Status, int]:
+    counts: dict[Status, int] = {}
     for result in results:
         counts[result.status] = counts.get(result.status, 0) + 1
     return dict(sorted(counts.items()))

@@ -31,6 +31,18 @@ from verifier import NORMALIZER_ID, CodeSpans, normalized_digest
 
 
 @dataclass(frozen=True)
+class Reextracted:
+    """One extraction made again: ``new`` when it was not recorded before."""
+
+    snapshot_id: str
+    extraction_id: int
+    extractor: str
+    decoding: str
+    text_hash: str | None
+    new: bool
+
+
+@dataclass(frozen=True)
 class Job:
     evidence: Evidence
     declared: tuple[str | None, ...]  # each Content-Type the snapshot was captured with
@@ -64,7 +76,7 @@ def plan_reextract(
 
 def reextract(
     workspace: Workspace, jobs: list[Job], *, progress: Callable[[int], None] | None = None
-) -> list[dict[str, Any]]:
+) -> list[Reextracted]:
     results = []
     workspace.stores.check_all([job.evidence for job in jobs])
     for job in jobs:
@@ -75,7 +87,7 @@ def reextract(
     return results
 
 
-def reextract_one(workspace: Workspace, evidence: Evidence, declared: str | None) -> dict[str, Any]:
+def reextract_one(workspace: Workspace, evidence: Evidence, declared: str | None) -> Reextracted:
     """Read and re-hash the raw bytes, extract, store the text; then one short write."""
     store = workspace.stores.store_for(evidence)
     raw = store.get("raw", evidence.raw_hash, version_id=evidence.raw_version_id)
@@ -119,11 +131,11 @@ def reextract_one(workspace: Workspace, evidence: Evidence, declared: str | None
             )
         )
         recorded = record_extraction(session, values)
-    return {
-        "snapshotId": evidence.snapshot_id,
-        "extractionId": recorded.id,
-        "extractor": recorded.extractor,
-        "decoding": recorded.decoding,
-        "textHash": recorded.text_hash,
-        "new": recorded.id not in known,
-    }
+    return Reextracted(
+        evidence.snapshot_id,
+        recorded.id,
+        recorded.extractor,
+        recorded.decoding,
+        recorded.text_hash,
+        recorded.id not in known,
+    )

@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 
 from records.evidence import Evidence, recorded_blobs, recorded_head
 from records.models import Capture, Extraction, Snapshot
+from records.vocabulary import CaptureOutcome
 from snapshotter.errors import BlobNotFound, InputError
 from snapshotter.store import BlobStore, open_store
 
@@ -89,7 +90,7 @@ def _snapshots_and_blobs(
     stored = (
         select(Capture.provenance)
         .join(Snapshot, Capture.snapshot_id == Snapshot.id)
-        .where(Capture.outcome == "stored", moved)
+        .where(Capture.outcome == CaptureOutcome.STORED, moved)
     )
     heads = [recorded_head(provenance) for provenance in session.scalars(stored)]
     return [snapshot.id for snapshot in snapshots], _blobs_of(snapshots, extractions, heads)

@@ -34,8 +34,10 @@ from records.attest import log
 from records.errors import ExtractionConflict
 from records.models import Base, Capture, Citation, Extraction, Snapshot, Verification, utcnow
 from records.urls import canonical_url, without_tracking
+from records.vocabulary import CaptureOutcome
 from snapshotter.capture import SnapshotRecord, page_json
 from snapshotter.errors import CaptureError, InputError
+from snapshotter.times import parse_time
 from verifier import token_keys
 
 
@@ -199,10 +201,6 @@ def insert_if_absent(session: Session, model: type[Any], values: dict[str, Any])
     session.execute(insert(model).values(**values).on_conflict_do_nothing())
 
 
-def parse_time(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
-
-
 def record_snapshot(session: Session, record: SnapshotRecord) -> Capture:
     """The snapshot row (once per content), its extraction (once per extractor and decoding:
     a different text of the same bytes is a new extraction, never dropped) and a capture row
@@ -227,7 +225,7 @@ def capture_values(record: SnapshotRecord) -> dict[str, Any]:
         "final_url_key": canonical_url(record.final_url) if record.final_url else None,
         "fetched_at": parse_time(record.fetched_at) if record.fetched_at else utcnow(),
         "http_status": record.status,
-        "outcome": "stored",
+        "outcome": CaptureOutcome.STORED,
         "snapshot_id": record.snapshot_id,
         "provenance": record.provenance,
         "method": record.capture_method,
@@ -376,23 +374,28 @@ def snapshot_values(record: SnapshotRecord) -> dict[str, Any]:
 
 
 def record_failed_capture(session: Session, target: str, error: CaptureError) -> Capture:
+    capture = failed_capture(target, error)
+    session.add(capture)
+    session.flush()
+    log.append(session, [capture], new=True)
+    return capture
+
+
+def failed_capture(target: str, error: CaptureError) -> Capture:
+    """The capture row of a failed attempt (not yet added to a session)."""
     fetched_at = error.provenance.get("fetchedAt")
-    capture = Capture(
+    return Capture(
         url=error.url or target,
         final_url=error.final_url,
         url_key=canonical_url(error.url or target),
         final_url_key=canonical_url(error.final_url) if error.final_url else None,
         fetched_at=parse_time(str(fetched_at)) if fetched_at else utcnow(),
         http_status=error.status,
-        outcome="failed",
+        outcome=CaptureOutcome.FAILED,
         error=error.message,
         provenance=dict(error.provenance),
         method=failed_capture_method(error.provenance),
     )
-    session.add(capture)
-    session.flush()
-    log.append(session, [capture], new=True)
-    return capture
 
 
 def failed_capture_method(provenance: dict[str, object]) -> str:
@@ -440,7 +443,8 @@ def _latest_capture_query(columns: Any) -> Select[Any]:
     return (
         select(*selected)
         .where(
-            columns.outcome == "stored", or_(columns.url_key == key, columns.final_url_key == key)
+            columns.outcome == CaptureOutcome.STORED,
+            or_(columns.url_key == key, columns.final_url_key == key),
         )
         .order_by(
             columns.as_latest.desc(),
@@ -467,7 +471,7 @@ def newest_stored_capture(session: Session, snapshot_id: str) -> Capture | None:
     of the snapshot, named by its id, reads it through (its seal is checked with the blobs)."""
     query = (
         select(Capture)
-        .where(Capture.snapshot_id == snapshot_id, Capture.outcome == "stored")
+        .where(Capture.snapshot_id == snapshot_id, Capture.outcome == CaptureOutcome.STORED)
         .order_by(Capture.id.desc())
         .limit(1)
     )
@@ -717,3 +721,144 @@ def citations_matching(
 
 def all_snapshots(session: Session) -> Iterable[Snapshot]:
     return session.scalars(select(Snapshot).order_by(Snapshot.created_at)).all()
+
+
+ExtractionKey = tuple[str, str, str]  # snapshot id, extractor, decoding
+
+
+FailedAttempt = tuple[str, CaptureError]  # the target as given, and why its capture failed
+
+
+def record_capture_batch(
+    session: Session, outcomes: Sequence[SnapshotRecord | FailedAttempt]
+) -> list[Capture | ExtractionConflict]:
+    """Record a batch capture's stored and failed captures in one transaction: what
+    ``record_snapshot`` and ``record_failed_capture`` record one by one, in a few multi-row
+    statements and one log append (the log's positions follow the batch's order).
+
+    A stored capture whose extraction key is already recorded with another text is not
+    recorded; its place in the result holds the ExtractionConflict instead (the others are
+    recorded: one non-deterministic extraction does not cost the batch)."""
+    stored = [outcome for outcome in outcomes if isinstance(outcome, SnapshotRecord)]
+    existing = _extractions_of(session, [record.snapshot_id for record in stored])
+    seen = {key: row.text_hash for key, row in existing.items()}
+    results: list[Capture | ExtractionConflict | None] = []
+    snapshots: dict[str, dict[str, Any]] = {}
+    extractions: dict[ExtractionKey, dict[str, Any]] = {}
+    for outcome in outcomes:
+        if not isinstance(outcome, SnapshotRecord):
+            results.append(None)
+            continue
+        values = _extraction_rows(outcome)
+        conflict = _conflict(values, seen, existing)
+        if conflict is not None:
+            results.append(conflict)
+            continue
+        for row in values:
+            key = _key(row)
+            seen[key] = row["text_hash"]
+            extractions.setdefault(key, row)
+        snapshots.setdefault(outcome.snapshot_id, snapshot_values(outcome))
+        results.append(None)
+    insert = dialect_insert(session)
+    # Core statements executed with many parameter sets: compiled once and cached, sent in
+    # multi-row batches by the driver layer (a multi-row VALUES is compiled afresh each time).
+    if snapshots:
+        statement = insert(Snapshot.__table__).on_conflict_do_nothing()
+        session.execute(statement, list(snapshots.values()))
+    if extractions:
+        statement = insert(Extraction.__table__).on_conflict_do_nothing()
+        session.execute(statement, _same_columns(list(extractions.values()), Extraction))
+    recorded = _extractions_of(session, list(snapshots))
+    leaves: list[Any] = []
+    captures: list[Capture] = []
+    for index, outcome in enumerate(outcomes):
+        if results[index] is not None:
+            continue
+        if isinstance(outcome, SnapshotRecord):
+            rows = _extraction_rows(outcome)
+            for row in rows:
+                _require_same_text(recorded[_key(row)], row)
+            leaves += [recorded[_key(row)] for row in rows]
+            capture = Capture(**capture_values(outcome))
+        else:
+            capture = failed_capture(*outcome)
+        leaves.append(capture)
+        captures.append(capture)
+        results[index] = capture
+    session.add_all(captures)
+    session.flush()
+    log.append(session, leaves)
+    return [result for result in results if result is not None]
+
+
+def _extraction_rows(record: SnapshotRecord) -> list[dict[str, Any]]:
+    """The extraction rows of one capture (raw, then rendered), with every column named, so
+    rows of several captures go in one multi-row INSERT."""
+    rows = [extraction_values(record) | {"source": "raw"}]
+    if record.rendered is not None:
+        rows.append(rendered_values(record))
+    return rows
+
+
+def _same_columns(rows: list[dict[str, Any]], model: type[Any]) -> list[dict[str, Any]]:
+    """Rows that all name the same columns (one statement runs with all of them): a column a
+    row leaves out (a rendered text has no code spans) gets the column's default, else NULL."""
+    names = {name for row in rows for name in row}
+    filled = []
+    for row in rows:
+        missing = {name: _default(model, name) for name in names - row.keys()}
+        filled.append(row | missing)
+    return filled
+
+
+def _default(model: type[Any], name: str) -> Any:
+    default = model.__table__.c[name].default
+    if default is None:
+        return None
+    return default.arg(None) if callable(default.arg) else default.arg
+
+
+def _key(values: dict[str, Any]) -> ExtractionKey:
+    return (values["snapshot_id"], values["extractor"], values["decoding"])
+
+
+def _extractions_of(session: Session, snapshot_ids: list[str]) -> dict[ExtractionKey, Extraction]:
+    found: dict[ExtractionKey, Extraction] = {}
+    wanted = sorted(set(snapshot_ids))
+    for start in range(0, len(wanted), 500):
+        query = select(Extraction).where(Extraction.snapshot_id.in_(wanted[start : start + 500]))
+        for row in session.scalars(query):
+            found[(row.snapshot_id, row.extractor, row.decoding)] = row
+    return found
+
+
+def _conflict(
+    rows: list[dict[str, Any]],
+    seen: dict[ExtractionKey, str | None],
+    existing: dict[ExtractionKey, Extraction],
+) -> ExtractionConflict | None:
+    for row in rows:
+        key = _key(row)
+        if key in seen and seen[key] != row["text_hash"]:
+            known = existing.get(key)
+            return _conflict_error(row, known.id if known is not None else None, seen[key])
+    return None
+
+
+def _require_same_text(recorded: Extraction, values: dict[str, Any]) -> None:
+    """Another process recorded the key between the check and the insert, with another text."""
+    if recorded.text_hash != values["text_hash"]:
+        raise _conflict_error(values, recorded.id, recorded.text_hash)
+
+
+def _conflict_error(
+    values: dict[str, Any], extraction_id: int | None, text_hash: str | None
+) -> ExtractionConflict:
+    where = f"extraction {extraction_id}" if extraction_id is not None else "this batch"
+    return ExtractionConflict(
+        f"snapshot {values['snapshot_id']} extracted by {values['extractor']}"
+        f" ({values['decoding']}) gave text {values['text_hash']}, but {where} with the same"
+        f" key recorded {text_hash}: the extractor is not deterministic or a stored text was"
+        " replaced; this capture was not recorded"
+    )

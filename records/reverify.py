@@ -22,7 +22,7 @@ from records.capture import capture_source, web_url_refusal
 from records.evidence import Evidence
 from records.inputs import QUOTED, UNQUOTED, CitationRequest, Position
 from records.models import Batch, Capture, Citation, Verification
-from records.outcome import REFETCH_FAILED, CitationResult, Outcome, count_by_status
+from records.outcome import CitationResult, Outcome, count_by_status
 from records.repository import (
     capture_time,
     choose_extraction,
@@ -35,9 +35,10 @@ from records.repository import (
 )
 from records.texts import SnapshotTexts
 from records.verify import check_against, verification_values
+from records.vocabulary import REFETCH_FAILED, BatchKind
 from records.workspace import Workspace
-from snapshotter.capture import rfc3339
 from snapshotter.errors import InputError, SnapError
+from snapshotter.times import wire_time_or_none
 from verifier import Status, TextQuoteSelector
 from verifier.errors import OffsetError
 
@@ -170,7 +171,7 @@ def resolve_run(session: Session, given: str) -> str:
     """The run ``given`` names: a run id some check was recorded under, or a re-verification
     batch (whose run id is its batch id, recorded before any check), given whole or by a
     unique prefix of 6+ characters, as ``snap jobs`` takes batch ids."""
-    if session.scalar(select(Batch.id).where(Batch.id == given, Batch.kind == "reverify")):
+    if session.scalar(select(Batch.id).where(Batch.id == given, Batch.kind == BatchKind.REVERIFY)):
         return given
     if session.scalar(select(Verification.id).where(Verification.run_id == given).limit(1)):
         return given
@@ -178,7 +179,9 @@ def resolve_run(session: Session, given: str) -> str:
     if len(given) >= MIN_RUN_PREFIX and given.isalnum():
         runs = select(Verification.run_id).where(Verification.run_id.startswith(given))
         found |= {str(run) for run in session.scalars(runs.distinct().limit(2))}
-        batches = select(Batch.id).where(Batch.id.startswith(given), Batch.kind == "reverify")
+        batches = select(Batch.id).where(
+            Batch.id.startswith(given), Batch.kind == BatchKind.REVERIFY
+        )
         found |= set(session.scalars(batches.limit(2)))
     if len(found) == 1:
         return found.pop()
@@ -238,7 +241,7 @@ def plan_reverify(session: Session, citations: Sequence[Citation], run_id: str) 
     snapshot_ids = {e.snapshot_id for e in [*pinned.values()]} | {
         g.latest.snapshot_id for g in groups if g.latest is not None
     }
-    captured_at = {i: rfc3339(capture_time(session, i)) for i in sorted(snapshot_ids)}
+    captured_at = {i: wire_time_or_none(capture_time(session, i)) for i in sorted(snapshot_ids)}
     return _Plan(groups, pinned, captured_at, done)
 
 
@@ -258,7 +261,14 @@ def result_of_row(citation: Citation, row: Verification) -> CitationResult:
     the blob is not read again)."""
     start, end = row.span_start, row.span_end
     outcome = Outcome(
-        row.status, row.snapshot_id, start, end, row.matches, None, row.reason, dict(row.details)
+        Status(row.status),
+        row.snapshot_id,
+        start,
+        end,
+        row.matches,
+        None,
+        row.reason,
+        dict(row.details),
     )
     return CitationResult(
         citation.id, citation.url, outcome, None, None, citation.claim_text, row.id
@@ -304,16 +314,16 @@ def recheck(
         reason = (
             f"the cited snapshot {citation.claimed_snapshot} was never captured from {citation.url}"
         )
-        return Outcome("unknown_snapshot", reason=reason), None, None
+        return Outcome(Status.UNKNOWN_SNAPSHOT, reason=reason), None, None
     if pinned is not None:
         own, source = check_stored(texts, pinned, request_of(citation, in_own_snapshot=True))
-        if own.status != "quote_found" or latest is None or same_text(latest, pinned):
+        if own.status != Status.QUOTE_FOUND or latest is None or same_text(latest, pinned):
             return own, source, pinned
     if latest is None:
         reason = "no snapshot of this citation's source"
-        return Outcome("unknown_snapshot", reason=reason), None, None
+        return Outcome(Status.UNKNOWN_SNAPSHOT, reason=reason), None, None
     outcome, source = check_stored(texts, latest, request_of(citation, in_own_snapshot=False))
-    if outcome.status == "not_found" and pinned is not None:
+    if outcome.status == Status.NOT_FOUND and pinned is not None:
         return changed(outcome, pinned, latest, captured_at), source, latest
     return outcome, source, latest
 
@@ -365,7 +375,7 @@ def check_stored(
     try:
         return check_against(texts, evidence, request)
     except OffsetError as error:
-        return Outcome("position_mismatch", evidence.snapshot_id, reason=error.message), None
+        return Outcome(Status.POSITION_MISMATCH, evidence.snapshot_id, reason=error.message), None
 
 
 def request_of(citation: Citation, *, in_own_snapshot: bool) -> CitationRequest:

@@ -3,9 +3,9 @@ read from its recorded store and version and re-hashed on the way out, like ever
 
 from __future__ import annotations
 
-import base64
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from records.attest.manifest import origin_line
 from records.errors import RecordNotFound
@@ -16,49 +16,38 @@ from records.workspace import Workspace
 from snapshotter.errors import InputError
 from snapshotter.store import BlobStore
 
+if TYPE_CHECKING:
+    from records.exports.http_head import Exchange
+
 AROUND = 200  # code points shown on each side of --around
+
+
+ShownPart = Literal["text", "raw", "headers", "screenshot"]
 
 
 @dataclass(frozen=True)
 class Shown:
+    """What ``snap show`` read: a window of the text, the raw bytes or screenshot, or the
+    recorded headers (and every HTTP exchange of the latest capture, when its blob was kept)."""
+
     snapshot_id: str
-    what: str  # "text" | "raw" | "headers" | "screenshot"
+    what: ShownPart
     extraction_id: int | None = None
     text: str | None = None
     start: int = 0
     end: int = 0
     length: int = 0
     raw: bytes | None = None
-    headers: dict[str, Any] | None = None
-    exchanges: list[dict[str, Any]] | None = None  # from the capture's headers blob, if any
+    headers: Mapping[str, Any] | None = None  # the latest capture's recorded header summary
+    exchanges: tuple[Exchange, ...] | None = None  # from the capture's headers blob, if any
     origin: str | None = None  # an imported capture: where from, as its archive states
-
-    def to_json(self) -> dict[str, Any]:
-        document: dict[str, Any] = {"snapshotId": self.snapshot_id, "what": self.what}
-        if self.what == "text":
-            document |= {
-                "extractionId": self.extraction_id,
-                "start": self.start,
-                "end": self.end,
-                "length": self.length,
-                "text": self.text,
-            }
-        elif self.what in ("raw", "screenshot"):
-            raw = self.raw or b""
-            document |= {"size": len(raw), "base64": base64.b64encode(raw).decode("ascii")}
-        else:
-            document["headers"] = self.headers
-            if self.exchanges is not None:
-                document["exchanges"] = self.exchanges
-        document["origin"] = self.origin
-        return document
 
 
 def show(
     workspace: Workspace,
     snapshot_id: str,
     *,
-    what: str = "text",
+    what: ShownPart = "text",
     page: str | None = None,
     around: int | None = None,
 ) -> Shown:
@@ -132,7 +121,7 @@ def window(text: str, evidence: Evidence, page: str | None, around: int | None) 
 
 def recorded_exchanges(
     store: BlobStore, provenance: dict[str, Any], url: str
-) -> list[dict[str, Any]] | None:
+) -> tuple[Exchange, ...] | None:
     """Every HTTP exchange of the latest capture, in order, from its ``headers`` blob (read and
     re-hashed like every blob); None for a capture that kept no blob (a local file, or one made
     before snap kept them)."""
@@ -142,17 +131,5 @@ def recorded_exchanges(
     if named is None:
         return None
     _, digest, version = named
-    exchanges = parse_exchanges(store.get("headers", digest, version_id=version), digest, url=url)
-    return [
-        {
-            "url": exchange.url,
-            "status": exchange.status,
-            "request": None if exchange.request is None else _head_json(exchange.request),
-            "response": _head_json(exchange.response),
-        }
-        for exchange in exchanges
-    ]
-
-
-def _head_json(head: Any) -> dict[str, Any]:
-    return {"line": head.first_line, "headers": [list(pair) for pair in head.headers]}
+    blob = store.get("headers", digest, version_id=version)
+    return tuple(parse_exchanges(blob, digest, url=url))

@@ -49,6 +49,7 @@ from records.repository import (
 )
 from records.texts import SnapshotTexts
 from records.urls import canonical_url, without_tracking
+from records.vocabulary import CaptureOutcome
 from records.workspace import Workspace
 from snapshotter.errors import BlobNotFound, InputError, IntegrityError, SnapError
 from snapshotter.store.base import DIGEST_PATTERN
@@ -299,7 +300,9 @@ class _Lookups:
         if request.snapshot_id is None:
             return evidence.sealed_by(self.latest_capture(request.url or ""))
         stored = [
-            c for c in self.captures_of_snapshot(evidence.snapshot_id) if c.outcome == "stored"
+            c
+            for c in self.captures_of_snapshot(evidence.snapshot_id)
+            if c.outcome == CaptureOutcome.STORED
         ]
         return evidence.sealed_by(stored[-1] if stored else None)
 
@@ -325,7 +328,7 @@ def plan_request(
     if request.url and request.snapshot_id and not captured_from(captures, request.url):
         reason = f"snapshot {snapshot.id} was never captured from {request.url}"
         return _Planned(
-            request, item, None, request.url, Outcome("unknown_snapshot", reason=reason)
+            request, item, None, request.url, Outcome(Status.UNKNOWN_SNAPSHOT, reason=reason)
         )
     recorded = lookups.citations.get(citation_id_of(request))
     pinned = recorded.extraction_id if recorded and recorded.snapshot_id == snapshot.id else None
@@ -367,13 +370,14 @@ def read_documents(texts: SnapshotTexts, documents: list[_Planned]) -> list[_Che
             source = texts.prepared(document.evidence)
         except (IntegrityError, BlobNotFound):
             continue
-        read.append(_Checked(document, Outcome("document"), source))
+        # a document given with the answer is searched for quotes, never checked or recorded
+        read.append(_Checked(document, Outcome(Status.NO_QUOTE), source))
     return read
 
 
 def check_planned(texts: SnapshotTexts, planned: _Planned) -> _Checked:
     if planned.early is not None or planned.evidence is None:
-        return _Checked(planned, planned.early or Outcome("unknown_snapshot"), None)
+        return _Checked(planned, planned.early or Outcome(Status.UNKNOWN_SNAPSHOT), None)
     outcome, source = check_against(texts, planned.evidence, planned.request)
     return _Checked(planned, outcome, source)
 
@@ -397,7 +401,7 @@ def unknown_snapshot(request: CitationRequest, fetch_errors: dict[str, str]) -> 
         reason = "the snapshot id is not of the form sha256:<64 lowercase hex>"
     else:
         reason = "no snapshot with this id is recorded"
-    return Outcome("unknown_snapshot", reason=reason)
+    return Outcome(Status.UNKNOWN_SNAPSHOT, reason=reason)
 
 
 def check_against(
@@ -434,11 +438,11 @@ def _check_against(
     position = to_codepoints(request.position, source.source, request.label)
     stale = stale_fingerprint(request, evidence)
     if stale is not None:
-        return Outcome("stale_fingerprint", snapshot_id, reason=stale), source
+        return Outcome(Status.STALE_FINGERPRINT, snapshot_id, reason=stale), source
     if request.kind == UNQUOTED or request.quote is None:
         return unquoted(source, snapshot_id, request), source
     outcome = match_quote(source, evidence, request, position)
-    if request.kind == SNIPPET and outcome.status == "not_found":
+    if request.kind == SNIPPET and outcome.status == Status.NOT_FOUND:
         return replace(outcome, status=SNIPPET_NOT_VERBATIM, reason=SNIPPET_REASON), source
     return outcome, source
 
@@ -495,18 +499,18 @@ def match_quote(
         resolution.closest,
         resolution.reason,
     )
-    if resolution.status in ("position_mismatch", "context_mismatch"):
+    if resolution.status in (Status.POSITION_MISMATCH, Status.CONTEXT_MISMATCH):
         found_at = [list(s) for s in resolution.spans]
         offsets = [span_units(source.source, start, end) for start, end in resolution.spans]
         outcome = replace(outcome, details={"foundAt": found_at, "foundAtOffsets": offsets})
-    if resolution.status == "not_found" and "too_short" in evidence.flags:
-        return replace(outcome, status="could_not_check", reason=TOO_SHORT)
-    if resolution.status == "position_mismatch":
+    if resolution.status == Status.NOT_FOUND and "too_short" in evidence.flags:
+        return replace(outcome, status=Status.COULD_NOT_CHECK, reason=TOO_SHORT)
+    if resolution.status == Status.POSITION_MISMATCH:
         return replace(
             outcome,
             reason=outcome.reason or "the quote is in the source, but not at the cited position",
         )
-    if resolution.status == "quote_found" and request.page is not None:
+    if resolution.status == Status.QUOTE_FOUND and request.page is not None:
         spans = resolution.spans or ((outcome.start or 0, outcome.end or 0),)
         return check_page(outcome, spans, evidence, request.page)
     return outcome
@@ -520,7 +524,7 @@ def check_page(
     pages = list(evidence.pages)
     if not pages:
         reason = f"the cited page {page} cannot be checked: the source has no pages"
-        return replace(outcome, status="position_mismatch", reason=reason)
+        return replace(outcome, status=Status.POSITION_MISMATCH, reason=reason)
     named = [p for p in pages if str(p["label"]) == page] or [
         p for p in pages if page.isdigit() and p["index"] == int(page) - 1
     ]
@@ -537,7 +541,7 @@ def check_page(
     )
     return replace(
         outcome,
-        status="position_mismatch",
+        status=Status.POSITION_MISMATCH,
         reason=reason,
         details={"page": page, "foundOnPage": actual["label"] if actual else None},
     )
@@ -547,7 +551,7 @@ def mark_found_elsewhere(item: _Checked, everything: list[_Checked]) -> _Checked
     """A quote missing from its cited source but present in another source of the same answer
     stays not found, and says where it is: the model cited the wrong document."""
     quote = item.request.quote
-    if item.outcome.status not in ("not_found", SNIPPET_NOT_VERBATIM) or item.evidence is None:
+    if item.outcome.status not in (Status.NOT_FOUND, SNIPPET_NOT_VERBATIM) or item.evidence is None:
         return item
     if quote is None:
         return item

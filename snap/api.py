@@ -88,7 +88,7 @@ def render_quote(result: CitationResult, asked: str | None) -> str:
     if result.passed and result.quote is not None and outcome.start is not None:
         link = f"snap://snapshots/{outcome.snapshot_id}/text#char={outcome.start},{outcome.end}"
         return f"> “{result.quote['exact']}” ([source]({link}))"
-    line = f"> {asked or ''} — {unproven_because(Status(outcome.status))}"
+    line = f"> {asked or ''} — {unproven_because(outcome.status)}"
     if outcome.closest is not None:
         line += f"\n>\n> {CLOSEST} (score {outcome.closest.score:.2f}): {outcome.closest.text}"
     return line

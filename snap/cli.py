@@ -12,17 +12,22 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
+from records.vocabulary import BatchKind, ItemState
 from snap import __version__, render
 from snap.cli_support import F, emit_json, json_option, workspace
 from snap.config import Settings, settings_of
-from snap.errors import InputError, RecordNotFound, SnapError, VerifierError, exit_code_of
+from snap.errors import InputError, SnapError, VerifierError, exit_code_of
 from snap.paths import InputFile, OutputFile
+
+if TYPE_CHECKING:
+    from records.jobs import BatchProgress
+    from records.show import ShownPart
 
 INTERNAL_ERROR_EXIT = 70
 
@@ -56,15 +61,7 @@ class SnapGroup(click.Group):
             code = exit_code_of(error)
             click.echo(f"snap: error: {error.message}", err=True)
             if ctx.meta.get("snap.json"):
-                emit_json(
-                    {
-                        "error": {
-                            "message": error.message,
-                            "exitCode": code,
-                            "type": type(error).__name__,
-                        }
-                    }
-                )
+                emit_json(error_document(error))
             ctx.exit(code)
         except (click.exceptions.Exit, click.ClickException, click.Abort):
             raise
@@ -79,6 +76,9 @@ class SnapGroup(click.Group):
                 f"snap: internal error: {summary} (SNAP_DEBUG=1 shows the traceback)", err=True
             )
             ctx.exit(INTERNAL_ERROR_EXIT)
+
+
+BATCH_SIZE = 100  # records.capture.BATCH_SIZE (not imported: --help loads no records code)
 
 
 def checkpoint_log(ws: Any) -> None:
@@ -169,7 +169,20 @@ def enqueue_option(function: F) -> F:
 
 
 @cli.command()
-@click.argument("target")
+@click.argument("targets", metavar="TARGET...", nargs=-1)
+@click.option(
+    "--from",
+    "from_file",
+    type=InputFile(allow_stdin=True),
+    help="Also capture the targets in this file, one a line (- reads standard input).",
+)
+@click.option(
+    "--batch-size",
+    type=click.IntRange(min=1, max=10000),
+    default=BATCH_SIZE,
+    show_default=True,
+    help="With several targets: captures stored, made durable and recorded together.",
+)
 @click.option("--allow-private", is_flag=True, default=None, help=PRIVATE_HELP)
 @allow_network_option
 @click.option("--max-bytes", type=click.IntRange(min=1), help="Size cap (default 50 MiB).")
@@ -184,7 +197,7 @@ def enqueue_option(function: F) -> F:
 @click.option(
     "--enqueue",
     is_flag=True,
-    help="TARGET is a file of URLs, one a line: a batch of capture tasks for workers.",
+    help="TARGET (or --from) is a file of URLs, one a line: a batch of capture tasks for workers.",
 )
 @click.option(
     "--browser",
@@ -203,7 +216,9 @@ def enqueue_option(function: F) -> F:
 @click.pass_context
 def fetch(
     ctx: click.Context,
-    target: str,
+    targets: tuple[str, ...],
+    from_file: Path | None,
+    batch_size: int,
     allow_private: bool | None,
     allow_networks: Any,
     max_bytes: int | None,
@@ -213,7 +228,7 @@ def fetch(
     capture: str | None,
     as_json: bool,
 ) -> None:
-    """Capture TARGET (an http(s) URL or a local file) and store it write-once.
+    """Capture each TARGET (an http(s) URL or a local file) and store it write-once.
 
     TARGET starting with http: or https: is always a URL (exit 2 unless it is an absolute URL
     with a host); a file: URL or anything else is a local file. Only this command reads
@@ -221,9 +236,10 @@ def fetch(
     With --browser, the page is rendered in Chromium and its subresources, screenshot,
     rendered DOM and rendered text are stored too. With --enqueue, TARGET is a file of URLs,
     each captured by a worker (see snap jobs).
-    """
-    from records.capture import capture_source
 
+    Several targets (or --from) are captured a batch at a time: one line per target, in
+    order (--json: one JSON object a line), and the exit code of the worst failure.
+    """
     limits: dict[str, Any] = {
         "max_bytes": max_bytes,
         "timeout": timeout,
@@ -234,17 +250,70 @@ def fetch(
     if enqueue:
         from records.jobs import capture_items, read_url_list
 
-        items = capture_items(read_url_list(Path(target)), method=capture)
+        if len(targets) + (from_file is not None) != 1:
+            raise click.UsageError("--enqueue takes one file of URLs (TARGET or --from)")
+        items = capture_items(read_url_list(from_file or Path(targets[0])), method=capture)
         with workspace(ctx, allow_private=allow_private, **limits) as ws:
-            start_batch(ctx, ws, "capture", {"urls": len(items)}, items, as_json)
+            start_batch(ctx, ws, BatchKind.CAPTURE, {"urls": len(items)}, items, as_json)
         return
+    if not targets and from_file is None:
+        raise click.UsageError("give a TARGET to capture, or --from FILE")
+    if len(targets) == 1 and from_file is None:
+        with workspace(ctx, allow_private=allow_private, **limits) as ws:
+            fetch_one(ws, targets[0], as_json)
+        return
+    from records.capture import read_targets
+
+    listed = [*targets, *(read_targets(from_file) if from_file is not None else [])]
     with workspace(ctx, allow_private=allow_private, **limits) as ws:
-        record = capture_source(ws, target)
-        checkpoint_log(ws)
+        worst = fetch_many(ws, listed, batch_size, as_json)
+    ctx.exit(worst)
+
+
+def fetch_one(ws: Any, target: str, as_json: bool) -> None:
+    from records.capture import capture_source
+
+    record = capture_source(ws, target)
+    checkpoint_log(ws)
     if as_json:
         emit_json(record.to_json())
     else:
         click.echo(render.snapshot_summary(record.to_json()))
+
+
+def fetch_many(ws: Any, targets: list[str], batch_size: int, as_json: bool) -> int:
+    """Capture ``targets`` a batch at a time, one line each as its batch is recorded; the
+    exit code of the worst failure (0 when every target was stored)."""
+    from records.capture import capture_sources
+
+    worst = 0
+    with progress_counter(len(targets), "capturing") as bar:
+        try:
+            for outcome in capture_sources(ws, targets, batch_size=batch_size):
+                if outcome.record is not None:
+                    line = outcome.record.to_json()
+                    text = f"stored {outcome.target} {outcome.record.snapshot_id}"
+                else:
+                    assert outcome.error is not None
+                    worst = max(worst, exit_code_of(outcome.error))
+                    line = {"target": outcome.target, **error_document(outcome.error)}
+                    text = f"failed {outcome.target}: {outcome.error.message}"
+                click.echo(json.dumps(line, ensure_ascii=False, default=str) if as_json else text)
+                bar.update(1)
+        finally:
+            checkpoint_log(ws)
+    return worst
+
+
+def error_document(error: SnapError | VerifierError) -> dict[str, Any]:
+    """The JSON of an error, as every command gives it with --json."""
+    return {
+        "error": {
+            "message": error.message,
+            "exitCode": exit_code_of(error),
+            "type": type(error).__name__,
+        }
+    }
 
 
 def documents_option(function: F) -> F:
@@ -357,24 +426,19 @@ def audit(
     Every blob shown is re-hashed now; exit 1 when any of that evidence is damaged or missing.
     """
     from records.audit import audit as run_audit
+    from records.audit import evidence_intact
 
     with workspace(ctx, existing=True) as ws:
         report = run_audit(
             ws, citation_id=citation_id, url=url and as_url(url), snapshot_id=snapshot_id
         )
     if as_json:
-        emit_json(report)
+        from records.wire import audit_json
+
+        emit_json(audit_json(report))
     else:
         click.echo(render.audit_report(report))
     ctx.exit(0 if evidence_intact(report) else 1)
-
-
-def evidence_intact(report: dict[str, Any]) -> bool:
-    snapshots = report.get("snapshots") or [report.get("snapshot")]
-    seals = [c.get("seal") for c in report.get("captures", [])]
-    return all(blob["intact"] for s in snapshots if s for blob in s["blobs"]) and all(
-        seal["intact"] for seal in seals if seal
-    )
 
 
 def as_url(target: str) -> str:
@@ -390,11 +454,12 @@ def as_url(target: str) -> str:
 def parse_since(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Any:
     if value is None:
         return None
+    from snapshotter.times import parse_time
+
     try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        return parse_time(value)
     except ValueError:
         raise click.BadParameter("expected an ISO date such as 2026-11-05") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 @cli.command()
@@ -431,34 +496,27 @@ def reverify(
     refused (exit 2). Exit 1 when any citation fails or any refetch failed. With --enqueue,
     each snapshot group is a task for workers; snap jobs BATCH shows what they found.
     """
-    from records.reverify import recorded_run, refetch_sources, select_citations
-    from records.reverify import reverify as run_reverify
+    from snap.reverify_submission import (
+        QueuedPlan,
+        Queueing,
+        ReverifyRequest,
+        plan_reverify,
+        submit_reverify,
+    )
 
-    if enqueue:
-        if refetch or run_id:
-            raise click.UsageError("--enqueue cannot be combined with --refetch or --run")
-        from records.jobs import reverify_items
-
-        params = {"url": url, "since": since and since.isoformat()}
-        with workspace(ctx, existing=True) as ws:
-            items = reverify_items(ws, url=url and as_url(url), since=since)
-            if not items and (url or since):
-                raise RecordNotFound("no recorded citation matches --url/--since")
-            start_batch(ctx, ws, "reverify", params, items, as_json)
-        return
-
+    request = ReverifyRequest(url and as_url(url), since, refetch, run_id)
+    queueing = Queueing.ASKED if enqueue else Queueing.NEVER
     with workspace(
         ctx, existing=True, allow_private=allow_private, allow_networks=allow_networks
     ) as ws:
-        run_id = recorded_run(ws, run_id) if run_id else None
-        citations = select_citations(ws, url=url and as_url(url), since=since)
-        if not citations and (url or since):
-            raise RecordNotFound("no recorded citation matches --url/--since")
-        errors = refetch_sources(ws, citations) if refetch else {}
-        with progress_counter(len(citations), "re-verifying") as bar:
-            report = run_reverify(
-                ws, citations, progress=bar.update, refetch_errors=errors, run_id=run_id
-            )
+        plan = plan_reverify(ws, request, queueing)
+        if isinstance(plan, QueuedPlan):
+            with in_process_notice(ws, plan.size, BatchKind.REVERIFY) as notice:
+                submitted = submit_reverify(ws, plan, progress=notice)
+            report_submitted(ctx, ws, submitted, as_json, verb="queued")
+            return
+        with progress_counter(plan.size, "re-verifying") as bar:
+            report = submit_reverify(ws, plan, progress=bar.update)
             checkpoint_log(ws)
     if as_json:
         emit_json(report.to_json())
@@ -496,7 +554,7 @@ def reverify(
 def show(
     ctx: click.Context,
     snapshot_id: str,
-    what: str,
+    what: ShownPart,
     output: Path | None,
     page: str | None,
     around: int | None,
@@ -523,12 +581,14 @@ def show(
         else:
             click.echo(f"wrote {output} ({document['size']} bytes, sha256:{document['sha256']})")
     elif as_json:
-        emit_json(shown.to_json())
+        from records.wire import shown_json
+
+        emit_json(shown_json(shown))
     elif shown.raw is not None:
         sys.stdout.buffer.write(shown.raw)
         sys.stdout.buffer.flush()
     else:
-        click.echo(render.shown(shown.to_json(), offsets=page is not None or around is not None))
+        click.echo(render.shown(shown, offsets=page is not None or around is not None))
 
 
 @cli.command()
@@ -627,7 +687,7 @@ def reextract(
             items = reextract_items(
                 ws, url=url and as_url(url), snapshot_id=snapshot_id, since=since
             )
-            start_batch(ctx, ws, "reextract", params, items, as_json)
+            start_batch(ctx, ws, BatchKind.REEXTRACT, params, items, as_json)
         return
 
     with workspace(ctx, existing=True) as ws:
@@ -635,7 +695,9 @@ def reextract(
         with progress_counter(len(jobs), "re-extracting") as bar:
             results = run_reextract(ws, jobs, progress=bar.update)
     if as_json:
-        emit_json({"extractions": results})
+        from records.wire import reextracted_json
+
+        emit_json(reextracted_json(results))
     else:
         click.echo(render.reextracted(results))
 
@@ -661,9 +723,11 @@ def fsck(ctx: click.Context, repair: bool, as_json: bool) -> None:
         with progress_counter(len(plan.blobs), "checking blobs") as bar:
             report = run_fsck(ws, plan, progress=bar.update, repair=repair)
     if as_json:
-        emit_json(report.to_json())
+        from records.wire import fsck_json
+
+        emit_json(fsck_json(report))
     else:
-        click.echo(render.fsck_report(report.to_json()))
+        click.echo(render.fsck_report(report))
     ctx.exit(0 if report.ok else 1)
 
 
@@ -787,7 +851,7 @@ def import_(ctx: click.Context, path: Path, as_latest: bool, as_json: bool) -> N
 def start_batch(
     ctx: click.Context,
     ws: Any,
-    kind: str,
+    kind: BatchKind,
     params: dict[str, Any],
     items: list[tuple[str, dict[str, Any]]],
     as_json: bool,
@@ -818,12 +882,12 @@ def in_process_notice(ws: Any, total: int, label: str) -> Iterator[Callable[[int
 def report_submitted(
     ctx: click.Context, ws: Any, submitted: Any, as_json: bool, *, verb: str
 ) -> None:
-    from records.jobs import batch_passed, batch_progress
+    from records.jobs import batch_progress
 
     if submitted.queue is None:  # run here: what happened, and exit 1 if any item failed
         progress = batch_progress(ws.db, submitted.batch_id)
         show_progress(progress, as_json)
-        ctx.exit(0 if batch_passed(progress) else 1)
+        ctx.exit(0 if progress.passed else 1)
     batch_id, kind, count = submitted.batch_id, submitted.kind, submitted.items
     if as_json:
         emit_json({"batchId": batch_id, "kind": kind, verb: count, "queue": submitted.queue})
@@ -832,9 +896,11 @@ def report_submitted(
         click.echo(f"follow it with: snap jobs {batch_id}")
 
 
-def show_progress(progress: dict[str, Any], as_json: bool) -> None:
+def show_progress(progress: BatchProgress, as_json: bool) -> None:
+    from records.wire import batch_progress_json
+
     if as_json:
-        emit_json(progress)
+        emit_json(batch_progress_json(progress))
     else:
         click.echo(render.batch_progress(progress))
 
@@ -882,7 +948,7 @@ def jobs(ctx: click.Context, batch_id: str | None, resume: bool, wait: bool, as_
     BATCH may be a unique prefix of 6+ characters. Exit 1 when any item failed or, for a
     re-verification, any citation broke.
     """
-    from records.jobs import batch_passed, batch_progress, recent_batches
+    from records.jobs import batch_progress, recent_batches
 
     if batch_id is None:
         if resume or wait:
@@ -890,7 +956,9 @@ def jobs(ctx: click.Context, batch_id: str | None, resume: bool, wait: bool, as_
         with workspace(ctx, existing=True) as ws:
             batches = recent_batches(ws.db)
         if as_json:
-            emit_json({"batches": batches})
+            from records.wire import batch_list_json
+
+            emit_json(batch_list_json(batches))
         else:
             click.echo(render.batch_list(batches))
         return
@@ -899,34 +967,33 @@ def jobs(ctx: click.Context, batch_id: str | None, resume: bool, wait: bool, as_
             from snap.workers.submit import resume as resume_batch
 
             progress = batch_progress(ws.db, batch_id)
-            unfinished = progress["pending"] + progress["running"] + progress["failedTransient"]
-            with in_process_notice(ws, unfinished, progress["kind"]) as bar:
-                submitted = resume_batch(ws, progress["batchId"], progress=bar)
+            with in_process_notice(ws, progress.unfinished, progress.kind) as bar:
+                submitted = resume_batch(ws, progress.batch_id, progress=bar)
             report_submitted(ctx, ws, submitted, as_json, verb="requeued")
             return
         progress = batch_progress(ws.db, batch_id)
         if wait:
             progress = wait_for(ws, progress)
     show_progress(progress, as_json)
-    ctx.exit(0 if batch_passed(progress) else 1)
+    ctx.exit(0 if progress.passed else 1)
 
 
-def wait_for(ws: Any, progress: dict[str, Any]) -> dict[str, Any]:
+def wait_for(ws: Any, progress: BatchProgress) -> BatchProgress:
     """Poll the database once a second, with a progress bar on a terminal."""
     import time
 
     from records.jobs import batch_progress
 
-    with progress_counter(progress["total"], progress["kind"]) as bar:
+    with progress_counter(progress.total, progress.kind) as bar:
         shown = 0
         while True:
-            finished = progress["done"] + progress["failed"]
+            finished = progress.count(ItemState.DONE) + progress.count(ItemState.FAILED)
             bar.update(finished - shown)
             shown = finished
-            if progress["finished"]:
+            if progress.finished:
                 return progress
             time.sleep(1.0)
-            progress = batch_progress(ws.db, progress["batchId"])
+            progress = batch_progress(ws.db, progress.batch_id)
 
 
 @cli.command()

@@ -271,10 +271,12 @@ def add_tools(
 
         if sum(value is not None for value in (citation_id, url, snapshot_id)) != 1:
             raise InputError("give exactly one of citation_id, url and snapshot_id")
+        from records.wire import audit_json
+
         report = await run(
             audit_of, workspace, citation_id=citation_id, url=url, snapshot_id=snapshot_id
         )
-        return dict(public.document(report))
+        return dict(public.document(audit_json(report)))
 
     @server.tool(annotations=READ_ONLY)
     async def show_text(
@@ -285,9 +287,10 @@ def add_tools(
         """The stored text of a snapshot, read from its recorded version and re-hashed on the
         way out (as `snap show --json`)."""
         from records.show import show
+        from records.wire import shown_json
 
         shown = await run(show, workspace, snapshot_id, what="text", page=page, around=around)
-        return dict(shown.to_json())
+        return shown_json(shown)
 
 
 def add_resources(server: FastMCP, workspace: Workspace) -> None:

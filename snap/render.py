@@ -5,19 +5,31 @@ that the source is right.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from records.passage_marks import marked_text, marks_outside
+from records.vocabulary import BlobState, ItemState, Status
+from snapshotter.times import wire_time
 from verifier.closest import SIMILAR_ENOUGH_TO_SHOW
-from verifier.status import Status
 
 if TYPE_CHECKING:
+    from records.attest.checks import SealState
+    from records.audit import AuditedSnapshot, AuditReport, CaptureRecord, VerificationRecord
+    from records.evidence import BlobCheck
+    from records.exports.http_head import Exchange
+    from records.fsck import FsckReport
+    from records.jobs import BatchProgress, ReverifyOutcomes
     from records.outcome import CitationResult
+    from records.reextract import Reextracted
     from records.reverify import ReverifyReport
+    from records.show import Shown
     from records.verify import VerifyReport
 
 PASS, FAIL = "✓", "✗"
 HEADLINES = {status.value: status.headline for status in Status}
+MISMATCHES = (Status.POSITION_MISMATCH, Status.CONTEXT_MISMATCH)
+SHOWS_WHERE_FOUND = (Status.QUOTE_FOUND, *MISMATCHES)
 
 
 def plural(count: int, noun: str) -> str:
@@ -56,19 +68,19 @@ def result_lines(result: CitationResult) -> list[str]:
     where = short_id(data["snapshotId"])
     if data["span"]:
         where += f", code points {data['span']['start']}–{data['span']['end']}"
-    if data.get("page") and status == "quote_found":
+    if data.get("page") and status == Status.QUOTE_FOUND:
         where += f", page {data['page']}"
     lines = [f"{mark} {HEADLINES[status]}  {data['citationId']}  ({where})"]
     if data.get("claim"):
         lines.append(f"    claim: {one_line(data['claim'])}")
     if data.get("claimProblem"):
         lines.append(f"    claim offsets not used: {one_line(str(data['claimProblem']))}")
-    if data["quote"] and status in ("quote_found", "position_mismatch", "context_mismatch"):
+    if data["quote"] and status in SHOWS_WHERE_FOUND:
         quote = data["quote"]
         lines.append(
             f"    “…{one_line(quote['prefix'] + '⟦' + quote['exact'] + '⟧' + quote['suffix'])}…”"
         )
-    lines += explanation(status, data)
+    lines += explanation(Status(status), data)
     return lines
 
 
@@ -80,14 +92,14 @@ def quote_reasons() -> frozenset[str]:
     return frozenset({INNER_ELLIPSIS, EMPTY_QUOTE})
 
 
-def explanation(status: str, data: dict[str, Any]) -> list[str]:
+def explanation(status: Status, data: dict[str, Any]) -> list[str]:
     reason = data.get("reason")
-    if status == "quote_found":
+    if status == Status.QUOTE_FOUND:
         return [f"    ({data['matches']} occurrences)"] if data["matches"] > 1 else []
-    if status == "no_quote":
+    if status == Status.NO_QUOTE:
         return [f"    {reason}", *closest_lines(data, "claim")]
-    if status in ("not_found", "snippet_not_verbatim"):
-        if status == "snippet_not_verbatim":
+    if status in (Status.NOT_FOUND, Status.SNIPPET_NOT_VERBATIM):
+        if status == Status.SNIPPET_NOT_VERBATIM:
             lines = [f"    {reason}."]
         else:
             lines = ["    The cited source does not contain this quote."]
@@ -97,15 +109,15 @@ def explanation(status: str, data: dict[str, Any]) -> list[str]:
             where = other.get("url") or short_id(other["snapshotId"])
             lines.append(f"    The quote is in another source of this answer: {where}")
         return lines
-    if status == "could_not_check" and reason in quote_reasons():
+    if status == Status.COULD_NOT_CHECK and reason in quote_reasons():
         return [f"    Could not check this quote: {reason}."]
-    if status in ("could_not_check", "unknown_snapshot", "integrity_failure"):
+    if status in (Status.COULD_NOT_CHECK, Status.UNKNOWN_SNAPSHOT, Status.INTEGRITY_FAILURE):
         return [f"    Could not check the source: {reason}", *closest_lines(data)]
     lines = [f"    {reason}"] if reason else []
-    if status in ("position_mismatch", "context_mismatch") and data.get("foundAt"):
+    if status in MISMATCHES and data.get("foundAt"):
         spans = ", ".join(f"{start}–{end}" for start, end in data["foundAt"])
         lines.append(f"    The quote is at code points {spans}.")
-    if status == "source_changed":
+    if status == Status.SOURCE_CHANGED:
         lines += closest_lines(data)
     return lines
 
@@ -244,138 +256,137 @@ def browser_lines(record: dict[str, Any]) -> list[str]:
     ]
 
 
-def audit_report(report: dict[str, Any]) -> str:
+def audit_report(report: AuditReport) -> str:
+    from records.audit import CitationAudit, UrlAudit
+
     lines: list[str] = []
-    if "citation" in report:
-        citation = report["citation"]
+    if isinstance(report, CitationAudit):
+        citation = report.citation
         lines += [
-            f"citation {citation['citationId']}",
-            f"  url     {citation['url']}",
-            f"  quote   “{one_line(citation['selector']['quote']['exact'])}”",
-            f"  created {citation['createdAt']}",
+            f"citation {citation.citation_id}",
+            f"  url     {citation.url}",
+            f"  quote   “{one_line(citation.exact)}”",
+            f"  created {wire_time(citation.created_at)}",
         ]
-    if report.get("url"):
-        lines.append(f"url {report['url']}")
-    snapshots = report.get("snapshots") or ([report["snapshot"]] if report.get("snapshot") else [])
-    for snapshot in snapshots:
+    if isinstance(report, UrlAudit):
+        lines.append(f"url {report.url}")
+    for snapshot in report.snapshots:
         lines += snapshot_lines(snapshot)
     lines.append("captures")
-    for capture in report.get("captures", []):
-        outcome = capture["snapshotId"] if capture["outcome"] == "stored" else capture["error"]
+    for capture in report.captures:
+        outcome = capture.snapshot_id if capture.stored else capture.error
         status = capture_source_label(capture)
-        when = capture["fetchedAt"]
-        if capture.get("method") == "import":  # the archive's date, not a capture by snap
+        when = wire_time(capture.fetched_at)
+        if capture.method == "import":  # the archive's date, not a capture by snap
             when, status = f"{when} (archive's)", "imported"
-        lines.append(f"  {when}  {capture['outcome']:6}  {status:8}  {outcome}")
-        lines += imported_from(capture)
-        lines += seal_lines(capture)
-    checks = report.get("verifications")
-    if checks is not None:
+        lines.append(f"  {when}  {capture.outcome:6}  {status:8}  {outcome}")
+        lines += imported_from(capture.provenance)
+        lines += seal_lines(capture.seal)
+    if isinstance(report, CitationAudit):
         lines.append("verifications")
-        lines += [verification_line(v) for v in checks]
-    for citation in report.get("citations", []):
-        exact = one_line(citation["selector"]["quote"]["exact"])
-        shown = exact if len(exact) <= 60 else exact[:59] + "…"
-        lines.append(f"citation {citation['citationId']}  “{shown}”")
-        lines += [verification_line(v) for v in citation["verifications"]]
+        lines += [verification_line(v) for v in report.verifications]
+    else:
+        for item in report.citations:
+            exact = one_line(item.citation.exact)
+            shown = exact if len(exact) <= 60 else exact[:59] + "…"
+            lines.append(f"citation {item.citation.citation_id}  “{shown}”")
+            lines += [verification_line(v) for v in item.verifications]
     return "\n".join(lines)
 
 
-def imported_from(capture: dict[str, Any]) -> list[str]:
+def imported_from(provenance: Mapping[str, Any]) -> list[str]:
     """A capture read from a web archive says which record it was: snap did not fetch it."""
     from records.attest.manifest import claimed_software
 
-    provenance = capture.get("provenance") or {}
     warc = provenance.get("warc")
     if not isinstance(warc, dict):
         return []
     where = f"{warc.get('file')}@{warc.get('offset')}"
     line = (
         f"imported from {where} (sha256 {warc.get('fileDigest')}, {warc.get('type')}"
-        f" {warc.get('recordId')}), captured by {claimed_software(provenance)} at the time that"
-        " archive states; not captured by snap"
+        f" {warc.get('recordId')}), captured by {claimed_software(dict(provenance))} at the"
+        " time that archive states; not captured by snap"
     )
     return ["    " + one_line(line)]
 
 
-def seal_lines(capture: dict[str, Any]) -> list[str]:
+def seal_lines(seal: SealState | None) -> list[str]:
     """The capture's manifest signature and timestamp, checked now (``snap attest`` shows how
     to check them without snap)."""
-    seal = capture.get("seal")
-    if not seal:
+    if seal is None:
         return []
-    lines = [f"signature {seal['signature']}", f"timestamp {seal['timestamp']}"]
-    lines += [f"✗ {problem}" for problem in seal["problems"]]
+    lines = [f"signature {seal.signature}", f"timestamp {seal.timestamp}"]
+    lines += [f"✗ {problem}" for problem in seal.problems]
     return ["    " + one_line(line) for line in lines]
 
 
-def capture_source_label(capture: dict[str, Any]) -> str:
-    if capture.get("httpStatus"):
-        return f"HTTP {capture['httpStatus']}"
-    return "file" if (capture.get("provenance") or {}).get("source") == "file" else "-"
+def capture_source_label(capture: CaptureRecord) -> str:
+    if capture.http_status:
+        return f"HTTP {capture.http_status}"
+    return "file" if capture.provenance.get("source") == "file" else "-"
 
 
-def retention_line(retention: dict[str, Any]) -> str:
+def retention_line(snapshot: AuditedSnapshot) -> str:
     """What S3 reported when the blob was read back; no mode means no retention at all."""
-    if not retention.get("mode"):
+    if not snapshot.lock_mode:
         return "  retention no retention (the stored blobs can be deleted)"
-    return f"  retention {retention['mode']} until {retention['until'] or '-'}"
+    until = wire_time(snapshot.retain_until) if snapshot.retain_until else "-"
+    return f"  retention {snapshot.lock_mode} until {until}"
 
 
-def snapshot_lines(snapshot: dict[str, Any]) -> list[str]:
+def snapshot_lines(snapshot: AuditedSnapshot) -> list[str]:
     lines = [
-        f"snapshot {snapshot['snapshotId']}",
-        f"  text hash {snapshot['hashes']['text']}",
-        f"  norm hash {snapshot['hashes']['norm']}",
-        f"  store     {snapshot['store']}",
-        f"  versions  raw={snapshot['versionIds']['raw'] or '-'} "
-        f"text={snapshot['versionIds']['text'] or '-'}",
-        retention_line(snapshot["retention"]),
+        f"snapshot {snapshot.snapshot_id}",
+        f"  text hash {snapshot.text_hash}",
+        f"  norm hash {snapshot.norm_hash}",
+        f"  store     {snapshot.store}",
+        f"  versions  raw={snapshot.raw_version_id or '-'} text={snapshot.text_version_id or '-'}",
+        retention_line(snapshot),
     ]
-    for extraction in snapshot.get("extractions", []):
+    for extraction in snapshot.extractions:
         lines.append(
-            f"  extraction {extraction['extractionId']}  {extraction['extractor']}"
-            f"  text {extraction['hashes']['text'] or 'none'}"
+            f"  extraction {extraction.extraction_id}  {extraction.extractor}"
+            f"  text {extraction.text_hash or 'none'}"
         )
-    for blob in snapshot["blobs"]:
-        lines.append(f"  {blob['kind']:4} blob {blob['key']}  {blob_state_line(blob)}")
+    for blob in snapshot.blobs:
+        lines.append(f"  {blob.kind:4} blob {blob.key}  {blob_state_line(blob)}")
     return lines
 
 
 BLOB_STATE_WORDS = {
-    "intact": "intact: recorded version re-hashed now",
-    "shadowed": "SHADOWED (evidence intact, recorded version re-hashed now)",
-    "damaged": "DAMAGED",
-    "missing": "MISSING",
+    BlobState.INTACT: "intact: recorded version re-hashed now",
+    BlobState.SHADOWED: "SHADOWED (evidence intact, recorded version re-hashed now)",
+    BlobState.DAMAGED: "DAMAGED",
+    BlobState.MISSING: "MISSING",
 }
 
 
-def blob_state_line(blob: dict[str, Any]) -> str:
-    words = BLOB_STATE_WORDS[blob["state"]]
-    return f"{words}: {blob['detail']}" if blob.get("detail") else words
+def blob_state_line(blob: BlobCheck) -> str:
+    words = BLOB_STATE_WORDS[blob.state]
+    return f"{words}: {blob.detail}" if blob.detail else words
 
 
-def verification_line(verification: dict[str, Any]) -> str:
-    mark = PASS if verification["status"] == "quote_found" else FAIL
-    span = verification["span"]
-    where = f" at {span['start']}–{span['end']}" if span else ""
-    reason = f"  {verification['reason']}" if verification["reason"] else ""
+def verification_line(verification: VerificationRecord) -> str:
+    mark = PASS if verification.status.passed else FAIL
+    span = verification.span
+    where = f" at {span[0]}–{span[1]}" if span else ""
+    reason = f"  {verification.reason}" if verification.reason else ""
     return (
-        f"  {mark} {verification['checkedAt']}  {HEADLINES[verification['status']]}"
-        f"{where}  {in_snapshot(verification['snapshotId'])}{reason}"
+        f"  {mark} {wire_time(verification.checked_at)}  {verification.status.headline}"
+        f"{where}  {in_snapshot(verification.snapshot_id)}{reason}"
     )
 
 
-def fsck_report(report: dict[str, Any]) -> str:
-    lines = [f"{FAIL} {problem['problem']}" for problem in report["problems"]]
-    lines += [f"! shadowed {entry['key']}: {entry['detail']}" for entry in report["shadowed"]]
-    lines += [f"  orphan (no snapshot names it): {key}" for key in report["orphans"]]
-    left = "removed" if report.get("tempFilesRemoved") else "left by a killed capture (--repair)"
-    lines += [f"  temporary file {left}: {path}" for path in report.get("tempFiles", [])]
-    verdict = "ok" if report["ok"] else f"{len(report['problems'])} problem(s)"
-    states = ", ".join(f"{count} {state}" for state, count in report["states"].items())
+def fsck_report(report: FsckReport) -> str:
+    lines = [f"{FAIL} {problem.problem}" for problem in report.problems]
+    lines += [f"! shadowed {entry.blob.key}: {entry.blob.detail}" for entry in report.shadowed]
+    lines += [f"  orphan (no snapshot names it): {key}" for key in report.orphans]
+    left = "removed" if report.temp_files_removed else "left by a killed capture (--repair)"
+    lines += [f"  temporary file {left}: {path}" for path in report.temp_files]
+    verdict = "ok" if report.ok else f"{len(report.problems)} problem(s)"
+    states = ", ".join(f"{count} {state}" for state, count in report.states.items())
     lines.append(
-        f"checked {report['blobsChecked']} blobs and {report['snapshotsChecked']} "
+        f"checked {report.blobs_checked} blobs and {report.snapshots_checked} "
         f"snapshots ({states}): {verdict}"
     )
     return "\n".join(lines)
@@ -408,30 +419,30 @@ def relocated(result: dict[str, Any]) -> str:
     )
 
 
-def shown(document: dict[str, Any], *, offsets: bool) -> str:
+def shown(shown: Shown, *, offsets: bool) -> str:
     """``snap show``: the text as stored; with offsets, a header saying which code points."""
-    origin = f"# {one_line(document['origin'])}\n" if document.get("origin") else ""
-    if document["what"] == "headers":
-        if document.get("exchanges"):
-            return origin + "\n\n".join(_exchange_text(item) for item in document["exchanges"])
-        headers = document["headers"] or {}
+    origin = f"# {one_line(shown.origin)}\n" if shown.origin else ""
+    if shown.what == "headers":
+        if shown.exchanges:
+            return origin + "\n\n".join(_exchange_text(item) for item in shown.exchanges)
+        headers = shown.headers or {}
         return origin + "\n".join(f"{name}: {value}" for name, value in headers.items())
     if not offsets:
-        return str(document["text"])
+        return str(shown.text)
     header = (
-        f"{origin}# {document['snapshotId']}, extraction {document['extractionId']}: code points "
-        f"{document['start']}–{document['end']} of {document['length']}"
+        f"{origin}# {shown.snapshot_id}, extraction {shown.extraction_id}: code points "
+        f"{shown.start}–{shown.end} of {shown.length}"
     )
-    return f"{header}\n{document['text']}"
+    return f"{header}\n{shown.text}"
 
 
-def reextracted(results: list[dict[str, Any]]) -> str:
+def reextracted(results: list[Reextracted]) -> str:
     lines = [
-        f"{'new' if r['new'] else 'same'}  {r['snapshotId']}  extraction {r['extractionId']}"
-        f"  {r['extractor']}  text {r['textHash'] or 'none'}"
+        f"{'new' if r.new else 'same'}  {r.snapshot_id}  extraction {r.extraction_id}"
+        f"  {r.extractor}  text {r.text_hash or 'none'}"
         for r in results
     ]
-    new = sum(r["new"] for r in results)
+    new = sum(r.new for r in results)
     lines.append(f"{plural(len(results), 'extraction')} made: {new} new")
     return "\n".join(lines)
 
@@ -482,63 +493,63 @@ def progress_bar(done: int, total: int) -> str:
     return f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {percent:3d}%"
 
 
-def batch_progress(progress: dict[str, Any]) -> str:
+def batch_progress(progress: BatchProgress) -> str:
     """``batch <id> (capture, 2000 items, queued <time>)`` then the bar and the counts."""
-    finished = progress["done"] + progress["failed"]
-    transient = progress["failedTransient"]
+    done, failed = progress.count(ItemState.DONE), progress.count(ItemState.FAILED)
+    finished = done + failed
+    transient = progress.failed_transient
     retryable = f" ({transient} transient: snap jobs --resume retries them)" if transient else ""
     lines = [
-        f"batch {progress['batchId']} ({progress['kind']}, {plural(progress['total'], 'item')},"
-        f" created {progress['createdAt']})",
-        f"  {progress_bar(finished, progress['total'])}  {finished}/{progress['total']}",
-        f"  done {progress['done']}  failed {progress['failed']}{retryable}"
-        f"  running {progress['running']}  pending {progress['pending']}",
+        f"batch {progress.batch_id} ({progress.kind}, {plural(progress.total, 'item')},"
+        f" created {wire_time(progress.created_at)})",
+        f"  {progress_bar(finished, progress.total)}  {finished}/{progress.total}",
+        f"  done {done}  failed {failed}{retryable}"
+        f"  running {progress.count(ItemState.RUNNING)}"
+        f"  pending {progress.count(ItemState.PENDING)}",
     ]
-    for failure in progress["failures"]:
-        lines.append(f"  failed: {one_line(failure['key'])}: {one_line(failure['error'] or '')}")
-    outcomes = progress.get("outcomes")
-    if outcomes is not None:
-        lines += reverify_outcome_lines(outcomes)
+    for failure in progress.failures:
+        lines.append(f"  failed: {one_line(failure.key)}: {one_line(failure.error or '')}")
+    if progress.outcomes is not None:
+        lines += reverify_outcome_lines(progress.outcomes)
     return "\n".join(lines)
 
 
-def reverify_outcome_lines(outcomes: dict[str, Any]) -> list[str]:
+def reverify_outcome_lines(outcomes: ReverifyOutcomes) -> list[str]:
     """What the checks of a re-verification batch found, as ``snap reverify`` says it."""
     lines = [
-        f"  citations: still found {outcomes['stillFound']}  broke {outcomes['broke']}"
-        f"  refetch failed {outcomes['refetchFailed']}"
+        f"  citations: still found {outcomes.still_found}  broke {outcomes.broke}"
+        f"  refetch failed {outcomes.refetch_failed}"
     ]
-    for broken in outcomes["broken"]:
-        reason = f": {one_line(broken['reason'])}" if broken.get("reason") else ""
-        lines.append(
-            f"  {FAIL} {HEADLINES[broken['status']]}  {one_line(broken['citationId'])}{reason}"
-        )
-    if len(outcomes["broken"]) < outcomes["broke"]:
-        lines.append(f"  … {outcomes['broke'] - len(outcomes['broken'])} more broke")
+    for broken in outcomes.broken:
+        reason = f": {one_line(broken.reason)}" if broken.reason else ""
+        lines.append(f"  {FAIL} {broken.status.headline}  {one_line(broken.citation_id)}{reason}")
+    if len(outcomes.broken) < outcomes.broke:
+        lines.append(f"  … {outcomes.broke - len(outcomes.broken)} more broke")
     return lines
 
 
-def batch_list(batches: list[dict[str, Any]]) -> str:
+def batch_list(batches: list[BatchProgress]) -> str:
     if not batches:
         return "no batch recorded"
-    return "\n".join(
-        f"{b['batchId']}  {b['kind']:<9} {progress_bar(b['done'] + b['failed'], b['total'])}"
-        f"  done {b['done']}  failed {b['failed']}  pending {b['pending'] + b['running']}"
-        + (f"  broke {b['outcomes']['broke']}" if b.get("outcomes") else "")
-        + f"  {b['createdAt']}"
-        for b in batches
+    return "\n".join(batch_line(batch) for batch in batches)
+
+
+def batch_line(batch: BatchProgress) -> str:
+    done, failed = batch.count(ItemState.DONE), batch.count(ItemState.FAILED)
+    waiting = batch.count(ItemState.PENDING) + batch.count(ItemState.RUNNING)
+    return (
+        f"{batch.batch_id}  {batch.kind:<9} {progress_bar(done + failed, batch.total)}"
+        f"  done {done}  failed {failed}  pending {waiting}"
+        + (f"  broke {batch.outcomes.broke}" if batch.outcomes is not None else "")
+        + f"  {wire_time(batch.created_at)}"
     )
 
 
-def _exchange_text(exchange: dict[str, Any]) -> str:
+def _exchange_text(exchange: Exchange) -> str:
     """One HTTP exchange as it went over the wire: the request head snap sent (when kept), a
     blank line, the response head."""
-    heads = (
-        [exchange["request"], exchange["response"]]
-        if exchange["request"]
-        else [exchange["response"]]
-    )
+    heads = [exchange.request, exchange.response] if exchange.request else [exchange.response]
     return "\n\n".join(
-        "\n".join([head["line"], *(f"{name}: {value}" for name, value in head["headers"])])
+        "\n".join([head.first_line, *(f"{name}: {value}" for name, value in head.headers)])
         for head in heads
     )

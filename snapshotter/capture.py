@@ -19,17 +19,11 @@ from snapshotter.head_format import HEAD_FORMAT as HEAD_FORMAT
 from snapshotter.head_format import HEADERS_BLOB as HEADERS_BLOB
 from snapshotter.store import BlobStore, StoredBlob
 from snapshotter.store.hashing import source_digest
+from snapshotter.times import wire_time_or_none
 from verifier import NORMALIZER_ID, CodeSpans, normalized_digest
 
 if TYPE_CHECKING:
     from snapshotter.fetch import Fetched, FetchOptions
-
-
-def rfc3339(moment: datetime | None) -> str | None:
-    """UTC with a ``Z``, to the second: the form the citation records carry."""
-    if moment is None:
-        return None
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @dataclass(frozen=True)
@@ -122,7 +116,7 @@ class SnapshotRecord:
                 "raw": self.raw_blob.version_id,
                 "text": self.text_blob.version_id if self.text_blob else None,
             },
-            "retention": {"mode": self.lock_mode, "until": rfc3339(self.retain_until)},
+            "retention": {"mode": self.lock_mode, "until": wire_time_or_none(self.retain_until)},
             "pages": [page_json(page) for page in self.pages],
             "flags": list(self.flags),
             "decoding": self.decoding,

@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import heapq
 import http.client
+import itertools
 import json
 import os
 import socket
@@ -47,6 +49,7 @@ from snapshotter.options import DEFAULT_USER_AGENT as DEFAULT_USER_AGENT
 from snapshotter.options import TOTAL_TIMEOUT_FACTOR as TOTAL_TIMEOUT_FACTOR
 from snapshotter.options import FetchOptions as FetchOptions
 from snapshotter.tempfiles import create_locked, remove_stale_temp_files
+from snapshotter.times import now, precise_time
 from snapshotter.version import __version__
 from snapshotter.weburl import InvalidURL, WebURL, has_web_scheme, web_url
 
@@ -211,7 +214,7 @@ def _copy_local(source: Path, options: FetchOptions, workdir: Path | None) -> Fe
         "fetchedAt": _now(),
         "source": "file",
         "path": str(absolute),
-        "mtime": _rfc3339(datetime.fromtimestamp(info.st_mtime, UTC)),
+        "mtime": precise_time(datetime.fromtimestamp(info.st_mtime, UTC)),
         "snapVersion": __version__,
     }
     uri = absolute.as_uri()
@@ -499,18 +502,19 @@ class _Watchdog:
     """Ends the capture's connection when the deadline passes, whatever it is waiting for.
 
     Socket timeouts bound each wait, not their sum: a server that sends one header byte per
-    second never lets a per-read timeout fire.  A timer thread shuts the socket down at the
-    deadline, which wakes any blocked connect, handshake or read.  ``expired`` must be checked
-    after every read loop, because a shut-down socket reads as an ordinary end of stream.
+    second never lets a per-read timeout fire.  At the deadline the socket is shut down, which
+    wakes any blocked connect, handshake or read.  ``expired`` must be checked after every read
+    loop, because a shut-down socket reads as an ordinary end of stream.  The deadline is kept
+    by the process's one ``_Deadlines`` thread, not a timer thread per capture: starting a
+    thread per page cost a batch capture about a millisecond a page.
     """
 
     def __init__(self, seconds: float) -> None:
         self.expired = False
+        self._stopped = False
         self._lock = threading.Lock()
         self._socket: socket.socket | None = None
-        self._timer = threading.Timer(max(seconds, 0.0), self._expire)
-        self._timer.daemon = True
-        self._timer.start()
+        _DEADLINES.add(time.monotonic() + max(seconds, 0.0), self)
 
     def watch(self, sock: socket.socket) -> None:
         with self._lock:
@@ -518,14 +522,66 @@ class _Watchdog:
             if self.expired:
                 _shutdown(sock)
 
-    def _expire(self) -> None:
+    def expire(self) -> None:
         with self._lock:
+            if self._stopped:
+                return
             self.expired = True
             if self._socket is not None:
                 _shutdown(self._socket)
 
+    @property
+    def stopped(self) -> bool:
+        return self._stopped
+
     def stop(self) -> None:
-        self._timer.cancel()
+        with self._lock:
+            self._stopped = True
+            self._socket = None
+
+
+PRUNE_AT = 4096  # deadlines kept before those of finished captures are dropped
+
+
+class _Deadlines:
+    """The deadlines of every capture in the process, kept by one daemon thread."""
+
+    def __init__(self) -> None:
+        self._due: list[tuple[float, int, _Watchdog]] = []
+        self._wake = threading.Condition()
+        self._order = itertools.count()
+        self._thread: threading.Thread | None = None
+
+    def add(self, when: float, watchdog: _Watchdog) -> None:
+        with self._wake:
+            if len(self._due) >= PRUNE_AT:  # finished captures wait in the heap till their due
+                self._due = [entry for entry in self._due if not entry[2].stopped]
+                heapq.heapify(self._due)
+            heapq.heappush(self._due, (when, next(self._order), watchdog))
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="snap-fetch-deadlines", daemon=True
+                )
+                self._thread.start()
+            if self._due[0][2] is watchdog:  # the thread sleeps till a later one: wake it
+                self._wake.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._wake:
+                while not self._due or self._due[0][0] > time.monotonic():
+                    self._wake.wait(self._due[0][0] - time.monotonic() if self._due else None)
+                _, _, watchdog = heapq.heappop(self._due)
+            watchdog.expire()
+
+    def forget(self) -> None:
+        """After a fork: the child has no thread and none of the parent's captures."""
+        self._due, self._thread = [], None
+        self._wake = threading.Condition()
+
+
+_DEADLINES = _Deadlines()
+os.register_at_fork(after_in_child=_DEADLINES.forget)
 
 
 def _shutdown(sock: socket.socket) -> None:
@@ -845,13 +901,8 @@ def _recorded_headers(response: http.client.HTTPResponse) -> dict[str, str]:
 # --- time --------------------------------------------------------------------------------
 
 
-def _rfc3339(moment: datetime) -> str:
-    """RFC 3339 UTC with microseconds: two captures of one URL never share a timestamp."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
 def _now() -> str:
-    return _rfc3339(datetime.now(UTC))
+    return precise_time(now())
 
 
 __all__ = [

@@ -29,7 +29,7 @@ from snap.paths import InputFile, OutputFile, OutputFolder
 
 # Arguments typed as text because they also take a URL, and the flags with which they are paths.
 TEXT_PATHS: dict[tuple[tuple[str, ...], str], list[tuple[str, ...]]] = {
-    (("fetch",), "target"): [(), ("--enqueue",)],
+    (("fetch",), "targets"): [(), ("--enqueue",)],
 }
 SETPRIV = shutil.which("setpriv")
 GOOD_INPUT = '{"url": "http://127.0.0.1:9/page", "quote": "a quoted sentence"}\n'
@@ -82,8 +82,9 @@ def test_every_path_parameter_is_checked() -> None:
         "export -o",
         "export --documents",
         "import path",
-        "fetch target",
-        "fetch --enqueue target",
+        "fetch targets",
+        "fetch --enqueue targets",
+        "fetch --from",
     }
 
 

@@ -56,8 +56,8 @@ EXTRACTION = (
 # The tokenizer's patterns are compiled when verifier.matcher is imported.
 MATCHING = ("regex", "verifier.matcher", "verifier.tokenizer")
 # What the shell needs of the layers below it just to parse options and map errors: their
-# errors, option objects, the version and the closest passage's marks (pure code with no
-# backend and no matcher).
+# errors, option objects, the version, the closest passage's marks, the vocabulary's enums and
+# the time format (pure code with no backend and no matcher).
 FOUNDATIONS = frozenset(
     {
         "records",
@@ -66,10 +66,12 @@ FOUNDATIONS = frozenset(
         "records.errors",
         "records.options",
         "records.passage_marks",
+        "records.vocabulary",
         "snapshotter",
         "snapshotter.errors",
         "snapshotter.options",
         "snapshotter.special_addresses",
+        "snapshotter.times",
         "snapshotter.version",
         "verifier",
         "verifier.closest",

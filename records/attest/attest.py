@@ -22,6 +22,7 @@ from records.attest.timestamps import load_chain
 from records.errors import RecordNotFound
 from records.ids import resolve_citation_id, resolve_snapshot_id
 from records.models import Capture, Citation, Verification
+from records.vocabulary import CaptureOutcome
 from records.workspace import Workspace
 
 
@@ -64,7 +65,7 @@ def attest(workspace: Workspace, given: str) -> Attestation:
                 subject = {"citationId": citation_id}
             snapshot_ids = sorted({c.snapshot_id for c in citations if c.snapshot_id})
         query = select(Capture).where(
-            Capture.snapshot_id.in_(snapshot_ids), Capture.outcome == "stored"
+            Capture.snapshot_id.in_(snapshot_ids), Capture.outcome == CaptureOutcome.STORED
         )
         captures = [(c.id, dict(c.provenance or {})) for c in session.scalars(query)]
         checks = select(Verification.id, Verification.citation_id, Verification.status).where(

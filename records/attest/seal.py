@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 from records.attest.errors import NO_TIMESTAMP, TimestampUnavailable
 from records.attest.manifest import Manifest, build_manifest
 from records.options import WorkspaceOptions
-from snapshotter.capture import SnapshotRecord, rfc3339
+from snapshotter.capture import SnapshotRecord
 from snapshotter.store import BlobStore
+from snapshotter.times import wire_time_or_none
 from snapshotter.version import __version__
 
 if TYPE_CHECKING:
@@ -93,7 +94,7 @@ class Attestor:
             "size": len(stamp.reply),
             "versionId": blob.version_id,
             "tsa": self.tsa.url,
-            "genTime": rfc3339(stamp.gen_time),
+            "genTime": wire_time_or_none(stamp.gen_time),
         }
 
     def sign(self, data: bytes) -> dict[str, Any]:

@@ -16,8 +16,8 @@ from records.emit import claim_body
 from records.exports.selection import CaptureItem, CitationItem, Selection, VerificationItem
 from records.exports.warc import WarcSummary, warc_date
 from records.inputs import ANNOTATION_ID_PREFIX
-from snapshotter.capture import rfc3339
-from verifier import TextPositionSelector, TextQuoteSelector
+from snapshotter.times import wire_time_or_none
+from verifier import Status, TextPositionSelector, TextQuoteSelector
 
 CONTEXT = "http://www.w3.org/ns/anno.jsonld"
 
@@ -71,7 +71,7 @@ def _target(
 def _citation(
     citation: CitationItem, exported: dict[str, tuple[CaptureItem, str]]
 ) -> dict[str, Any]:
-    found = [v for v in citation.verifications if v.status == "quote_found"]
+    found = [v for v in citation.verifications if v.status == Status.QUOTE_FOUND]
     span = (found[-1].span_start, found[-1].span_end) if found else (None, None)
     snapshot_id = citation.snapshot_id or (found[-1].snapshot_id if found else None)
     document: dict[str, Any] = {
@@ -79,7 +79,7 @@ def _citation(
         "id": ANNOTATION_ID_PREFIX + citation.id,
         "type": "Annotation",
         "motivation": "quoting",
-        "created": rfc3339(citation.created_at),
+        "created": wire_time_or_none(citation.created_at),
         "target": _target(citation, snapshot_id, exported, span),
     }
     if citation.claim_text:
@@ -104,7 +104,7 @@ def _verification(
         "id": f"{ANNOTATION_ID_PREFIX}{citation.id}/verification/{number}",
         "type": "Annotation",
         "motivation": "assessing",
-        "created": rfc3339(verification.checked_at),
+        "created": wire_time_or_none(verification.checked_at),
         "generator": {"type": "Software", "name": verification.verifier},
         "body": body,
         "target": [

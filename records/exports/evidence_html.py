@@ -14,13 +14,24 @@ import base64
 import hashlib
 import html
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from records.attest.manifest import claimed_software
-from records.evidence import Evidence
+from records.audit import (
+    AuditedSnapshot,
+    CaptureRecord,
+    CitationAudit,
+    CitationRecord,
+    VerificationRecord,
+)
+from records.evidence import BlobCheck, Evidence
 from records.outcome import alignment_json
 from records.passage_marks import ADDED, DROPPED, SAME, SIGNS, marks_outside, passage_pieces
+from records.vocabulary import BlobState
+from snapshotter.times import wire_time
 from verifier import Closest
 from verifier.status import Status
 
@@ -119,7 +130,7 @@ class Changed:
 class Entry:
     """Everything the page shows for one citation."""
 
-    report: dict[str, Any]  # records.audit for the citation, blobs re-hashed now
+    report: CitationAudit  # records.audit for the citation, blobs re-hashed now
     evidence: Evidence | None = None
     text: str | None = None
     highlight: Highlight | None = None
@@ -211,8 +222,8 @@ def found_summary(entries: list[Entry]) -> str:
 
 def page_title(entries: list[Entry]) -> str:
     if len(entries) == 1:
-        return f"Evidence for citation {entries[0].report['citation']['citationId']}"
-    answers = {e.report["citation"].get("answerId") for e in entries}
+        return f"Evidence for citation {entries[0].report.citation.citation_id}"
+    answers = {e.report.citation.answer_id for e in entries}
     if len(answers) == 1 and None not in answers:
         return f"Evidence for the {len(entries)} citations of answer {answers.pop()}"
     return f"Evidence for {len(entries)} citations"
@@ -222,7 +233,7 @@ def contents(entries: list[Entry]) -> str:
     if len(entries) < 2:
         return ""
     items = "\n".join(
-        f'<li><a href="#citation-{n}">{inline(e.report["citation"]["citationId"])}</a>: '
+        f'<li><a href="#citation-{n}">{inline(e.report.citation.citation_id)}</a>: '
         f"{esc(status_words(latest_status(e)))}</li>"
         for n, e in enumerate(entries, 1)
     )
@@ -230,8 +241,8 @@ def contents(entries: list[Entry]) -> str:
 
 
 def latest_status(entry: Entry) -> Status | None:
-    checks = entry.report["verifications"]
-    return Status(checks[-1]["status"]) if checks else None
+    checks = entry.report.verifications
+    return checks[-1].status if checks else None
 
 
 def status_words(status: Status | None) -> str:
@@ -239,19 +250,19 @@ def status_words(status: Status | None) -> str:
 
 
 def article(number: int, entry: Entry) -> str:
-    citation = entry.report["citation"]
+    citation = entry.report.citation
     anchor = f"citation-{number}"
     parts = [
         f'<article id="{anchor}" aria-labelledby="{anchor}-title">',
-        f'<h2 id="{anchor}-title">Citation {inline(citation["citationId"])}</h2>',
+        f'<h2 id="{anchor}-title">Citation {inline(citation.citation_id)}</h2>',
         verdict(entry),
         claim_and_quote(citation),
         stored_text_section(entry),
         screenshot_section(entry),
         link_section(entry),
         provenance_section(entry),
-        timeline_section(entry.report["verifications"]),
-        captures_section(entry.report["captures"]),
+        timeline_section(entry.report.verifications),
+        captures_section(entry.report.captures),
         "</article>",
     ]
     return "\n".join(part for part in parts if part)
@@ -275,7 +286,7 @@ def screenshot_section(entry: Entry) -> str:
 
 def verdict(entry: Entry) -> str:
     status = latest_status(entry)
-    checks = entry.report["verifications"]
+    checks = entry.report.verifications
     passed = status is not None and status.passed
     mark = "✓" if passed else "✗"
     lines = [
@@ -286,14 +297,14 @@ def verdict(entry: Entry) -> str:
         lines.append("<p>No check of this citation is recorded.</p>")
         return "\n".join(lines)
     latest = checks[-1]
-    reason = f" {inline(latest['reason'])}" if latest.get("reason") else ""
+    reason = f" {inline(latest.reason)}" if latest.reason else ""
     if entry.changed is not None:
         lines.append(f"<p>{changed_sentence(entry.changed, entry.evidence)}</p>")
     else:
         lines.append(f"<p>{esc(status.meaning)}{reason}</p>")
     lines.append(
-        f'<p class="note">Latest check: {time(latest["checkedAt"])}, against snapshot '
-        f"{code(latest['snapshotId'] or 'none')}, by {code(latest['verifier'])}.</p>"
+        f'<p class="note">Latest check: {time(latest.checked_at)}, against snapshot '
+        f"{code(latest.snapshot_id or 'none')}, by {code(latest.verifier)}.</p>"
     )
     return "\n".join(lines)
 
@@ -316,25 +327,27 @@ def changed_sentence(changed: Changed, cited: Evidence | None) -> str:
     )
 
 
-def time(value: str | None) -> str:
+def time(value: datetime | str | None) -> str:
+    """A time as the wire writes it (``snapshotter.times``), marked up for the reader."""
+    if isinstance(value, datetime):
+        value = wire_time(value)
     if not value:
         return "unknown time"
     return f'<time datetime="{esc(value)}">{esc(value)}</time>'
 
 
-def claim_and_quote(citation: dict[str, Any]) -> str:
-    quote = citation["selector"]["quote"]
+def claim_and_quote(citation: CitationRecord) -> str:
     parts = []
-    if citation.get("claim"):
-        parts.append(f'<h3>Claim</h3>\n<p class="quote">{esc(citation["claim"])}</p>')
-    if quote["exact"]:
+    if citation.claim:
+        parts.append(f'<h3>Claim</h3>\n<p class="quote">{esc(citation.claim)}</p>')
+    if citation.exact:
         parts.append(
-            f'<h3>Quote</h3>\n<blockquote class="quote">{esc(quote["exact"])}</blockquote>'
+            f'<h3>Quote</h3>\n<blockquote class="quote">{esc(citation.exact)}</blockquote>'
         )
     else:
         parts.append("<h3>Quote</h3>\n<p>The citation quotes nothing.</p>")
-    if citation.get("page"):
-        parts.append(f"<p>Cited page: {inline(citation['page'])}</p>")
+    if citation.page:
+        parts.append(f"<p>Cited page: {inline(citation.page)}</p>")
     return "<section>\n" + "\n".join(parts) + "\n</section>"
 
 
@@ -500,28 +513,27 @@ def link_section(entry: Entry) -> str:
 
 
 def provenance_section(entry: Entry) -> str:
-    snapshot = entry.report.get("snapshot")
+    snapshot = entry.report.snapshot
     if snapshot is None:
         return "<section>\n<h3>Provenance</h3>\n<p>No snapshot is recorded.</p>\n</section>"
-    capture = stored_capture(entry.report) or {}
-    provenance = capture.get("provenance") or {}
+    capture = stored_capture(entry.report)
     facts = [
-        ("Cited URL", inline(entry.report["citation"]["url"] or "none")),
-        *capture_facts(capture, provenance),
-        ("Snapshot id (SHA-256 of the raw bytes)", code(snapshot["snapshotId"])),
-        ("Raw bytes", f"{esc(snapshot['sizes']['raw'])} bytes, {inline(snapshot['contentType'])}"),
-        *text_facts(entry, snapshot),
-        ("Store", code(snapshot["store"])),
+        ("Cited URL", inline(entry.report.citation.url or "none")),
+        *capture_facts(capture),
+        ("Snapshot id (SHA-256 of the raw bytes)", code(snapshot.snapshot_id)),
+        ("Raw bytes", f"{esc(snapshot.raw_size)} bytes, {inline(snapshot.content_type)}"),
+        *text_facts(entry),
+        ("Store", code(snapshot.store)),
         (
             "Version ids",
-            f"raw {code(snapshot['versionIds']['raw'] or '-')}, text "
+            f"raw {code(snapshot.raw_version_id or '-')}, text "
             f"{code((entry.evidence.text_version_id if entry.evidence else None) or '-')}",
         ),
-        ("Retention", retention(snapshot["retention"])),
-        ("Recorded", time(snapshot["recordedAt"])),
+        ("Retention", retention(snapshot)),
+        ("Recorded", time(snapshot.recorded_at)),
     ]
     rows = "\n".join(f"<dt>{name}</dt><dd>{value}</dd>" for name, value in facts)
-    blobs = "\n".join(blob_item(blob) for blob in snapshot["blobs"])
+    blobs = "\n".join(blob_item(blob) for blob in snapshot.blobs)
     return (
         f'<section>\n<h3>Provenance</h3>\n<dl class="facts">\n{rows}\n</dl>\n'
         f"<h3>Stored blobs, re-hashed while this page was made</h3>\n<ul>\n{blobs}\n</ul>\n"
@@ -529,21 +541,22 @@ def provenance_section(entry: Entry) -> str:
     )
 
 
-def stored_capture(report: dict[str, Any]) -> dict[str, Any] | None:
+def stored_capture(report: CitationAudit) -> CaptureRecord | None:
     """The latest capture of the cited URL that stored the cited snapshot."""
-    snapshot = report.get("snapshot") or {}
-    stored = [c for c in report["captures"] if c["snapshotId"] == snapshot.get("snapshotId")]
+    snapshot_id = None if report.snapshot is None else report.snapshot.snapshot_id
+    stored = [c for c in report.captures if c.snapshot_id == snapshot_id]
     return stored[-1] if stored else None
 
 
-def capture_facts(capture: dict[str, Any], provenance: dict[str, Any]) -> list[tuple[str, str]]:
-    if not capture:
+def capture_facts(capture: CaptureRecord | None) -> list[tuple[str, str]]:
+    if capture is None:
         return [("Captured", "no capture of the cited URL stored this snapshot")]
+    provenance = capture.provenance
     if provenance.get("source") == "warc":
         return imported_facts(capture, provenance)
-    facts = [("Captured from", inline(capture["url"]))]
-    if capture.get("finalUrl") and capture["finalUrl"] != capture["url"]:
-        facts.append(("Final URL", inline(capture["finalUrl"])))
+    facts = [("Captured from", inline(capture.url))]
+    if capture.final_url and capture.final_url != capture.url:
+        facts.append(("Final URL", inline(capture.final_url)))
     for hop in provenance.get("redirects") or []:
         facts.append(
             (
@@ -552,9 +565,9 @@ def capture_facts(capture: dict[str, Any], provenance: dict[str, Any]) -> list[t
                 f"{inline(hop.get('location'))}",
             )
         )
-    facts.append(("Capture time", time(capture["fetchedAt"])))
-    if capture.get("httpStatus"):
-        facts.append(("HTTP status", esc(capture["httpStatus"])))
+    facts.append(("Capture time", time(capture.fetched_at)))
+    if capture.http_status:
+        facts.append(("HTTP status", esc(capture.http_status)))
     if provenance.get("source") == "file":
         facts.append(("Read from", f"a local file, {inline(provenance.get('path'))}"))
     if provenance.get("ip"):
@@ -577,11 +590,11 @@ def capture_facts(capture: dict[str, Any], provenance: dict[str, Any]) -> list[t
     return facts + seal_facts(capture)
 
 
-def imported_facts(capture: dict[str, Any], provenance: dict[str, Any]) -> list[tuple[str, str]]:
+def imported_facts(capture: CaptureRecord, provenance: Mapping[str, Any]) -> list[tuple[str, str]]:
     """An imported capture: where it came from, and what its archive claims, never shown as
     facts of a capture by snap (its date, peer address and software are the archive's word)."""
     warc = provenance.get("warc") or {}
-    software = claimed_software(provenance)
+    software = claimed_software(dict(provenance))
     facts = [
         (
             "Imported from",
@@ -589,41 +602,41 @@ def imported_facts(capture: dict[str, Any], provenance: dict[str, Any]) -> list[
             f" record {code(warc.get('recordId') or '-')}): not captured by snap",
         ),
         ("Captured by, as the archive states", inline(software)),
-        ("Archived URL", inline(capture["url"])),
-        ("Capture time, as the archive states", time(capture["fetchedAt"])),
+        ("Archived URL", inline(capture.url)),
+        ("Capture time, as the archive states", time(capture.fetched_at)),
     ]
-    if capture.get("httpStatus"):
-        facts.append(("HTTP status, as archived", esc(capture["httpStatus"])))
+    if capture.http_status:
+        facts.append(("HTTP status, as archived", esc(capture.http_status)))
     if provenance.get("ip"):
         facts.append(("Server address, as the archive states", code(provenance["ip"])))
     facts.append(("Archive signature", esc(provenance.get("archiveSignature") or "none carried")))
     return facts + seal_facts(capture)
 
 
-def seal_facts(capture: dict[str, Any]) -> list[tuple[str, str]]:
+def seal_facts(capture: CaptureRecord) -> list[tuple[str, str]]:
     """The manifest's signature and trusted timestamp, checked while the page was made."""
-    seal = capture.get("seal")
-    manifest = (capture.get("provenance") or {}).get("manifest") or {}
-    if not seal:
+    seal = capture.seal
+    manifest = capture.provenance.get("manifest") or {}
+    if seal is None:
         return [("Manifest", "none (recorded before manifests were kept)")]
-    verdict = "" if seal["intact"] else " — FAILED: " + "; ".join(seal["problems"])
+    verdict = "" if seal.intact else " — FAILED: " + "; ".join(seal.problems)
     return [
         ("Manifest SHA-256", code(manifest.get("hash") or "-") + esc(verdict)),
-        ("Manifest signature", esc(seal["signature"])),
-        ("Trusted timestamp", esc(seal["timestamp"])),
-        ("Verifiable log", log_fact(capture.get("logProof"))),
+        ("Manifest signature", esc(seal.signature)),
+        ("Trusted timestamp", esc(seal.timestamp)),
+        ("Verifiable log", log_fact(capture.log_proof)),
         ("Check it yourself", f"{code('snap attest')} prints the openssl commands"),
     ]
 
 
-def log_fact(proof: dict[str, Any] | None) -> str:
+def log_fact(proof: Mapping[str, Any] | None) -> str:
     """Where the capture is in the log, and the proof, in words and as data."""
     if not proof:
         return "not in the log (recorded before the log was kept)"
     checkpoint = proof.get("checkpoint")
     if not checkpoint:
         return f"entry {esc(proof['position'])}; no checkpoint covers it yet"
-    data = json.dumps(proof, sort_keys=True)
+    data = json.dumps(dict(proof), sort_keys=True)
     return (
         f"entry {esc(proof['position'])} of {esc(proof['treeSize'])}, proved against the signed"
         f" checkpoint {esc(checkpoint['id'])} (root {code(checkpoint['rootHash'])})"
@@ -631,7 +644,7 @@ def log_fact(proof: dict[str, Any] | None) -> str:
     )
 
 
-def text_facts(entry: Entry, snapshot: dict[str, Any]) -> list[tuple[str, str]]:
+def text_facts(entry: Entry) -> list[tuple[str, str]]:
     evidence = entry.evidence
     if evidence is None or evidence.text_hash is None:
         return [("Text", "none extracted")]
@@ -643,30 +656,30 @@ def text_facts(entry: Entry, snapshot: dict[str, Any]) -> list[tuple[str, str]]:
     ]
 
 
-def retention(value: dict[str, Any]) -> str:
-    if not value.get("mode"):
+def retention(snapshot: AuditedSnapshot) -> str:
+    if not snapshot.lock_mode:
         return "no retention (the stored blobs can be deleted)"
-    return f"{esc(value['mode'])} until {time(value.get('until'))}"
+    return f"{esc(snapshot.lock_mode)} until {time(snapshot.retain_until)}"
 
 
 BLOB_STATES = {
-    "intact": "intact: the recorded version hashes to its digest",
-    "shadowed": (
+    BlobState.INTACT: "intact: the recorded version hashes to its digest",
+    BlobState.SHADOWED: (
         "SHADOWED: the recorded version is intact, but something newer sits on top of it "
         "in the store"
     ),
-    "damaged": "DAMAGED: the recorded version does not hash to its digest",
-    "missing": "MISSING: the recorded version is gone from its store",
+    BlobState.DAMAGED: "DAMAGED: the recorded version does not hash to its digest",
+    BlobState.MISSING: "MISSING: the recorded version is gone from its store",
 }
 
 
-def blob_item(blob: dict[str, Any]) -> str:
-    words = BLOB_STATES.get(blob["state"], blob["state"])
-    detail = f" ({inline(blob['detail'])})" if blob.get("detail") else ""
-    return f"<li>{esc(blob['kind'])} {code(blob['key'])}: {esc(words)}{detail}</li>"
+def blob_item(blob: BlobCheck) -> str:
+    words = BLOB_STATES[blob.state]
+    detail = f" ({inline(blob.detail)})" if blob.detail else ""
+    return f"<li>{esc(blob.kind)} {code(blob.key)}: {esc(words)}{detail}</li>"
 
 
-def timeline_section(checks: list[dict[str, Any]]) -> str:
+def timeline_section(checks: Sequence[VerificationRecord]) -> str:
     if not checks:
         return ""
     items = "\n".join(timeline_item(check) for check in checks)
@@ -678,24 +691,24 @@ def timeline_section(checks: list[dict[str, Any]]) -> str:
     )
 
 
-def timeline_item(check: dict[str, Any]) -> str:
-    status = Status(check["status"])
+def timeline_item(check: VerificationRecord) -> str:
+    status = check.status
     mark = "✓" if status.passed else "✗"
-    span = check.get("span")
-    where = f", code points {span['start']}–{span['end']}" if span else ""
-    reason = f"; {inline(check['reason'])}" if check.get("reason") else ""
-    snapshot = check["snapshotId"]
-    proof = check.get("logProof")
+    span = check.span
+    where = f", code points {span[0]}–{span[1]}" if span else ""
+    reason = f"; {inline(check.reason)}" if check.reason else ""
+    snapshot = check.snapshot_id
+    proof = check.log_proof
     logged = f'<br><span class="note">Verifiable log: {log_fact(proof)}</span>' if proof else ""
     return (
-        f'<li>{time(check["checkedAt"])} <span aria-hidden="true">{mark}</span> '
+        f'<li>{time(check.checked_at)} <span aria-hidden="true">{mark}</span> '
         f"<strong>{esc(status.headline)}</strong> in "
         f"{code(snapshot) if snapshot else 'no snapshot'}{where}{reason} "
-        f'<span class="note">({esc(check["verifier"])})</span>{logged}</li>'
+        f'<span class="note">({esc(check.verifier)})</span>{logged}</li>'
     )
 
 
-def captures_section(captures: list[dict[str, Any]]) -> str:
+def captures_section(captures: Sequence[CaptureRecord]) -> str:
     if not captures:
         return ""
     items = "\n".join(capture_item(c) for c in captures)
@@ -705,19 +718,19 @@ def captures_section(captures: list[dict[str, Any]]) -> str:
     )
 
 
-def capture_item(capture: dict[str, Any]) -> str:
+def capture_item(capture: CaptureRecord) -> str:
     """One capture in the list; an imported one with its date and status as the archive's word,
     never as a capture by snap."""
-    stored = f": {code(capture['snapshotId'])}" if capture.get("snapshotId") else ""
-    if capture.get("method") == "import":
+    stored = f": {code(capture.snapshot_id)}" if capture.snapshot_id else ""
+    if capture.method == "import":
         return (
-            f"<li>imported ({time(capture['fetchedAt'])}, HTTP {esc(capture['httpStatus'])},"
+            f"<li>imported ({time(capture.fetched_at)}, HTTP {esc(capture.http_status)},"
             f" as the archive states){stored}</li>"
         )
     return (
-        f"<li>{time(capture['fetchedAt'])} {esc(capture['outcome'])}"
-        + (f", HTTP {esc(capture['httpStatus'])}" if capture.get("httpStatus") else "")
+        f"<li>{time(capture.fetched_at)} {esc(capture.outcome)}"
+        + (f", HTTP {esc(capture.http_status)}" if capture.http_status else "")
         + stored
-        + (f": {inline(capture['error'])}" if capture.get("error") else "")
+        + (f": {inline(capture.error)}" if capture.error else "")
         + "</li>"
     )

@@ -11,10 +11,8 @@ fetched: the page is evidence of what snap holds, not of what the live page says
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
-from typing import Any
 
-from records.audit import audited
+from records.audit import CitationAudit, CitationRecord, VerificationRecord, audited
 from records.evidence import Evidence, browser_blobs
 from records.exports.evidence_html import (
     Changed,
@@ -27,8 +25,8 @@ from records.exports.evidence_html import (
 from records.repository import choose_extraction, get_snapshot
 from records.texts import SnapshotTexts
 from records.workspace import Workspace
-from snapshotter.capture import rfc3339
 from snapshotter.errors import BlobNotFound, InputError, IntegrityError
+from snapshotter.times import now, wire_time
 from snapshotter.version import __version__
 from verifier import PreparedSource
 from verifier.closest import SIMILAR_ENOUGH_TO_SHOW
@@ -50,13 +48,14 @@ def render_evidence_page(workspace: Workspace, citation_ids: Sequence[str]) -> s
         raise InputError("give at least one citation id for the evidence page")
     texts = SnapshotTexts(workspace.stores)
     entries = [entry_for(workspace, texts, citation_id) for citation_id in wanted]
-    return page_html(entries, made_at=rfc3339(datetime.now(UTC)) or "", version=__version__)
+    return page_html(entries, made_at=wire_time(now()), version=__version__)
 
 
 def entry_for(workspace: Workspace, texts: SnapshotTexts, citation_id: str) -> Entry:
     """What the page says about one citation: its audit report, and its stored text read now."""
     report, evidence = audited(workspace, citation_id=citation_id, url=None, snapshot_id=None)
-    chosen = chosen_evidence(report["citation"], evidence)
+    assert isinstance(report, CitationAudit)  # asked by citation id
+    chosen = chosen_evidence(report.citation, evidence)
     if chosen is None:
         return Entry(report, problem="no snapshot of this source is recorded")
     if chosen.text_hash is None:
@@ -81,13 +80,13 @@ def entry_for(workspace: Workspace, texts: SnapshotTexts, citation_id: str) -> E
 
 
 def screenshot_of(
-    workspace: Workspace, report: dict[str, Any], chosen: Evidence
+    workspace: Workspace, report: CitationAudit, chosen: Evidence
 ) -> tuple[str, bytes] | None:
     """The screenshot of the newest browser capture of the chosen snapshot, re-hashed as it is
     read; None when there is none or it cannot be read back intact (the blob list says so)."""
-    captures = [c for c in report["captures"] if c.get("snapshotId") == chosen.snapshot_id]
+    captures = [c for c in report.captures if c.snapshot_id == chosen.snapshot_id]
     for capture in reversed(captures):
-        for kind, digest, version in browser_blobs(capture.get("provenance")):
+        for kind, digest, version in browser_blobs(dict(capture.provenance)):
             if kind != "screenshot":
                 continue
             try:
@@ -99,16 +98,16 @@ def screenshot_of(
 
 
 def changed_copy(
-    workspace: Workspace, texts: SnapshotTexts, report: dict[str, Any], cited: Evidence
+    workspace: Workspace, texts: SnapshotTexts, report: CitationAudit, cited: Evidence
 ) -> Changed | None:
     """For a citation whose latest check is ``source_changed``: the newer copy it was checked
     against, with its capture time and the passage of it closest to the quote, so the page
     shows what the source says now beside what it said in the copy cited."""
-    checks = report["verifications"]
-    if not checks or checks[-1]["status"] != Status.SOURCE_CHANGED:
+    checks = report.verifications
+    if not checks or checks[-1].status is not Status.SOURCE_CHANGED:
         return None
     check = checks[-1]
-    details = check.get("details") or {}
+    details = check.details or {}
     latest = latest_evidence(workspace, check)
     when = details.get("latestCapturedAt")
     cited_at = details.get("pinnedCapturedAt") or cited_capture_time(report)
@@ -124,59 +123,60 @@ def changed_copy(
     return Changed(cited_at, when, latest, source.source, closest_now(report, source), None)
 
 
-def latest_evidence(workspace: Workspace, check: dict[str, Any]) -> Evidence | None:
+def latest_evidence(workspace: Workspace, check: VerificationRecord) -> Evidence | None:
     """The snapshot and extraction a check read, from the records."""
-    if not check.get("snapshotId"):
+    if not check.snapshot_id:
         return None
     with workspace.db.reading() as session:
-        snapshot = get_snapshot(session, check["snapshotId"])
+        snapshot = get_snapshot(session, check.snapshot_id)
         if snapshot is None:
             return None
-        extraction = choose_extraction(session, snapshot.id, pinned=check.get("extractionId"))
+        extraction = choose_extraction(session, snapshot.id, pinned=check.extraction_id)
         evidence = Evidence.of(snapshot, extraction)
     workspace.stores.check_all([evidence])
     return evidence
 
 
-def cited_capture_time(report: dict[str, Any]) -> str | None:
+def cited_capture_time(report: CitationAudit) -> str | None:
     capture = stored_capture(report)
-    return str(capture["fetchedAt"]) if capture else None
+    return wire_time(capture.fetched_at) if capture else None
 
 
-def chosen_evidence(citation: dict[str, Any], evidence: list[Evidence]) -> Evidence | None:
+def chosen_evidence(citation: CitationRecord, evidence: list[Evidence]) -> Evidence | None:
     """The extraction the citation is pinned to, else the newest (as ``snap verify`` reads)."""
-    pinned = [e for e in evidence if e.extraction_id == citation.get("extractionId")]
+    pinned = [e for e in evidence if e.extraction_id == citation.extraction_id]
     chosen = pinned or evidence[-1:]
     return chosen[0] if chosen else None
 
 
-def checks_here(report: dict[str, Any], evidence: Evidence) -> list[dict[str, Any]]:
+def checks_here(report: CitationAudit, evidence: Evidence) -> list[VerificationRecord]:
     """The recorded checks made against exactly this snapshot and extraction."""
     return [
         v
-        for v in report["verifications"]
-        if v["snapshotId"] == evidence.snapshot_id
-        and v.get("extractionId") in (evidence.extraction_id, None)
+        for v in report.verifications
+        if v.snapshot_id == evidence.snapshot_id
+        and v.extraction_id in (evidence.extraction_id, None)
     ]
 
 
-def recorded_highlight(report: dict[str, Any], evidence: Evidence) -> Highlight | None:
+def recorded_highlight(report: CitationAudit, evidence: Evidence) -> Highlight | None:
     """Where the latest check of this text found the quote, as recorded in the log."""
     for check in reversed(checks_here(report, evidence)):
-        status = check["status"]
-        if status == Status.QUOTE_FOUND and check["span"]:
-            span = check["span"]
-            return Highlight(span["start"], span["end"], Status.QUOTE_FOUND, check["checkedAt"])
-        found_at = (check.get("details") or {}).get("foundAt")
+        status = check.status
+        checked_at = wire_time(check.checked_at)
+        if status is Status.QUOTE_FOUND and check.span:
+            start, end = check.span
+            return Highlight(start, end, Status.QUOTE_FOUND, checked_at)
+        found_at = (check.details or {}).get("foundAt")
         if status in MISMATCHES and found_at:
-            return Highlight(found_at[0][0], found_at[0][1], Status(status), check["checkedAt"])
+            return Highlight(found_at[0][0], found_at[0][1], status, checked_at)
     return None
 
 
-def found_now(report: dict[str, Any], source: PreparedSource) -> Highlight | None:
+def found_now(report: CitationAudit, source: PreparedSource) -> Highlight | None:
     """A quote never recorded as found here (a stale fingerprint, say) whose words are in
     the text anyway: shown, and labelled as found while making this page."""
-    exact = report["citation"]["selector"]["quote"]["exact"]
+    exact = report.citation.exact
     if not exact:
         return None
     check = source.check(exact, closest=False)
@@ -185,14 +185,14 @@ def found_now(report: dict[str, Any], source: PreparedSource) -> Highlight | Non
     return Highlight(check.start, check.end, None, None)
 
 
-def closest_now(report: dict[str, Any], source: PreparedSource) -> Closeness | None:
+def closest_now(report: CitationAudit, source: PreparedSource) -> Closeness | None:
     """The passage of the stored text closest to the quote (or, for a citation that quotes
     nothing, to the claim), with the words that differ, as the verifier finds it now."""
-    citation = report["citation"]
+    citation = report.citation
     to = "quote"
-    wanted = citation["selector"]["quote"]["exact"]
-    if not wanted and citation.get("claim"):
-        to, wanted = "claim", citation["claim"]
+    wanted = citation.exact
+    if not wanted and citation.claim:
+        to, wanted = "claim", citation.claim
     if not wanted:
         return None
     check = source.check(wanted)
@@ -201,13 +201,13 @@ def closest_now(report: dict[str, Any], source: PreparedSource) -> Closeness | N
     return Closeness(to, check.closest)
 
 
-def live_link(report: dict[str, Any], text: str, highlight: Highlight | None) -> str | None:
+def live_link(report: CitationAudit, text: str, highlight: Highlight | None) -> str | None:
     """The live page's URL with a ``#:~:text=`` directive for a verified quote; only for web
     pages (a link never points at a local file or another scheme)."""
-    checks = report["verifications"]
+    checks = report.verifications
     if highlight is None or highlight.status != Status.QUOTE_FOUND:
         return None
-    if not checks or checks[-1]["status"] != Status.QUOTE_FOUND:
+    if not checks or checks[-1].status is not Status.QUOTE_FOUND:
         return None  # found once, but not by the latest check: not a verified quote now
     url = live_url(report)
     if url is None:
@@ -219,14 +219,14 @@ def live_link(report: dict[str, Any], text: str, highlight: Highlight | None) ->
     return url.split("#", 1)[0] + fragment
 
 
-def live_url(report: dict[str, Any]) -> str | None:
+def live_url(report: CitationAudit) -> str | None:
     """The page snap fetched, as a browser will read the link: the WHATWG serialisation of a
     URL whose host snap and browsers read alike (``snapshotter.weburl``), else no link, so a
     live link never leads to another host than the one captured."""
     from snapshotter.weburl import InvalidURL, web_url
 
     capture = stored_capture(report)
-    url = (capture or {}).get("finalUrl") or (capture or {}).get("url") or report["citation"]["url"]
+    url = (capture and (capture.final_url or capture.url)) or report.citation.url
     if not url:
         return None
     try:

@@ -32,6 +32,7 @@ from records.repository import (
 )
 from records.urls import canonical_url
 from records.verify import citation_id_of
+from records.vocabulary import CaptureOutcome
 from records.workspace import Workspace
 from snapshotter.errors import InputError
 from snapshotter.store.base import DIGEST_PATTERN
@@ -259,7 +260,7 @@ def _first_capture(session: Session, snapshot_id: str, url: str | None) -> Captu
 def _stored(session: Session, captures: Any) -> list[CaptureItem]:
     items = []
     for capture in captures:
-        if capture.outcome != "stored" or capture.snapshot_id is None:
+        if capture.outcome != CaptureOutcome.STORED or capture.snapshot_id is None:
             continue
         snapshot = get_snapshot(session, capture.snapshot_id)
         if snapshot is not None:

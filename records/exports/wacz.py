@@ -25,6 +25,7 @@ from cdxj_indexer.main import CDXJIndexer
 from records.exports.annotations import web_annotations
 from records.exports.selection import Selection
 from records.exports.warc import WarcSummary, warc_date
+from snapshotter.times import now, wire_time
 from snapshotter.version import __version__
 
 WACZ_VERSION = "1.1.1"
@@ -56,7 +57,7 @@ def write_wacz(
         files.append(
             ("attestations/attestations.jsonl", _jsonl(attestations), zipfile.ZIP_DEFLATED)
         )
-    created = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    created = wire_time(now())
     with zipfile.ZipFile(out, "w") as archive:
         resources = [_add(archive, name, data, method) for name, data, method in files]
         package = _datapackage(selection, pages, resources, created)

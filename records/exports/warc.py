@@ -50,8 +50,10 @@ from records.attest.manifest import origin_line
 from records.evidence import StoreResolver, browser_blobs, recorded_head
 from records.exports.http_head import Exchange, Head, as_replayed, parse_exchanges
 from records.exports.selection import CaptureItem, Selection
+from records.vocabulary import CaptureOutcome
 from snapshotter.capture import BROWSER_PROVENANCE, HEAD_FORMAT, HEADERS_BLOB
 from snapshotter.errors import IntegrityError
+from snapshotter.times import precise_time
 from snapshotter.version import __version__
 
 WARC_VERSION = "1.1"
@@ -104,7 +106,7 @@ def warc_date(capture: CaptureItem) -> str:
     recorded = capture.provenance.get("fetchedAt")
     if isinstance(recorded, str) and recorded.endswith("Z"):
         return recorded
-    return capture.fetched_at.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return precise_time(capture.fetched_at)
 
 
 def sha256_hex(digest: str) -> str:
@@ -272,7 +274,7 @@ class _Writer:
             document = json.loads(blob.read())
         date = warc_date(capture)
         for item in document.get("resources", []):
-            if item.get("outcome") == "stored" and isinstance(item.get("body"), dict):
+            if item.get("outcome") == CaptureOutcome.STORED and isinstance(item.get("body"), dict):
                 self._subresource(capture, item, date)
         refers = {"WARC-Date": date, "WARC-Refers-To": page_id}
         for kind, media_type in (

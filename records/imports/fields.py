@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 from records.imports.payload import PayloadRefused
 from records.imports.sources import WarcSource
-from snapshotter.capture import rfc3339
+from snapshotter.times import parse_time, precise_time, wire_time
 from snapshotter.version import __version__
 
 MAX_HEAD = 256 * 1024  # an HTTP head larger than this is refused, not stored
@@ -43,18 +43,14 @@ def _parse_date(text: str | None) -> datetime:
     if not text:
         raise PayloadRefused("the record has no WARC-Date")
     try:
-        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+        return parse_time(text)
     except ValueError:
         raise PayloadRefused(f"WARC-Date {text[:60]!r} is not a date") from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
 
 
 def _as_text(moment: datetime) -> str:
-    if moment.microsecond:
-        return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    return str(rfc3339(moment))
+    """A WARC-Date as snap records capture times: to the microsecond when it has them."""
+    return precise_time(moment) if moment.microsecond else wire_time(moment)
 
 
 def http_status(http: Any) -> int:

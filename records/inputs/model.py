@@ -6,11 +6,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from records.vocabulary import RequestKind
 from verifier import TextQuoteSelector
 
-QUOTED: Final = "quote"  # the citation carries the quoted words: they are checked
-UNQUOTED: Final = "no_quote"  # the citation names a source but quotes nothing
-SNIPPET: Final = "snippet"  # a search-engine excerpt: checked, but never promised verbatim
+QUOTED: Final = RequestKind.QUOTED  # the citation carries the quoted words: they are checked
+UNQUOTED: Final = RequestKind.UNQUOTED  # the citation names a source but quotes nothing
+SNIPPET: Final = RequestKind.SNIPPET  # a search-engine excerpt: never promised verbatim
 
 
 @dataclass(frozen=True)

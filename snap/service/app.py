@@ -32,8 +32,9 @@ from records.workspace import Workspace
 from snap import __version__
 from snap.config import Settings
 from snap.errors import InputError, SnapError, VerifierError
+from snap.reverify_submission import ReverifyRequest as Reverification
 from snap.service import auth
-from snap.service.dispatch import ReverifyFilters, dispatch_reverify
+from snap.service.dispatch import dispatch_reverify
 from snap.service.limits import DeadlinePassed, Limits, Refusal, Scope, deadline_of
 from snap.service.metrics import CONTENT_TYPE, Metrics
 from snap.service.problems import (
@@ -366,15 +367,15 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
             ),
         ] = None,
     ) -> dict[str, Any]:
+        from records.outcome import count_by_status
         from records.verify import verify_citations
         from snap.service.cap import verify_input_within
 
         given = verify_input_within(body, document_map(documents), config.max_citations)
         checkpoint = deadline_of(request.scope).checkpoint
         report = verify_citations(workspace, given, fetch_missing=fetch, checkpoint=checkpoint)
-        document = report.to_json()
-        metrics.count_statuses(document["summary"]["byStatus"])
-        return dict(public.document(document))
+        metrics.count_statuses(count_by_status(report.results))
+        return dict(public.document(report.to_json()))
 
     @app.post(
         "/v1/captures",
@@ -410,9 +411,10 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
     )
     def snapshot(workspace: WorkspaceDep, public: PublicDep, snapshot_id: str) -> dict[str, Any]:
         from records.audit import audit
+        from records.wire import audit_json
 
         report = audit(workspace, citation_id=None, url=None, snapshot_id=snapshot_id)
-        return dict(public.document(report))
+        return dict(public.document(audit_json(report)))
 
     @app.get(
         "/v1/snapshots/{snapshot_id}/text",
@@ -429,8 +431,9 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
         ] = None,
     ) -> dict[str, Any]:
         from records.show import show
+        from records.wire import shown_json
 
-        return show(workspace, snapshot_id, what="text", page=page, around=around).to_json()
+        return shown_json(show(workspace, snapshot_id, what="text", page=page, around=around))
 
     @app.get(
         "/v1/citations/{citation_id}",
@@ -440,9 +443,10 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
     )
     def citation(workspace: WorkspaceDep, public: PublicDep, citation_id: str) -> dict[str, Any]:
         from records.audit import audit
+        from records.wire import audit_json
 
         report = audit(workspace, citation_id=citation_id, url=None, snapshot_id=None)
-        return dict(public.document(report))
+        return dict(public.document(audit_json(report)))
 
     @app.get(
         "/v1/audit",
@@ -456,9 +460,10 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
         url: Annotated[str, Query(min_length=1, max_length=8192)],
     ) -> dict[str, Any]:
         from records.audit import audit
+        from records.wire import audit_json
 
         report = audit(workspace, citation_id=None, url=url, snapshot_id=None)
-        return dict(public.document(report))
+        return dict(public.document(audit_json(report)))
 
     @app.post(
         "/v1/reverify",
@@ -487,7 +492,7 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
         since = given.since
         if since is not None and since.tzinfo is None:
             since = since.replace(tzinfo=UTC)
-        filters = ReverifyFilters(given.url, since, given.refetch, given.run)
+        filters = Reverification(given.url, since, given.refetch, given.run)
         checkpoint = deadline_of(request.scope).checkpoint
         dispatched = dispatch_reverify(workspace, filters, checkpoint)
         metrics.count_statuses(dispatched.by_status)
@@ -520,8 +525,9 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
         batch: Annotated[str, Path(min_length=1, max_length=200)],
     ) -> dict[str, Any]:
         from records.jobs import batch_progress
+        from records.wire import batch_progress_json
 
-        return dict(public.document(batch_progress(workspace.db, batch)))
+        return dict(public.document(batch_progress_json(batch_progress(workspace.db, batch))))
 
     @app.get(
         "/healthz",

@@ -15,6 +15,7 @@ so an uneven spread over the workers shows.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 from prometheus_client import (
     CollectorRegistry,
@@ -25,6 +26,8 @@ from prometheus_client import (
     generate_latest,
 )
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
+
+from records.vocabulary import Status
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 UNMATCHED = "unmatched"
@@ -78,7 +81,7 @@ class Metrics:
         if self.worker_requests is not None:
             self.worker_requests.inc()
 
-    def count_statuses(self, by_status: dict[str, int]) -> None:
+    def count_statuses(self, by_status: Mapping[Status, int]) -> None:
         for status, count in by_status.items():
             self.verifications.labels(status).inc(count)
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from records import jobs
+from records.vocabulary import BatchKind
 from records.workspace import Workspace
 from snap.config import settings_of
 
@@ -16,14 +17,14 @@ from snap.config import settings_of
 @dataclass(frozen=True)
 class Submitted:
     batch_id: str
-    kind: str
+    kind: BatchKind
     items: int
     queue: str | None  # None: no broker, the items were run in this process
 
 
 def submit(
     workspace: Workspace,
-    kind: str,
+    kind: BatchKind,
     params: dict[str, Any],
     items: Sequence[jobs.Item],
     *,
@@ -45,7 +46,7 @@ def resume(
 def dispatch(
     workspace: Workspace,
     batch_id: str,
-    kind: str,
+    kind: BatchKind,
     item_ids: list[int],
     *,
     progress: Callable[[int], None] | None = None,

@@ -19,6 +19,7 @@ from celery.signals import worker_process_shutdown, worker_shutdown
 from celery.utils.time import get_exponential_backoff_interval
 
 from records import jobs
+from records.vocabulary import BatchKind
 from records.workspace import Workspace
 from snap.errors import SnapError, is_transient
 from snap.workers.broker import app, safe_url, settings
@@ -62,7 +63,7 @@ def run(task: Task[Any, Any], item_id: int) -> str | None:
     if claimed is None:  # done, failed, or unknown: a duplicate or stale message
         return None
     try:
-        if claimed.kind == "capture":
+        if claimed.kind is BatchKind.CAPTURE:
             with politeness.slot(str(claimed.payload.get("url", claimed.key))):
                 result = jobs.run_item(workspace, claimed)
         else:
@@ -104,10 +105,14 @@ def reextract_snapshot(self: Task[Any, Any], item_id: int) -> str | None:
     return run(self, item_id)
 
 
-TASKS = {"capture": capture_url, "reverify": reverify_group, "reextract": reextract_snapshot}
+TASKS = {
+    BatchKind.CAPTURE: capture_url,
+    BatchKind.REVERIFY: reverify_group,
+    BatchKind.REEXTRACT: reextract_snapshot,
+}
 
 
-def publish(kind: str, item_ids: list[int]) -> None:
+def publish(kind: BatchKind, item_ids: list[int]) -> None:
     """One message per item, over one broker connection; a broker that cannot be reached is
     one line (exit 3). The items are already recorded, so nothing is lost: ``snap jobs
     --resume`` publishes them again."""

@@ -263,6 +263,6 @@ def _ref(blob: StoredBlob) -> dict[str, Any]:
 
 
 def _now() -> str:
-    from datetime import UTC, datetime
+    from snapshotter.times import now, precise_time
 
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return precise_time(now())

@@ -135,14 +135,14 @@ class FolderStore:
         temp = Path(temp_name)
         try:
             with os.fdopen(handle, "wb", buffering=0) as out:
-                _copy_source(source, out, key=key, digest=digest)
+                copy_source(source, out, key=key, digest=digest)
                 os.fchmod(out.fileno(), READ_ONLY)
                 os.fsync(out.fileno())
             try:
                 os.link(temp, target)
             except FileExistsError:
                 return False
-            _fsync_dir(target.parent)
+            fsync_dir(target.parent)
             return True
         finally:
             temp.unlink(missing_ok=True)
@@ -161,7 +161,7 @@ def recorded_location(root: Path, home: Path | None) -> str:
     return root.as_uri()
 
 
-def _copy_source(source: Path | bytes, out: BinaryIO, *, key: str, digest: str) -> int:
+def copy_source(source: Path | bytes, out: BinaryIO, *, key: str, digest: str) -> int:
     """Copy the caller's bytes while hashing them: a wrong digest never reaches the store."""
     if isinstance(source, bytes):
         return copy_verified([source], out, key=key, digest=digest)
@@ -183,10 +183,10 @@ def _make_dirs(folder: Path) -> None:
     for path in reversed(missing):
         with contextlib.suppress(FileExistsError):
             path.mkdir()
-            _fsync_dir(path.parent)
+            fsync_dir(path.parent)
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: Path) -> None:
     descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     try:
         os.fsync(descriptor)

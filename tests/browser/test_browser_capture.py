@@ -145,8 +145,8 @@ def test_fsck_rehashes_a_browser_captures_blobs_and_finds_a_damaged_subresource(
     path.write_bytes(STYLE.replace(b"none", b"nope"))
     report = fsck(workspace, plan_fsck(workspace))
     assert not report.ok
-    assert [p["kind"] for p in report.problems] == ["resource"]
-    assert record.snapshot_id in {p["snapshotId"] for p in report.problems}
+    assert [p.blob.kind if p.blob else None for p in report.problems] == ["resource"]
+    assert record.snapshot_id in {p.snapshot_id for p in report.problems}
 
 
 def test_a_quote_from_a_paragraph_a_script_inserted_verifies_against_the_rendered_text(

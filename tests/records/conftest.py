@@ -181,6 +181,7 @@ def backend(
             empty_tables(database.engine)
             database.dispose()
         return
+    leftover_rows(url, empty=True)  # what a test outside this fixture committed is not ours
     with rolled_back(url) as connection:
 
         def joined(database_url: str, **options: Any) -> Database:
@@ -193,11 +194,8 @@ def backend(
     committed_anyway(url)
 
 
-def committed_anyway(url: str) -> None:
-    """After a test in a rolled-back transaction the tables are empty, unless something
-    committed behind it (a child process, a connection of its own): then they are emptied and
-    the test fails, so that it gets its ``committed`` marker instead of leaking rows into the
-    tests after it."""
+def leftover_rows(url: str, *, empty: bool) -> list[str]:
+    """The tables that hold rows (emptied when ``empty``)."""
     database = Database(url)
     try:
         with database.engine.connect() as connection:
@@ -206,11 +204,23 @@ def committed_anyway(url: str) -> None:
                 for table in ("snapshots", "citations", "batches", "log_entries")
                 if connection.execute(sa.text(f"SELECT EXISTS (SELECT 1 FROM {table})")).scalar()  # noqa: S608 (fixed names)
             ]
-        if leftover:
+        if leftover and empty:
             empty_tables(database.engine)
-            pytest.fail(f"rows were committed in {leftover}: mark the test committed")
+        return leftover
     finally:
         database.dispose()
+
+
+def committed_anyway(url: str) -> None:
+    """After a test in a rolled-back transaction the tables are empty, unless something
+    committed behind it (a child process, a connection of its own): then they are emptied and
+    the test fails, so that it gets its ``committed`` marker instead of leaking rows into the
+    tests after it. The tables were emptied before the test began (a module whose fixtures
+    commit without this one, such as a served app's, may run first), so what is left is the
+    test's own."""
+    leftover = leftover_rows(url, empty=True)
+    if leftover:
+        pytest.fail(f"rows were committed in {leftover}: mark the test committed")
 
 
 @pytest.fixture

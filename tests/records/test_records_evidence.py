@@ -20,6 +20,7 @@ from records.models import Citation, Extraction, Verification
 from records.repository import record_verifications
 from records.reverify import reverify, select_citations
 from records.verify import verify_citations
+from records.vocabulary import BlobState
 from records.workspace import Workspace
 from tests.http_fixtures import LoopbackServer
 from tests.records.conftest import Backend
@@ -149,8 +150,8 @@ def test_the_same_bytes_extracted_differently_are_both_recorded(
         [pinned] = session.scalars(sa.select(Citation.extraction_id))
     assert texts == [first.text_hash, second.text_hash]
     report = audit(workspace, citation_id=None, url=None, snapshot_id=first.snapshot_id)
-    assert len(report["snapshot"]["extractions"]) == 2
-    assert {b["state"] for b in report["snapshot"]["blobs"]} == {"intact"}
+    assert len(report.snapshot.extractions) == 2
+    assert {b.state for b in report.snapshot.blobs} == {BlobState.INTACT}
     assert verify_citations(workspace, given).results[0].status == "quote_found"
     [again] = reverify(workspace, select_citations(workspace)).results
     assert again.status == "source_changed"  # in its own extraction, not in the newer one
@@ -322,8 +323,8 @@ def test_reextract_records_a_new_extraction_and_refuses_a_conflicting_one(
 
     monkeypatch.setattr(reextract_module, "extract", newer)
     [made] = reextract_module.reextract(workspace, reextract_module.plan_reextract(workspace))
-    assert made["new"]
-    assert made["extractor"] == "trafilatura@99"
+    assert made.new
+    assert made.extractor == "trafilatura@99"
     [again] = reverify(workspace, select_citations(workspace)).results
     assert again.status == "source_changed"
     assert "extracted differently" in (again.outcome.reason or "")
@@ -335,7 +336,7 @@ def test_reextract_records_a_new_extraction_and_refuses_a_conflicting_one(
     with pytest.raises(ExtractionConflict):
         reextract_module.reextract(workspace, reextract_module.plan_reextract(workspace))
     assert count(workspace, Extraction) == 2
-    assert record.snapshot_id == made["snapshotId"]
+    assert record.snapshot_id == made.snapshot_id
 
 
 @pytest.mark.committed  # two transactions at once

@@ -109,10 +109,10 @@ def test_fsck_lists_orphans_and_reports_missing_blobs(
     workspace.store.put("raw", digest, orphan, tags={"kind": "raw"})
     report = fsck(workspace, plan_fsck(workspace))
     assert report.ok
-    assert report.orphans == [blob_key("raw", digest)]
+    assert report.orphans == (blob_key("raw", digest),)
     if backend.name == "embedded":  # a folder blob can be removed by hand; a locked S3 one cannot
         path = Path(workspace.settings.store_url) / blob_key("text", record.text_hash or "")
         path.unlink()
         report = fsck(workspace, plan_fsck(workspace))
         assert not report.ok
-        assert "missing" in report.problems[0]["problem"]
+        assert "missing" in report.problems[0].problem

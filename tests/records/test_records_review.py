@@ -105,8 +105,8 @@ def test_each_verification_keeps_what_it_checked(workspace: Workspace, example_p
     anywhere = {"citationId": "p1", "snapshotId": page.snapshot_id, "quote": QUOTE}
     assert statuses(workspace, at_start) == ["position_mismatch"]
     assert statuses(workspace, anywhere) == ["quote_found"]
-    checks = audit(workspace, citation_id="p1", url=None, snapshot_id=None)["verifications"]
-    assert [c["details"]["checked"].get("position") for c in checks] == [
+    checks = audit(workspace, citation_id="p1", url=None, snapshot_id=None).verifications
+    assert [c.details["checked"].get("position") for c in checks] == [
         {"start": 0, "end": len(QUOTE), "unit": "codepoint"},
         None,
     ]

@@ -14,6 +14,7 @@ from records.citation_input import load_verify_input, parse_document
 from records.emit import emit_verified
 from records.fsck import fsck, plan_fsck
 from records.verify import verify_citations
+from records.vocabulary import Status
 from records.workspace import Workspace
 from snap.errors import InputError, OffsetError
 from snapshotter.capture import SnapshotRecord
@@ -215,10 +216,11 @@ def test_audit_shows_captures_hashes_and_every_verification(
             workspace, {"citationId": "c-a", "snapshotId": record.snapshot_id, "quote": QUOTE}
         )
     report = audit(workspace, citation_id="c-a", url=None, snapshot_id=None)
-    assert report["snapshot"]["hashes"]["text"] == record.text_hash
-    assert all(blob["intact"] for blob in report["snapshot"]["blobs"])
-    assert [v["status"] for v in report["verifications"]] == ["quote_found"] * 2
-    assert [c["snapshotId"] for c in report["captures"]] == [record.snapshot_id]
+    assert report.snapshot.text_hash == record.text_hash
+    assert report.snapshot.blobs
+    assert all(blob.holds for blob in report.snapshot.blobs)
+    assert [v.status for v in report.verifications] == [Status.QUOTE_FOUND] * 2
+    assert [c.snapshot_id for c in report.captures] == [record.snapshot_id]
 
 
 def test_fsck_is_clean_after_captures(workspace: Workspace, example_page: Path) -> None:

@@ -88,9 +88,10 @@ def test_the_cli_document_keeps_the_locations(
     recorded relative to it, so a moved home keeps its blobs) and each blob's key."""
     workspace = served.app.state.workspace  # type: ignore[attr-defined]
     report = audit(workspace, citation_id=None, url=None, snapshot_id=recorded["snapshotId"])
-    assert report["snapshot"]["store"] == "home:store"
+    assert report.snapshot.store == "home:store"
     assert (home / "store").is_dir()
-    assert all(blob["key"] for blob in report["snapshot"]["blobs"])
+    assert report.snapshot.blobs
+    assert all(blob.key for blob in report.snapshot.blobs)
 
 
 def test_a_missing_blob_is_reported_without_its_path(

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from records import jobs
 from records.models import BatchItem, Capture
+from records.vocabulary import ItemState
 from records.workspace import Workspace
 from snap.config import Settings
 from tests.http_fixtures import LoopbackServer
@@ -86,4 +87,4 @@ def test_every_item_is_done_once_whatever_the_deliveries(
     assert states == ["done"] * ITEMS
     assert sorted(urls) == sorted(files)  # each recorded once
     progress = jobs.batch_progress(workspace.db, batch_id)
-    assert (progress["done"], progress["finished"]) == (ITEMS, True)
+    assert (progress.count(ItemState.DONE), progress.finished) == (ITEMS, True)

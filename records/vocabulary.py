@@ -1,0 +1,89 @@
+"""The words records/ and the shells compare and store, as enums: one place to read them, and
+one place a test (tests/records/test_records_vocabulary.py) allows them to be spelled.
+
+A citation check's status is ``verifier.Status`` (the pure verifier needs it, so it lives at the
+bottom of the import graph); everything else snap counts, stores or branches on is here. Each
+is a ``StrEnum``: a member equals its string value, so database rows, JSON output and CHECK
+constraints hold the plain words, and a comparison with a row's column needs no conversion.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from verifier.status import Status
+
+__all__ = [
+    "REFETCH_FAILED",
+    "BatchKind",
+    "BlobState",
+    "CaptureOutcome",
+    "FailureKind",
+    "ItemState",
+    "RequestKind",
+    "Status",
+]
+
+
+class BlobState(StrEnum):
+    """What ``fsck`` and ``audit`` say about one recorded blob: a state of stored bytes, never
+    a status of a citation check."""
+
+    INTACT = "intact"  # the recorded version is there and hashes to its digest
+    SHADOWED = "shadowed"  # intact, but a delete marker or newer version sits on top of it
+    DAMAGED = "damaged"  # the recorded version's bytes do not hash to the digest
+    MISSING = "missing"  # the recorded version is gone from the store it was written to
+
+    @property
+    def holds(self) -> bool:
+        """The evidence is intact: a shadowed blob's recorded version still hashes."""
+        return self in (BlobState.INTACT, BlobState.SHADOWED)
+
+
+class BatchKind(StrEnum):
+    """The bulk work a batch holds (records.jobs); each kind is one Celery task."""
+
+    CAPTURE = "capture"
+    REVERIFY = "reverify"
+    REEXTRACT = "reextract"
+
+
+class ItemState(StrEnum):
+    """One batch item's life: pending -> running -> done, or failed (records.jobs)."""
+
+    PENDING = "pending"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+
+    @property
+    def open(self) -> bool:
+        """Still to be run (a lost message leaves its item in one of these)."""
+        return self in (ItemState.PENDING, ItemState.RUNNING)
+
+
+class FailureKind(StrEnum):
+    """Why a batch item failed: a transient failure is re-queued by ``snap jobs --resume``."""
+
+    TRANSIENT = "transient"
+    PERMANENT = "permanent"
+
+
+class RequestKind(StrEnum):
+    """What a citation request carries (records.inputs), and so how it is checked."""
+
+    QUOTED = "quote"  # the quoted words: they are checked
+    UNQUOTED = "no_quote"  # a source but no quote
+    SNIPPET = "snippet"  # a search-engine excerpt: checked, but never promised verbatim
+
+
+# ``reverify --refetch``: a cited URL that could not be captured again (an outcome of the
+# capture, reported beside the citations' statuses, never stored as a verification).
+REFETCH_FAILED = "refetch_failed"
+
+
+class CaptureOutcome(StrEnum):
+    """How one attempt to capture a source ended: every attempt is recorded, a failed one too."""
+
+    STORED = "stored"
+    FAILED = "failed"

@@ -1,0 +1,317 @@
+"""JSON at the edge: one serialiser per wire shape, for the typed results the use cases return.
+
+The use cases (records.jobs, records.reextract, records.fsck, records.show, records.audit)
+return frozen dataclasses with statuses as enums and times as ``datetime``; the CLI's text
+renderer, the HTTP service, the MCP tools and the exports read those objects. Only what leaves
+the process as JSON (``--json``, HTTP bodies, MCP results) goes through the functions here, so
+a key is named in exactly one place. The shapes are pinned by
+tests/records/test_records_wire_shapes.py; times are written by ``snapshotter.times``.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import TYPE_CHECKING, Any
+
+from snapshotter.times import wire_time, wire_time_or_none
+
+if TYPE_CHECKING:  # the serialisers read the results; importing them would load every use case
+    from records.audit import (
+        AuditedSnapshot,
+        AuditReport,
+        CaptureRecord,
+        CitationChecks,
+        CitationRecord,
+        ExtractionRecord,
+        VerificationRecord,
+    )
+    from records.evidence import BlobCheck
+    from records.exports.http_head import Exchange, Head
+    from records.fsck import FsckProblem, FsckReport
+    from records.jobs import BatchProgress, ReverifyOutcomes
+    from records.reextract import Reextracted
+    from records.show import Shown
+
+
+def batch_progress_json(progress: BatchProgress) -> dict[str, Any]:
+    """``snap jobs BATCH --json``, ``GET /v1/jobs/{batch}``, and a batch run in-process."""
+    document: dict[str, Any] = {
+        "batchId": progress.batch_id,
+        "kind": progress.kind.value,
+        "params": dict(progress.params),
+        "createdAt": wire_time(progress.created_at),
+        "total": progress.total,
+        **{state.value: count for state, count in progress.counts.items()},
+        "failedTransient": progress.failed_transient,
+        "finished": progress.finished,
+        "failures": [
+            {
+                "key": failure.key,
+                "errorKind": None if failure.failure_kind is None else failure.failure_kind.value,
+                "error": failure.error,
+                "attempts": failure.attempts,
+            }
+            for failure in progress.failures
+        ],
+    }
+    if progress.outcomes is not None:
+        document["outcomes"] = reverify_outcomes_json(progress.outcomes)
+    return document
+
+
+def reverify_outcomes_json(outcomes: ReverifyOutcomes) -> dict[str, Any]:
+    return {
+        "stillFound": outcomes.still_found,
+        "broke": outcomes.broke,
+        "refetchFailed": outcomes.refetch_failed,
+        "byStatus": {status.value: count for status, count in outcomes.by_status.items()},
+        "broken": [
+            {
+                "citationId": broken.citation_id,
+                "status": broken.status.value,
+                "reason": broken.reason,
+            }
+            for broken in outcomes.broken
+        ],
+    }
+
+
+def batch_list_json(batches: list[BatchProgress]) -> dict[str, Any]:
+    """``snap jobs --json``: the most recent batches."""
+    return {"batches": [batch_progress_json(batch) for batch in batches]}
+
+
+def reextracted_json(results: list[Reextracted]) -> dict[str, Any]:
+    """``snap reextract --json``."""
+    return {
+        "extractions": [
+            {
+                "snapshotId": result.snapshot_id,
+                "extractionId": result.extraction_id,
+                "extractor": result.extractor,
+                "decoding": result.decoding,
+                "textHash": result.text_hash,
+                "new": result.new,
+            }
+            for result in results
+        ]
+    }
+
+
+def blob_check_json(check: BlobCheck) -> dict[str, Any]:
+    """One recorded blob as found now (``snap audit``'s ``blobs``, ``snap fsck``'s entries)."""
+    return {
+        "kind": check.kind,
+        "digest": check.digest,
+        "key": check.key,
+        "versionId": check.version_id,
+        "state": check.state.value,
+        "intact": check.holds,
+        "detail": check.detail,
+    }
+
+
+def fsck_json(report: FsckReport) -> dict[str, Any]:
+    """``snap fsck --json``."""
+    return {
+        "ok": report.ok,
+        "blobsChecked": report.blobs_checked,
+        "snapshotsChecked": report.snapshots_checked,
+        "states": {state.value: count for state, count in report.states.items()},
+        "problems": [fsck_problem_json(problem) for problem in report.problems],
+        "shadowed": [
+            {**blob_check_json(entry.blob), "snapshotId": entry.snapshot_id}
+            for entry in report.shadowed
+        ],
+        "orphans": list(report.orphans),
+        "tempFiles": list(report.temp_files),
+        "tempFilesRemoved": report.temp_files_removed,
+    }
+
+
+def fsck_problem_json(problem: FsckProblem) -> dict[str, Any]:
+    if problem.blob is not None:
+        blob = blob_check_json(problem.blob)
+        return {**blob, "snapshotId": problem.snapshot_id, "problem": problem.problem}
+    if problem.key is not None:
+        return {"key": problem.key, "problem": problem.problem}
+    return {"snapshotId": problem.snapshot_id, "problem": problem.problem}
+
+
+def shown_json(shown: Shown) -> dict[str, Any]:
+    """``snap show --json``, ``GET /v1/snapshots/{id}/text`` and the MCP ``show_text`` tool."""
+    document: dict[str, Any] = {"snapshotId": shown.snapshot_id, "what": shown.what}
+    if shown.what == "text":
+        document |= {
+            "extractionId": shown.extraction_id,
+            "start": shown.start,
+            "end": shown.end,
+            "length": shown.length,
+            "text": shown.text,
+        }
+    elif shown.what in ("raw", "screenshot"):
+        raw = shown.raw or b""
+        document |= {"size": len(raw), "base64": base64.b64encode(raw).decode("ascii")}
+    else:
+        document["headers"] = None if shown.headers is None else dict(shown.headers)
+        if shown.exchanges is not None:
+            document["exchanges"] = [exchange_json(item) for item in shown.exchanges]
+    document["origin"] = shown.origin
+    return document
+
+
+def exchange_json(exchange: Exchange) -> dict[str, Any]:
+    return {
+        "url": exchange.url,
+        "status": exchange.status,
+        "request": None if exchange.request is None else head_json(exchange.request),
+        "response": head_json(exchange.response),
+    }
+
+
+def head_json(head: Head) -> dict[str, Any]:
+    return {"line": head.first_line, "headers": [list(pair) for pair in head.headers]}
+
+
+def audit_json(report: AuditReport) -> dict[str, Any]:
+    """``snap audit --json``, ``GET /v1/citations/{id}/audit`` and the like, and the MCP
+    ``audit`` tool: the keys of each kind of report in the order a reader meets them."""
+    from records.audit import CitationAudit, UrlAudit
+
+    captures = [capture_json(capture) for capture in report.captures]
+    if isinstance(report, CitationAudit):
+        return {
+            "citation": citation_json(report.citation),
+            "snapshot": None if report.snapshot is None else snapshot_json(report.snapshot),
+            "captures": captures,
+            "verifications": [verification_json(v) for v in report.verifications],
+        }
+    citations = [citation_checks_json(item) for item in report.citations]
+    if isinstance(report, UrlAudit):
+        return {
+            "url": report.url,
+            "captures": captures,
+            "snapshots": [snapshot_json(s) for s in report.snapshots],
+            "citations": citations,
+        }
+    return {
+        "snapshot": snapshot_json(report.snapshot),
+        "captures": captures,
+        "citations": citations,
+    }
+
+
+def citation_json(citation: CitationRecord) -> dict[str, Any]:
+    position = citation.position
+    return {
+        "citationId": citation.citation_id,
+        "url": citation.url,
+        "snapshotId": citation.snapshot_id,
+        "extractionId": citation.extraction_id,
+        "claimedSnapshotId": citation.claimed_snapshot_id,
+        "selector": {
+            "quote": {
+                "exact": citation.exact,
+                "prefix": citation.prefix,
+                "suffix": citation.suffix,
+            },
+            "position": None
+            if position is None
+            else {"start": position.start, "end": position.end, "unit": position.unit},
+        },
+        "page": citation.page,
+        "claim": citation.claim,
+        "answerId": citation.answer_id,
+        "createdAt": wire_time(citation.created_at),
+    }
+
+
+def citation_checks_json(item: CitationChecks) -> dict[str, Any]:
+    return {
+        **citation_json(item.citation),
+        "verifications": [verification_json(v) for v in item.verifications],
+    }
+
+
+def verification_json(check: VerificationRecord) -> dict[str, Any]:
+    closest = None
+    if check.closest_text is not None:
+        closest = {"text": check.closest_text, "score": check.closest_score}
+    return {
+        "verificationId": check.verification_id,
+        "checkedAt": wire_time(check.checked_at),
+        "status": check.status.value,
+        "snapshotId": check.snapshot_id,
+        "extractionId": check.extraction_id,
+        "span": None if check.span is None else {"start": check.span[0], "end": check.span[1]},
+        "matches": check.matches,
+        "closest": closest,
+        "reason": check.reason,
+        "details": dict(check.details),
+        "verifier": check.verifier,
+        "normalizer": check.normalizer,
+        "logProof": None if check.log_proof is None else dict(check.log_proof),
+    }
+
+
+def capture_json(capture: CaptureRecord) -> dict[str, Any]:
+    """A capture; a stored one carries its ``seal`` (null: recorded before seals were kept)."""
+    document: dict[str, Any] = {
+        "captureId": capture.capture_id,
+        "url": capture.url,
+        "finalUrl": capture.final_url,
+        "fetchedAt": wire_time(capture.fetched_at),
+        "httpStatus": capture.http_status,
+        "outcome": capture.outcome.value,
+        "error": capture.error,
+        "snapshotId": capture.snapshot_id,
+        "method": capture.method,
+        "provenance": dict(capture.provenance),
+        "logProof": None if capture.log_proof is None else dict(capture.log_proof),
+    }
+    if capture.stored:
+        document["seal"] = None if capture.seal is None else capture.seal.to_json()
+    return document
+
+
+def snapshot_json(snapshot: AuditedSnapshot) -> dict[str, Any]:
+    return {
+        "snapshotId": snapshot.snapshot_id,
+        "hashes": {
+            "raw": snapshot.raw_hash,
+            "text": snapshot.text_hash,
+            "norm": snapshot.norm_hash,
+        },
+        "sizes": {"raw": snapshot.raw_size, "text": snapshot.text_size},
+        "contentType": snapshot.content_type,
+        "extractor": snapshot.extractor,
+        "normalizer": snapshot.normalizer,
+        "store": snapshot.store,
+        "versionIds": {"raw": snapshot.raw_version_id, "text": snapshot.text_version_id},
+        "retention": {
+            "mode": snapshot.lock_mode,
+            "until": wire_time_or_none(snapshot.retain_until),
+        },
+        "pages": list(snapshot.pages),
+        "flags": list(snapshot.flags),
+        "recordedAt": wire_time(snapshot.recorded_at),
+        "extractions": [extraction_json(e) for e in snapshot.extractions],
+        "blobs": [blob_check_json(blob) for blob in snapshot.blobs],
+    }
+
+
+def extraction_json(extraction: ExtractionRecord) -> dict[str, Any]:
+    return {
+        "extractionId": extraction.extraction_id,
+        "extractor": extraction.extractor,
+        "decoding": extraction.decoding,
+        "contentType": extraction.content_type,
+        "hashes": {"text": extraction.text_hash, "norm": extraction.norm_hash},
+        "textSize": extraction.text_size,
+        "normalizer": extraction.normalizer,
+        "source": extraction.source,
+        "textVersionId": extraction.text_version_id,
+        "pages": extraction.pages,
+        "flags": list(extraction.flags),
+        "recordedAt": wire_time(extraction.recorded_at),
+    }

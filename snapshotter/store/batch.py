@@ -1,0 +1,342 @@
+"""Writing many blobs with one durability wait: what a batch capture stores through.
+
+A folder store makes each blob durable before ``put`` returns: the file's bytes are fsynced,
+the file is linked into place, and its folder is fsynced. Done one blob at a time, each fsync
+waits for its own journal commit (about 8 ms on this machine's ext4), which made a capture of a
+small page mostly waiting. A batch keeps every step and only moves the waits: ``put`` writes
+and hash-checks the temporary file and returns; ``flush`` then makes every file of the batch
+durable, links each into place, and makes every folder that gained an entry durable: for each
+blob in the same order as before (its bytes before its link, its link before ``flush``
+returns), with two waits for the whole batch instead of two per blob.
+
+Each wait is one ``syncfs(2)`` of the store's file system on Linux 5.8 or later (which reports
+write-back errors to the caller, as fsync does; measured here: 16-90 ms for the 400 files and
+330 folders of 100 pages, against 2.4 s for the same fsyncs one by one). Elsewhere each file
+and folder is fsynced, all at once from a pool of threads kept for the life of the process
+(never a thread per blob or page), so the file system can commit them together (81-195 ms).
+
+Until ``flush`` returns, nothing of the batch is at its address: a reader sees none of it, and a
+crash leaves only ``.tmp-`` files (which ``iterate`` and every read ignore), never a file under a
+content address whose bytes were not yet durable. The caller records nothing that names a blob
+of the batch before ``flush`` has returned: that is what keeps "a record is never committed
+before its blobs are durable".
+
+A store whose ``put`` is already durable when it returns (S3: the object exists once the PUT
+is answered) is batched by ``ImmediateBatch``, whose ``flush`` has nothing to wait for.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import platform
+import re
+import sys
+import tempfile
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO, Protocol, cast
+
+from snapshotter.errors import StoreError
+from snapshotter.store.base import BlobStore, StoredBlob, blob_key
+from snapshotter.store.hashing import NullSink, require_digest, source_digest
+from snapshotter.store.local import READ_ONLY, FolderStore, copy_source, fsync_dir
+
+FSYNC_THREADS = 32  # fsyncs in flight without syncfs: the journal commits them together
+
+
+class StoreBatch(Protocol):
+    """A store whose puts become durable together, at ``flush``. Reads go to the store."""
+
+    location: str
+
+    def put(
+        self, kind: str, digest: str, source: Path | bytes, *, tags: Mapping[str, str]
+    ) -> StoredBlob: ...
+
+    def get(self, kind: str, digest: str, *, version_id: str | None = None) -> bytes: ...
+
+    def read_into(
+        self, kind: str, digest: str, sink: BinaryIO, *, version_id: str | None = None
+    ) -> int: ...
+
+    def head(
+        self, kind: str, digest: str, *, version_id: str | None = None
+    ) -> StoredBlob | None: ...
+
+    def shadowing(self, kind: str, digest: str, version_id: str | None) -> str | None: ...
+
+    def probe(self) -> None: ...
+
+    def iterate(self) -> Iterator[tuple[str, str]]: ...
+
+    def flush(self) -> None:
+        """Make every blob put so far durable and readable at its address."""
+        ...
+
+    def discard(self) -> None:
+        """Drop what was put and not flushed (the batch failed before ``flush``)."""
+        ...
+
+
+def batched(store: BlobStore) -> StoreBatch:
+    """A batch over ``store``: deferred fsyncs on a folder store, plain puts elsewhere."""
+    if isinstance(store, FolderStore):
+        return FolderBatch(store)
+    return ImmediateBatch(store)
+
+
+class _Delegating:
+    """Every read of the interface goes to the store itself."""
+
+    def __init__(self, store: BlobStore) -> None:
+        self.store = store
+        self.location = store.location
+
+    def get(self, kind: str, digest: str, *, version_id: str | None = None) -> bytes:
+        return self.store.get(kind, digest, version_id=version_id)
+
+    def read_into(
+        self, kind: str, digest: str, sink: BinaryIO, *, version_id: str | None = None
+    ) -> int:
+        return self.store.read_into(kind, digest, sink, version_id=version_id)
+
+    def head(self, kind: str, digest: str, *, version_id: str | None = None) -> StoredBlob | None:
+        return self.store.head(kind, digest, version_id=version_id)
+
+    def shadowing(self, kind: str, digest: str, version_id: str | None) -> str | None:
+        return self.store.shadowing(kind, digest, version_id)
+
+    def probe(self) -> None:
+        self.store.probe()
+
+    def iterate(self) -> Iterator[tuple[str, str]]:
+        return self.store.iterate()
+
+
+class ImmediateBatch(_Delegating):
+    """For a store whose every put is durable on return: nothing waits for ``flush``."""
+
+    def put(
+        self, kind: str, digest: str, source: Path | bytes, *, tags: Mapping[str, str]
+    ) -> StoredBlob:
+        return self.store.put(kind, digest, source, tags=tags)
+
+    def flush(self) -> None:
+        return None
+
+    def discard(self) -> None:
+        return None
+
+
+@dataclass
+class _Pending:
+    temp: Path
+    target: Path
+    blob: StoredBlob
+
+
+class FolderBatch(_Delegating):
+    """Blobs written to temporary files now, made durable and linked into place at ``flush``.
+
+    Not shared between threads: each batch capture makes its own (the store itself is)."""
+
+    def __init__(self, store: FolderStore) -> None:
+        super().__init__(store)
+        self.folder_store = store
+        self._pending: dict[Path, _Pending] = {}
+        self._new_folders: set[Path] = set()  # folders whose new entries must be fsynced
+
+    def put(
+        self, kind: str, digest: str, source: Path | bytes, *, tags: Mapping[str, str]
+    ) -> StoredBlob:
+        """Write and hash-check ``source`` beside its address; durable at ``flush``."""
+        target = self.folder_store.path_of(kind, digest)
+        key = blob_key(kind, digest)
+        pending = self._pending.get(target)
+        if pending is not None:  # the same content twice in one batch
+            require_digest(key, digest, source_digest(source)[0])
+            return StoredBlob(kind, digest, key, pending.blob.size, created=False)
+        if target.exists():
+            return self.folder_store.put(kind, digest, source, tags=tags)  # re-hashes it
+        try:
+            temp, size = self._write_temp(target, key, digest, source)
+        except OSError as error:
+            raise StoreError(f"cannot write {target}: {error.strerror or error}") from None
+        blob = StoredBlob(kind, digest, key, size, created=True)
+        self._pending[target] = _Pending(temp, target, blob)
+        return blob
+
+    def _write_temp(
+        self, target: Path, key: str, digest: str, source: Path | bytes
+    ) -> tuple[Path, int]:
+        self._make_dirs(target.parent)
+        handle, name = tempfile.mkstemp(prefix=".tmp-", dir=target.parent)
+        temp = Path(name)
+        try:
+            with os.fdopen(handle, "wb", buffering=0) as out:
+                size = copy_source(source, out, key=key, digest=digest)
+                os.fchmod(out.fileno(), READ_ONLY)
+        except BaseException:
+            temp.unlink(missing_ok=True)
+            raise
+        return temp, size
+
+    def _make_dirs(self, folder: Path) -> None:
+        """Create missing folders; their entries in their parents are fsynced at ``flush``."""
+        missing: list[Path] = []
+        current = folder
+        while not current.exists():
+            missing.append(current)
+            current = current.parent
+        for path in reversed(missing):
+            try:
+                path.mkdir()
+            except FileExistsError:
+                continue
+            self._new_folders.add(path.parent)
+
+    def flush(self) -> None:
+        """fsync every file, link each into place, fsync every folder that gained an entry.
+
+        A blob someone else linked first (another process storing the same content) is
+        re-hashed, as ``put`` does with a blob already present. Raises StoreError when any
+        step fails; then nothing of the batch may be recorded (some blobs may be in place,
+        durable and unreferenced, as after a capture whose record failed)."""
+        pending = list(self._pending.values())
+        self._pending = {}
+        try:
+            durable = _durability(self.folder_store.root)
+            durable.files([item.temp for item in pending])
+            folders = set(self._new_folders)
+            for item in pending:
+                if _link(item.temp, item.target):
+                    folders.add(item.target.parent)
+                else:  # re-hashed, as put does with a blob already present
+                    self.folder_store.read_into(item.blob.kind, item.blob.digest, NullSink())
+            durable.folders(sorted(folders))
+            self._new_folders = set()
+        except OSError as error:
+            raise StoreError(f"cannot make the batch's blobs durable: {error}") from None
+        finally:
+            for item in pending:
+                item.temp.unlink(missing_ok=True)
+
+    def discard(self) -> None:
+        for item in self._pending.values():
+            item.temp.unlink(missing_ok=True)
+        self._pending = {}
+
+
+def _link(temp: Path, target: Path) -> bool:
+    try:
+        os.link(temp, target)
+    except FileExistsError:
+        return False
+    return True
+
+
+class _Durability(Protocol):
+    def files(self, paths: list[Path]) -> None: ...
+    def folders(self, paths: list[Path]) -> None: ...
+
+
+class _SyncFs:
+    """One ``syncfs`` of the file system holding ``root`` for each group of paths."""
+
+    def __init__(self, root: Path, syncfs: Callable[[int], int]) -> None:
+        self.root = root
+        self._syncfs = syncfs
+
+    def files(self, paths: list[Path]) -> None:
+        if paths:
+            self._sync()
+
+    def folders(self, paths: list[Path]) -> None:
+        if paths:
+            self._sync()
+
+    def _sync(self) -> None:
+        descriptor = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            if self._syncfs(descriptor) != 0:
+                code = ctypes.get_errno()
+                raise OSError(code, f"syncfs: {os.strerror(code)}")
+        finally:
+            os.close(descriptor)
+
+
+class _EachFsync:
+    """Every file and folder fsynced, all in flight at once."""
+
+    def files(self, paths: list[Path]) -> None:
+        _each(_fsync_path, paths)
+
+    def folders(self, paths: list[Path]) -> None:
+        _each(fsync_dir, paths)
+
+
+def _durability(root: Path) -> _Durability:
+    syncfs = _syncfs()
+    return _SyncFs(root, syncfs) if syncfs is not None else _EachFsync()
+
+
+@functools.cache
+def _syncfs() -> Callable[[int], int] | None:
+    """libc's ``syncfs`` on Linux 5.8 or later (earlier kernels do not report write-back
+    errors from it), else None."""
+    if not sys.platform.startswith("linux") or _kernel() < (5, 8):
+        return None
+    try:
+        function = ctypes.CDLL(None, use_errno=True).syncfs
+    except (OSError, AttributeError):
+        return None
+    function.argtypes = [ctypes.c_int]
+    function.restype = ctypes.c_int
+    return cast(Callable[[int], int], function)
+
+
+def _kernel() -> tuple[int, int]:
+    numbers = re.findall(r"\d+", platform.release())[:2]
+    return (int(numbers[0]), int(numbers[1])) if len(numbers) == 2 else (0, 0)
+
+
+def _fsync_path(path: Path) -> None:
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _forget_pool() -> None:
+    """A forked child (a Celery worker process) has none of its parent's threads."""
+    global _pool
+    _pool = None
+
+
+os.register_at_fork(after_in_child=_forget_pool)
+
+
+def _each(action: Callable[[Path], None], paths: Iterable[Path]) -> None:
+    """``action`` on every path at once from the process's fsync pool; the first error raised."""
+    items = list(paths)
+    if len(items) <= 1:
+        for path in items:
+            action(path)
+        return
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(FSYNC_THREADS, thread_name_prefix="snap-fsync")
+        pool = _pool
+    for future in [pool.submit(action, path) for path in items]:
+        future.result()

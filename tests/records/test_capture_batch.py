@@ -1,0 +1,330 @@
+"""Batch capture (``snap fetch TARGET...``, ``--from FILE``): the same blobs and records as
+captures made one by one; a failed target is reported on its own line and costs the others
+nothing; and wherever a batch is interrupted, no capture is recorded without its blobs."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+import records.capture as capture_module
+import snapshotter.store.batch as batch_module
+from records.attest.checkpoints import verify_log
+from records.capture import capture_source, capture_sources
+from records.models import Capture, Extraction
+from records.repository import record_capture_batch
+from records.workspace import Workspace
+from snapshotter.capture import RenderedText
+from snapshotter.errors import IntegrityError
+from tests.http_fixtures import LoopbackServer
+from tests.records.conftest import Backend
+
+
+@contextmanager
+def opened(backend: Backend) -> Iterator[Workspace]:
+    workspace = backend.workspace()
+    try:
+        yield workspace
+    finally:
+        workspace.close()
+
+
+def page(n: int) -> bytes:
+    words = " ".join(f"word{(n * 7 + i) % 23}" for i in range(80))
+    return f"<html><body><main><h1>Page {n}</h1><p>{words}.</p></main></body></html>".encode()
+
+
+def serve(server: LoopbackServer, count: int) -> list[str]:
+    """``count`` pages, the last two with the same body (one snapshot, two captures)."""
+    urls = []
+    for n in range(count):
+        server.route(f"/p{n}", body=page(min(n, count - 2)))
+        urls.append(server.url(f"/p{n}"))
+    return urls
+
+
+def stored_blobs(workspace: Workspace, kinds: tuple[str, ...] = ("raw", "text")) -> set[str]:
+    return {f"{kind}:{digest}" for kind, digest in workspace.store.iterate() if kind in kinds}
+
+
+def captures(workspace: Workspace) -> list[Capture]:
+    with workspace.db.reading() as session:
+        return list(session.scalars(select(Capture).order_by(Capture.id)))
+
+
+def columns(capture: Capture) -> tuple[Any, ...]:
+    """What a capture records that does not depend on when it was made."""
+    manifest = (capture.provenance or {}).get("manifest") or {}
+    return (
+        capture.url,
+        capture.final_url,
+        capture.http_status,
+        capture.outcome,
+        capture.snapshot_id,
+        capture.method,
+        sorted(k for k in capture.provenance or {} if k not in ("fetchedAt", "ip", "port")),
+        manifest.get("signature", {}).get("state"),
+    )
+
+
+def blobs_of(workspace: Workspace, capture: Capture) -> list[tuple[str, str]]:
+    """Every blob a stored capture names (its manifest's list, and the manifest itself)."""
+    named = capture.provenance["manifest"]
+    document = json.loads(workspace.store.get("manifest", named["hash"]))
+    return [("manifest", named["hash"])] + [
+        (blob["kind"], blob["sha256"]) for blob in document["blobs"]
+    ]
+
+
+@pytest.mark.parametrize("batch_size", [1, 2, 100])
+def test_a_batch_stores_what_captures_one_by_one_store(
+    backend: Backend, http_server: LoopbackServer, batch_size: int
+) -> None:
+    urls = serve(http_server, 5)
+    with opened(backend) as workspace:
+        batched = list(capture_sources(workspace, urls, batch_size=batch_size))
+        assert [outcome.target for outcome in batched] == urls
+        assert all(outcome.record is not None for outcome in batched)
+        after_batch = stored_blobs(workspace)
+        first = captures(workspace)
+        singly = [capture_source(workspace, url) for url in urls]
+        second = captures(workspace)[len(first) :]
+        # The same content: no raw or text blob the batch did not already store.
+        assert stored_blobs(workspace) == after_batch
+        assert [o.record.snapshot_id for o in batched if o.record] == [
+            r.snapshot_id for r in singly
+        ]
+        assert [o.record.text_hash for o in batched if o.record] == [r.text_hash for r in singly]
+        assert [columns(c) for c in first] == [columns(c) for c in second]
+        assert [len(blobs_of(workspace, c)) for c in first] == [
+            len(blobs_of(workspace, c)) for c in second
+        ]
+        for capture in first:
+            for kind, digest in blobs_of(workspace, capture):
+                workspace.store.get(kind, digest)  # present, and re-hashed on read
+        with workspace.db.reading() as session:
+            extractions = session.scalars(select(Extraction)).all()
+        assert len(extractions) == len(set(urls[:-1]))  # the last two share one snapshot
+        assert verify_log(workspace).ok
+
+
+def test_a_failed_target_is_reported_on_its_line_and_costs_the_others_nothing(
+    backend: Backend, http_server: LoopbackServer, tmp_path: Path
+) -> None:
+    urls = serve(http_server, 3)
+    http_server.route("/gone", status=404, body=b"not here")
+    targets = [
+        urls[0],
+        http_server.url("/gone"),
+        str(tmp_path / "no-such-file.html"),
+        urls[1],
+        "http://127.0.0.1:1/refused",
+        urls[2],
+    ]
+    listing = tmp_path / "targets.txt"
+    listing.write_text("# one a line\n\n" + "\n".join(targets) + "\n")
+    result = backend.snap("fetch", "--from", str(listing), "--batch-size", "4")
+    lines = result.stdout.splitlines()
+    assert [line.split(" ", 2)[1].rstrip(":") for line in lines] == targets
+    assert [line.split(" ", 1)[0] for line in lines] == [
+        "stored",
+        "failed",
+        "failed",
+        "stored",
+        "failed",
+        "stored",
+    ]
+    assert "HTTP 404" in lines[1]
+    assert "no such file" in lines[2]
+    assert result.returncode == 2  # the worst: a target that is no capture (a missing file)
+    with opened(backend) as workspace:
+        recorded = captures(workspace)
+        by_url = {capture.url: capture for capture in recorded}
+        assert [by_url[url].outcome for url in urls] == ["stored"] * 3
+        assert by_url[http_server.url("/gone")].outcome == "failed"
+        assert by_url["http://127.0.0.1:1/refused"].outcome == "failed"
+        assert len(recorded) == 5  # the missing file never became a capture attempt
+        for url in urls:
+            for kind, digest in blobs_of(workspace, by_url[url]):
+                workspace.store.get(kind, digest)
+        assert verify_log(workspace).ok
+
+
+def test_json_lines_give_each_target_its_record_or_its_error(
+    backend: Backend, http_server: LoopbackServer
+) -> None:
+    urls = serve(http_server, 2)
+    result = backend.snap("fetch", "--json", urls[0], "http://127.0.0.1:1/x", urls[1])
+    documents = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [d.get("url") or d.get("target") for d in documents] == [
+        urls[0],
+        "http://127.0.0.1:1/x",
+        urls[1],
+    ]
+    assert documents[1]["error"]["type"] == "FetchError"
+    assert documents[1]["error"]["exitCode"] == result.returncode == 1
+    assert documents[0]["snapshotId"].startswith("sha256:")
+
+
+class Crash(BaseException):
+    """The process dying at this point (not an error anything may catch)."""
+
+
+CRASH_POINTS = [
+    "writing the third page",
+    "before the files are durable",
+    "before the links are durable",
+    "in the recording transaction",
+]
+
+
+def crash_at(point: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    if point == "writing the third page":
+        real_put = batch_module.FolderBatch.put
+        calls = {"n": 0}
+
+        def put(self: Any, *args: Any, **kwargs: Any) -> Any:
+            calls["n"] += 1
+            if calls["n"] == 9:
+                raise Crash
+            return real_put(self, *args, **kwargs)
+
+        monkeypatch.setattr(batch_module.FolderBatch, "put", put)
+    elif point == "before the files are durable":
+        monkeypatch.setattr(batch_module, "_durability", lambda _root: CrashingDurability(0))
+    elif point == "before the links are durable":
+        monkeypatch.setattr(batch_module, "_durability", lambda _root: CrashingDurability(1))
+    else:
+
+        def record(*_args: Any, **_kwargs: Any) -> Any:
+            raise Crash
+
+        monkeypatch.setattr(capture_module, "record_capture_batch", record)
+
+
+class CrashingDurability:
+    def __init__(self, crash_on: int) -> None:
+        self.calls = 0
+        self.crash_on = crash_on
+        self.inner = batch_module._EachFsync()
+
+    def files(self, paths: list[Path]) -> None:
+        self._step()
+        self.inner.files(paths)
+
+    def folders(self, paths: list[Path]) -> None:
+        self._step()
+        self.inner.folders(paths)
+
+    def _step(self) -> None:
+        self.calls += 1
+        if self.calls > self.crash_on:
+            raise Crash
+
+
+@pytest.mark.parametrize("point", CRASH_POINTS)
+def test_a_batch_cut_short_records_nothing_without_its_durable_blobs(
+    backend: Backend, http_server: LoopbackServer, monkeypatch: pytest.MonkeyPatch, point: str
+) -> None:
+    if backend.name != "embedded" and point != "in the recording transaction":
+        pytest.skip("S3 puts are durable when answered: nothing is deferred to a flush")
+    urls = serve(http_server, 6)
+    with opened(backend) as workspace:
+        done = list(capture_sources(workspace, urls[:2], batch_size=2))  # one whole batch
+        assert all(outcome.record for outcome in done)
+        crash_at(point, monkeypatch)
+        with pytest.raises(Crash):
+            list(capture_sources(workspace, urls[2:], batch_size=4))
+        monkeypatch.undo()
+        recorded = captures(workspace)
+        assert [c.url for c in recorded] == urls[:2]  # the cut batch recorded nothing
+        for capture in recorded:
+            for kind, digest in blobs_of(workspace, capture):
+                workspace.store.get(kind, digest)
+        if backend.name == "embedded":  # no file at a content address that is not whole
+            for kind, digest in workspace.store.iterate():
+                try:
+                    workspace.store.get(kind, digest)
+                except IntegrityError:  # pragma: no cover - the failure this test is for
+                    pytest.fail(f"{kind} {digest} is at its address but not whole")
+        # The same pages captured again, whole: nothing left behind is in the way.
+        again = list(capture_sources(workspace, urls[2:], batch_size=4))
+        assert all(outcome.record for outcome in again)
+        assert verify_log(workspace).ok
+
+
+def test_blobs_are_durable_before_the_batch_is_recorded(
+    backend: Backend, http_server: LoopbackServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if backend.name != "embedded":
+        pytest.skip("the folder store's deferred durability")
+    urls = serve(http_server, 3)
+    events: list[str] = []
+    real = batch_module._durability
+
+    class Watched:
+        def __init__(self, root: Path) -> None:
+            self.inner = real(root)
+
+        def files(self, paths: list[Path]) -> None:
+            self.inner.files(paths)
+            events.append(f"files durable: {len(paths)}")
+
+        def folders(self, paths: list[Path]) -> None:
+            self.inner.folders(paths)
+            events.append("folders durable")
+
+    real_record = capture_module.record_capture_batch
+
+    def record(*args: Any, **kwargs: Any) -> Any:
+        events.append("recorded")
+        return real_record(*args, **kwargs)
+
+    monkeypatch.setattr(batch_module, "_durability", Watched)
+    monkeypatch.setattr(capture_module, "record_capture_batch", record)
+    with opened(backend) as workspace:
+        list(capture_sources(workspace, urls, batch_size=10))
+    # Three pages, two with the same body: 2 raw, 2 text, 3 headers and 3 manifests.
+    assert events == ["files durable: 10", "folders durable", "recorded"]
+
+
+def test_a_browser_capture_in_a_batch_records_both_of_its_texts(
+    backend: Backend, http_server: LoopbackServer
+) -> None:
+    """A rendered text has columns the raw one has not (code spans): one statement takes
+    both, each column it leaves out at its default."""
+    urls = serve(http_server, 3)
+    with opened(backend) as workspace:
+        (outcome,) = capture_sources(workspace, urls[:1])
+        assert outcome.record is not None
+        text = b"Page 0 as the browser rendered it."
+        digest = "sha256:" + hashlib.sha256(text).hexdigest()
+        blob = workspace.store.put("text", digest, text, tags={"kind": "text"})
+        rendered = RenderedText(
+            extractor="browser-innertext/test",
+            decoding="browser=test",
+            content_type="text/plain",
+            text_hash=digest,
+            norm_hash=digest,
+            text_size=len(text),
+            text_blob=blob,
+        )
+        records = [
+            dataclasses.replace(outcome.record, url=url, rendered=rendered) for url in urls[1:]
+        ]
+        with workspace.db.session() as session:
+            recorded = record_capture_batch(session, records)
+        assert all(isinstance(row, Capture) for row in recorded)
+        with workspace.db.reading() as session:
+            rows = session.scalars(select(Extraction).order_by(Extraction.id)).all()
+            sources = sorted((row.source, row.code_hash is None) for row in rows)
+        assert sources == [("raw", outcome.record.code_hash is None), ("rendered", True)]
+        assert verify_log(workspace).ok
