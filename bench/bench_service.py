@@ -1,7 +1,8 @@
 """Load test of ``snap serve``: answers of 10 citations against captured 100 KB pages, over HTTP.
 
 Run: ``.venv/bin/python bench/bench_service.py [--seconds 30] [--clients 16] [--json]
-[--database sqlite|postgresql] [--workers 1,2] [--max-requests 20000]``
+[--database sqlite|postgresql] [--workers 1,2] [--max-requests 20000]``, or
+``.venv/bin/python bench/bench_service.py --in-process-cpu [--database …] [--count 500]``
 
 Everything is on loopback: the pages are captured from local files first, the server is a real
 ``snap serve`` (uvicorn) subprocess on 127.0.0.1, and the clients are threads of this process
@@ -14,6 +15,15 @@ Reports, from one run:
 - HTTP, one client: the same, one request at a time -> ratio to the baseline = the HTTP cost;
 - HTTP, N clients for S seconds (and at most ``--max-requests``), once per ``--workers`` count
   (``snap serve --workers W``): requests/s, p50/p90/p99/max latency, errors.
+``--in-process-cpu`` measures no HTTP and no wall time, so it holds on a shared machine: the
+CPU time of one answer verified in-process (best of ``--rounds`` rounds of ``--count`` answers,
+``time.process_time``), for answers checked before (their citations recorded: what the HTTP
+load sends) and for new ones (each a new answer id, so ten new citations); the statements sent
+per answer; and, from one more round under cProfile, the share of the profile spent in
+SQLAlchemy's own Python code (self time of its functions: the drivers' C calls, the waits and
+the matching are outside it). Run it under ``valgrind --tool=callgrind`` with two ``--count``
+values for instructions per answer.
+
 Goals (issue 25): one worker process >= 0.9x the in-process answers/s; 2 workers >= 1.8x one
 (on PostgreSQL, 2 cores); p99 <= 4x p50 at 16 clients; 0 errors. The load average is printed:
 on a shared machine the ratios are indicative only, final figures need a quiet one.
@@ -25,9 +35,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import cProfile
 import http.client
 import json
 import os
+import pstats
 import random
 import signal
 import socket
@@ -119,6 +131,7 @@ def baseline(workspace: Workspace, answers: list[bytes], seconds: float) -> dict
     latencies: list[float] = []
     statuses: dict[str, int] = {}
     started = time.perf_counter()
+    cpu = time.process_time()
     n = 0
     while time.perf_counter() - started < seconds:
         body = answers[n % len(answers)]
@@ -128,7 +141,11 @@ def baseline(workspace: Workspace, answers: list[bytes], seconds: float) -> dict
         for status, count in report.summary()["byStatus"].items():
             statuses[str(status)] = statuses.get(str(status), 0) + count
         n += 1
-    return summary(latencies, time.perf_counter() - started, 0) | {"statuses": statuses}
+    cpu_ms = round((time.process_time() - cpu) / n * 1000, 2)
+    return summary(latencies, time.perf_counter() - started, 0) | {
+        "statuses": statuses,
+        "cpuMsPerAnswer": cpu_ms,
+    }
 
 
 def threaded_baseline(
@@ -158,14 +175,140 @@ def threaded_baseline(
     return summary([x for per in latencies for x in per], time.perf_counter() - started, 0)
 
 
+def with_answer_id(body: bytes, answer_id: str) -> bytes:
+    """The same answer under another id: its ten citations are new (the id is part of each)."""
+    return json.dumps(json.loads(body) | {"answerId": answer_id}).encode()
+
+
+def cpu_per_answer(workspace: Workspace, bodies: list[bytes], rounds: int) -> float:
+    """Best of ``rounds``: CPU seconds per answer, verifying ``bodies`` one after another."""
+    best = float("inf")
+    for _ in range(rounds):
+        started = time.process_time()
+        for body in bodies:
+            verify_citations(workspace, verify_input_from_bytes(body, "bench"))
+        best = min(best, (time.process_time() - started) / len(bodies))
+    return best
+
+
+def statements_per_answer(workspace: Workspace, bodies: list[bytes]) -> float:
+    from sqlalchemy import event
+
+    sent = [0]
+
+    def count(*_: Any) -> None:
+        sent[0] += 1
+
+    event.listen(workspace.db.engine, "before_cursor_execute", count)
+    try:
+        for body in bodies:
+            verify_citations(workspace, verify_input_from_bytes(body, "bench"))
+    finally:
+        event.remove(workspace.db.engine, "before_cursor_execute", count)
+    return sent[0] / len(bodies)
+
+
+def sqlalchemy_share(workspace: Workspace, bodies: list[bytes]) -> dict[str, float]:
+    """SQLAlchemy's Python function calls per answer (counted: independent of the machine's
+    load), and the self time of SQLAlchemy's and the driver's Python functions, per answer and
+    as a share of the whole profile (cProfile's clock is wall time and its overhead inflates
+    call-heavy code, so compare the figures of one mode, not with the CPU times above)."""
+    profile = cProfile.Profile()
+    profile.enable()
+    for body in bodies:
+        verify_citations(workspace, verify_input_from_bytes(body, "bench"))
+    profile.disable()
+    stats: dict[Any, Any] = pstats.Stats(profile).stats  # type: ignore[attr-defined]
+    total = sqlalchemy = driver = 0.0
+    calls = sqlalchemy_calls = 0
+    for (filename, _, _), (_, primitive, own, _, _) in stats.items():
+        total += own
+        calls += primitive
+        if "/sqlalchemy/" in filename:
+            sqlalchemy += own
+            sqlalchemy_calls += primitive
+        elif "/psycopg/" in filename:
+            driver += own
+    return {
+        # counted, not timed: the same on a loaded machine as on a quiet one
+        "sqlalchemyCallsPerAnswer": round(sqlalchemy_calls / len(bodies)),
+        "pythonCallsPerAnswer": round(calls / len(bodies)),
+        "sqlalchemyShare": round(sqlalchemy / total, 3),
+        "sqlalchemyMsPerAnswerProfiled": round(sqlalchemy / len(bodies) * 1000, 2),
+        "psycopgPythonShare": round(driver / total, 3),
+    }
+
+
+def in_process_cpu(args: argparse.Namespace) -> dict[str, Any]:
+    with (
+        tempfile.TemporaryDirectory(prefix="snap-bench-service-") as folder,
+        contextlib.ExitStack() as stack,
+    ):
+        env = {"SNAP_HOME": str(Path(folder) / "home")} | database_env(args.database, stack)
+        workspace = Workspace.open(Settings.from_env(env))
+        pages = build_pages(workspace, Path(folder), args.pages)
+        answers = build_answers(pages, args.answers, 10)
+        workspace.prepared = PreparedCache()
+        for body in answers:  # warm: every page tokenized, every citation recorded
+            verify_citations(workspace, verify_input_from_bytes(body, "bench"))
+        repeated = [answers[n % len(answers)] for n in range(args.count)]
+        fresh = iter(range(10**9))
+
+        def new_answers() -> list[bytes]:
+            return [with_answer_id(body, f"new-{next(fresh)}") for body in repeated]
+
+        result = {
+            "database": args.database,
+            "answers": args.count,
+            "rounds": args.rounds,
+            "cpuMsPerRepeatedAnswer": round(
+                cpu_per_answer(workspace, repeated, args.rounds) * 1000, 3
+            ),
+            "cpuMsPerNewAnswer": round(
+                min(cpu_per_answer(workspace, new_answers(), 1) for _ in range(args.rounds)) * 1000,
+                3,
+            ),
+            "statementsPerRepeatedAnswer": statements_per_answer(workspace, repeated[:100]),
+            "statementsPerNewAnswer": statements_per_answer(workspace, new_answers()[:100]),
+            "profiledRepeated": sqlalchemy_share(workspace, repeated),
+            "profiledNew": sqlalchemy_share(workspace, new_answers()),
+            "loadAverage": [round(x, 2) for x in os.getloadavg()],
+        }
+        workspace.close()
+    return result
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
 
 
+def tree_cpu_seconds(root: int) -> float:
+    """CPU time (user + system) of process ``root`` and its living descendants (uvicorn's
+    worker processes), from /proc: what the server spent, whatever else runs on the machine."""
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        parents[int(entry.name)] = int(fields[1])
+        times[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
+    tree, grown = {root}, True
+    while grown:
+        children = {pid for pid, parent in parents.items() if parent in tree} - tree
+        grown = bool(children)
+        tree |= children
+    return sum(times.get(pid, 0.0) for pid in tree)
+
+
 @contextlib.contextmanager
-def served(env: dict[str, str], workers: int = 1) -> Iterator[int]:
+def served(env: dict[str, str], workers: int = 1) -> Iterator[tuple[int, int]]:
     port = free_port()
     command = ["serve", "--port", str(port), "--request-timeout", "30", "--workers", str(workers)]
     process = subprocess.Popen(
@@ -185,7 +328,7 @@ def served(env: dict[str, str], workers: int = 1) -> Iterator[int]:
                 if process.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError("snap serve did not start") from None
                 time.sleep(0.1)
-        yield port
+        yield port, process.pid
     finally:
         process.send_signal(signal.SIGTERM)
         try:
@@ -268,7 +411,13 @@ def main() -> None:
     parser.add_argument("--workers", default="1,2", help="comma-separated worker counts")
     parser.add_argument("--max-requests", type=int, default=20_000, help="per load run")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--in-process-cpu", action="store_true", help="CPU per answer, no HTTP")
+    parser.add_argument("--count", type=int, default=500, help="answers per CPU round")
+    parser.add_argument("--rounds", type=int, default=3, help="CPU rounds (best is kept)")
     args = parser.parse_args()
+    if args.in_process_cpu:
+        print(json.dumps(in_process_cpu(args), indent=None if args.json else 2))
+        return
     worker_counts = [int(w) for w in args.workers.split(",")]
     with (
         tempfile.TemporaryDirectory(prefix="snap-bench-service-") as folder,
@@ -283,16 +432,22 @@ def main() -> None:
         one: dict[str, Any] = {}
         many: dict[int, dict[str, Any]] = {}
         for workers in worker_counts:
-            with served(env, workers) as port:
+            with served(env, workers) as (port, pid):
                 for _ in range(workers):  # warm: each worker tokenizes each page once
                     for body in answers:
                         assert post_or_get(port, "POST", "/v1/verify", body)[0] == 200
                 if workers == worker_counts[0]:
                     one = load(port, answers, 1, min(10.0, args.seconds), args.max_requests)
+                cpu = tree_cpu_seconds(pid)
                 many[workers] = load(port, answers, args.clients, args.seconds, args.max_requests)
+                cpu = tree_cpu_seconds(pid) - cpu
+                many[workers]["serverCpuMsPerAnswer"] = round(
+                    cpu / max(1, many[workers]["requests"]) * 1000, 2
+                )
         # the baseline again, after: on a shared machine the faster of the two is the fair one
         after = baseline(workspace, answers, min(10.0, args.seconds))
         in_process = min(before, after, key=lambda run: run["p50ms"])
+        in_process["cpuMsPerAnswer"] = min(before["cpuMsPerAnswer"], after["cpuMsPerAnswer"])
         threaded = threaded_baseline(workspace, answers, args.clients, min(10.0, args.seconds))
         workspace.close()
     result = report(args, in_process, threaded, one, many)
@@ -335,6 +490,18 @@ def report(
         scaling = many[2]["perSecond"] / many[1]["perSecond"]
         result["twoWorkersToOne"] = round(scaling, 2)
         goals["2 workers >= 1.8x 1 worker"] = scaling >= 1.8
+    # The same questions asked of CPU time, which a loaded machine does not distort the way it
+    # distorts throughput: the CPU one answer costs in-process against in one server process
+    # (HTTP's cost), and the throughput two workers would reach on two free cores, 2x the one
+    # worker's answers per CPU second, as a ratio to one worker's on one core.
+    if 1 in many:
+        result["cpuInProcessToOneProcess"] = round(
+            in_process["cpuMsPerAnswer"] / many[1]["serverCpuMsPerAnswer"], 2
+        )
+    if 2 in many and 1 in many:
+        result["cpuTwoWorkersToOneOnFreeCores"] = round(
+            2 * many[1]["serverCpuMsPerAnswer"] / many[2]["serverCpuMsPerAnswer"], 2
+        )
     result["goals"] = goals
     return result
 
@@ -355,7 +522,11 @@ def show(result: dict[str, Any], clients: int) -> None:
             f"  errors {row['errors']}  ({row['requests']} requests)"
         )
     print(f"  HTTP cost: one client's p50 is {result['httpCostRatioP50']}x the in-process p50")
-    for key in ("oneProcessToInProcess", "twoWorkersToOne"):
+    for name in (n for n in result if n.startswith(f"http{clients}Clients")):
+        print(f"  {name}: server CPU {result[name]['serverCpuMsPerAnswer']} ms per answer")
+    print(f"  in-process CPU {result['inProcess']['cpuMsPerAnswer']} ms per answer")
+    keys = ("oneProcessToInProcess", "twoWorkersToOne", "cpuInProcessToOneProcess")
+    for key in (*keys, "cpuTwoWorkersToOneOnFreeCores"):
         if key in result:
             print(f"  {key}: {result[key]}x")
     for goal, met in result["goals"].items():

@@ -10,6 +10,8 @@ baseline), the ORM floor (below), ``snap --version``, ``snap fetch`` of a small 
 
 - ``snap --version`` at most 1.5x the bare interpreter, measured in the same run;
 - every database command at most 1.5x the floor (below), measured in the same run (issue 25);
+  ``snap fetch`` of an HTML page against a floor that also imports ``lxml.html`` and
+  ``trafilatura``, which extracting it cannot avoid;
 - ``snap verify`` of one citation at most 150 ms wall; ``snap fetch`` at most 250 ms wall.  The
   issue set these on a machine whose bare interpreter started in 24 ms, so they are also shown
   as that machine's ratios (6.25x and 10.4x a bare start) against this run's bare interpreter.
@@ -53,6 +55,9 @@ GOALS = {"version_ratio": 1.5, "verify_ms": 150.0, "fetch_ms": 250.0, "floor_rat
 ISSUE_BARE_MS = 24.0  # the bare interpreter start on the machine the goals were written on
 # What a database command cannot avoid importing, nothing of snap: the floor of its start-up.
 FLOOR_IMPORTS = "import sqlite3, sqlalchemy.orm, sqlalchemy.dialects.sqlite"
+# ``snap fetch`` of an HTML page cannot avoid the extractor's libraries either: its own floor.
+HTML_FLOOR_IMPORTS = FLOOR_IMPORTS + ", lxml.html, trafilatura"
+COMMAND_FLOORS = {"fetch": "floor_html"}  # the others: "floor"
 DATABASE_COMMANDS = ("fetch", "verify", "show", "fsck")
 TIMED_GOALS = ("fetch", "verify")  # the commands with a goal in milliseconds
 PAGE = ROOT / "examples" / "cdn-caching.html"
@@ -140,6 +145,7 @@ def commands(snap: str, url: str, citation: Path, snapshot_id: str) -> dict[str,
     return {
         "bare": [sys.executable, "-c", "pass"],
         "floor": [sys.executable, "-c", FLOOR_IMPORTS],
+        "floor_html": [sys.executable, "-c", HTML_FLOOR_IMPORTS],
         "version": [snap, "--version"],
         "fetch": [snap, "fetch", "--allow-private", url],
         "verify": [snap, "verify", str(citation)],
@@ -182,7 +188,7 @@ def measure(runs: int) -> dict[str, Any]:
         listings = {
             name: loaded_modules(argv[1:], env, folder, name)
             for name, argv in argvs.items()
-            if name not in ("bare", "floor")
+            if name not in ("bare", "floor", "floor_html")
         }
         imports = {
             name: [sys.executable, "-c", IMPORT_ONLY, str(path)] for name, path in listings.items()
@@ -271,12 +277,18 @@ def summarize(
             name: against_floor(ms[name][0], floor_wall, bare_wall, GOALS[f"{name}_ms"])
             for name in TIMED_GOALS
         },
+        "floorHtml": {
+            "wallMs": round(ms["floor_html"][0], 1),
+            "cpuMs": round(ms["floor_html"][1], 1),
+        },
         # issue 25: each command at most 1.5x the floor of the imports it cannot avoid
         "floorRatios": {
             name: {
-                "wall": round(ms[name][0] / floor_wall, 2),
-                "cpu": round(ms[name][1] / floor_cpu, 2),
-                "met": ms[name][0] / floor_wall <= GOALS["floor_ratio"],
+                "floor": COMMAND_FLOORS.get(name, "floor"),
+                "wall": round(ms[name][0] / ms[COMMAND_FLOORS.get(name, "floor")][0], 2),
+                "cpu": round(ms[name][1] / ms[COMMAND_FLOORS.get(name, "floor")][1], 2),
+                "met": ms[name][0] / ms[COMMAND_FLOORS.get(name, "floor")][0]
+                <= GOALS["floor_ratio"],
             }
             for name in DATABASE_COMMANDS
         },
@@ -347,7 +359,14 @@ def print_goals(report: dict[str, Any]) -> None:
     )
     for name, row in report["floorRatios"].items():
         met = verdict[row["met"]]
-        print(f"  snap {name:<8} {row['wall']}x wall, {row['cpu']}x CPU: {met}")
+        own = (
+            " (against the floor with the HTML extractor's imports)"
+            if row["floor"] != "floor"
+            else ""
+        )
+        print(f"  snap {name:<8} {row['wall']}x wall, {row['cpu']}x CPU: {met}{own}")
+    html = report["floorHtml"]
+    print(f"  (floor with {HTML_FLOOR_IMPORTS}: {html['wallMs']} ms wall, {html['cpuMs']} ms CPU)")
     labels = {"verify": "snap verify, one citation", "fetch": "snap fetch, small loopback page"}
     floor = report["floor"]["wallMs"]
     for name, row in report["againstFloor"].items():

@@ -9,14 +9,77 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from records.models import Capture, Extraction, Snapshot
 from records.vocabulary import BlobState
 from snapshotter.capture import BROWSER_PROVENANCE, HEADERS_BLOB
 from snapshotter.errors import BlobNotFound, IntegrityError, SnapError, StoreError
 from snapshotter.store import BlobStore, blob_key, canonical_location, open_store
 from snapshotter.store.hashing import NullSink
+
+
+class SnapshotColumns(Protocol):
+    """What evidence is made of, from a snapshot: the ORM ``Snapshot`` or a plain row of it
+    (``records.repository.SnapshotRow``, what the verify path reads)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def raw_hash(self) -> str: ...
+    @property
+    def raw_version_id(self) -> str | None: ...
+    @property
+    def store_location(self) -> str: ...
+    @property
+    def extractor(self) -> str: ...
+    @property
+    def normalizer(self) -> str: ...
+    @property
+    def text_hash(self) -> str | None: ...
+    @property
+    def norm_hash(self) -> str | None: ...
+    @property
+    def text_version_id(self) -> str | None: ...
+    @property
+    def pages(self) -> list[Any]: ...
+    @property
+    def flags(self) -> list[Any]: ...
+
+
+class ExtractionColumns(Protocol):
+    """What evidence is made of, from an extraction (``Extraction`` or ``ExtractionRow``)."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def extractor(self) -> str: ...
+    @property
+    def normalizer(self) -> str: ...
+    @property
+    def text_hash(self) -> str | None: ...
+    @property
+    def norm_hash(self) -> str | None: ...
+    @property
+    def text_version_id(self) -> str | None: ...
+    @property
+    def pages(self) -> list[Any]: ...
+    @property
+    def flags(self) -> list[Any]: ...
+    @property
+    def code_hash(self) -> str | None: ...
+    @property
+    def code_version_id(self) -> str | None: ...
+
+
+class CaptureColumns(Protocol):
+    """What a seal is found by, from a capture (``Capture`` or ``CaptureRow``)."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def snapshot_id(self) -> str | None: ...
+    @property
+    def provenance(self) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -29,7 +92,7 @@ class SealRef:
     provenance: dict[str, Any]  # the capture's provenance: its manifest, timestamp and blobs
 
     @classmethod
-    def of(cls, capture: Capture) -> SealRef:
+    def of(cls, capture: CaptureColumns) -> SealRef:
         return cls(capture.id, dict(capture.provenance or {}))
 
 
@@ -52,10 +115,12 @@ class Evidence:
     code_version_id: str | None = None
 
     @classmethod
-    def of(cls, snapshot: Snapshot, extraction: Extraction | None) -> Evidence:
+    def of(cls, snapshot: SnapshotColumns, extraction: ExtractionColumns | None) -> Evidence:
         """The snapshot with one of its extractions (none: the snapshot's own text columns,
         which describe its first extraction)."""
-        source: Snapshot | Extraction = extraction if extraction is not None else snapshot
+        source: SnapshotColumns | ExtractionColumns = (
+            extraction if extraction is not None else snapshot
+        )
         return cls(
             snapshot_id=snapshot.id,
             raw_hash=snapshot.raw_hash,
@@ -77,7 +142,7 @@ class Evidence:
     def hashes(self) -> dict[str, str | None]:
         return {"raw": self.raw_hash, "text": self.text_hash, "norm": self.norm_hash}
 
-    def sealed_by(self, capture: Capture | None) -> Evidence:
+    def sealed_by(self, capture: CaptureColumns | None) -> Evidence:
         """The evidence read through ``capture`` (a stored capture of this snapshot), whose
         seal is then checked with the blobs; None leaves it unsealed."""
         if capture is None or capture.snapshot_id != self.snapshot_id:

@@ -9,21 +9,176 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from functools import cache
+from typing import Any, TypeVar
 
-from sqlalchemy import Insert, case, or_, select, update
+from sqlalchemy import (
+    BindParameter,
+    Connection,
+    Insert,
+    Select,
+    Table,
+    Text,
+    bindparam,
+    case,
+    func,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.orm import Session
 
 from records.attest import log
 from records.errors import ExtractionConflict
-from records.models import Capture, Citation, Extraction, Snapshot, Verification, utcnow
+from records.models import Base, Capture, Citation, Extraction, Snapshot, Verification, utcnow
 from records.urls import canonical_url, without_tracking
 from records.vocabulary import CaptureOutcome
 from snapshotter.capture import SnapshotRecord, page_json
 from snapshotter.errors import CaptureError, InputError
 from snapshotter.times import parse_time
 from verifier import token_keys
+
+
+def _table(model: type[Base]) -> Table:
+    return Base.metadata.tables[model.__tablename__]
+
+
+CAPTURES, SNAPSHOTS, EXTRACTIONS = _table(Capture), _table(Snapshot), _table(Extraction)
+CITATIONS, VERIFICATIONS = _table(Citation), _table(Verification)
+
+
+# Plain rows for the path every answer takes (planning a check, recording it): read and written
+# with Core statements built once, because loading and flushing ORM objects cost several times
+# what the statements themselves cost, and these rows are read once and never changed.
+@dataclass(frozen=True)
+class CaptureRow:
+    id: int
+    url: str
+    url_key: str | None
+    final_url_key: str | None
+    outcome: str
+    snapshot_id: str | None
+    provenance: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class SnapshotRow:
+    id: str
+    raw_hash: str
+    raw_version_id: str | None
+    store_location: str
+    extractor: str
+    normalizer: str
+    text_hash: str | None
+    norm_hash: str | None
+    text_version_id: str | None
+    pages: list[Any]
+    flags: list[Any]
+
+
+@dataclass(frozen=True)
+class ExtractionRow:
+    id: int
+    extractor: str
+    normalizer: str
+    text_hash: str | None
+    norm_hash: str | None
+    text_version_id: str | None
+    pages: list[Any]
+    flags: list[Any]
+    code_hash: str | None
+    code_version_id: str | None
+
+
+@dataclass(frozen=True)
+class CitationRow:
+    """What recording a check needs of a citation: its identity and its pins."""
+
+    id: str
+    url: str | None
+    snapshot_id: str | None
+    extraction_id: int | None
+    claimed_snapshot: str | None
+    exact: str
+    page: str | None
+
+
+AnyExtraction = TypeVar("AnyExtraction", Extraction, ExtractionRow)
+CAPTURE_COLUMNS = tuple(CaptureRow.__dataclass_fields__)
+SNAPSHOT_COLUMNS = tuple(SnapshotRow.__dataclass_fields__)
+EXTRACTION_COLUMNS = tuple(ExtractionRow.__dataclass_fields__)
+CITATION_COLUMNS = tuple(CitationRow.__dataclass_fields__)
+
+
+@cache
+def _statements() -> dict[str, Select[Any]]:
+    """The reads of the verify path, built and compiled once per process (on first use, not at
+    import: commands that never verify do not pay for them)."""
+    return {
+        "latest": _latest_capture_query(CAPTURES.c),
+        "snapshot": select(*[SNAPSHOTS.c[n] for n in SNAPSHOT_COLUMNS]).where(
+            SNAPSHOTS.c.id == bindparam("id")
+        ),
+        "extractions": select(*[EXTRACTIONS.c[n] for n in EXTRACTION_COLUMNS])
+        .where(EXTRACTIONS.c.snapshot_id == bindparam("id"))
+        .order_by(EXTRACTIONS.c.id),
+        "captures": select(*[CAPTURES.c[n] for n in CAPTURE_COLUMNS])
+        .where(CAPTURES.c.snapshot_id == bindparam("id"))
+        .order_by(CAPTURES.c.id),
+        "citations": select(*[CITATIONS.c[n] for n in CITATION_COLUMNS]).where(
+            CITATIONS.c.id.in_(bindparam("ids", expanding=True))
+        ),
+    }
+
+
+def latest_capture_row(connection: Connection, url: str) -> CaptureRow | None:
+    """``latest_capture`` as a plain row."""
+    found = _latest_capture_row_of_key(connection, canonical_url(url))
+    untracked = without_tracking(url) if found is None else None
+    if untracked is not None:
+        found = _latest_capture_row_of_key(connection, canonical_url(untracked))
+    return found
+
+
+def _latest_capture_row_of_key(connection: Connection, key: str) -> CaptureRow | None:
+    row = connection.execute(_statements()["latest"], {"key": key}).first()
+    return None if row is None else CaptureRow(*row)
+
+
+def snapshot_row(connection: Connection, snapshot_id: str) -> SnapshotRow | None:
+    row = connection.execute(_statements()["snapshot"], {"id": snapshot_id}).first()
+    return None if row is None else SnapshotRow(*row)
+
+
+def extraction_rows(connection: Connection, snapshot_id: str) -> list[ExtractionRow]:
+    """Oldest first, by the database's own sequence (as ``extractions_of``)."""
+    return [
+        ExtractionRow(*r)
+        for r in connection.execute(_statements()["extractions"], {"id": snapshot_id})
+    ]
+
+
+def capture_rows_of_snapshot(connection: Connection, snapshot_id: str) -> list[CaptureRow]:
+    """``captures_of_snapshot`` as plain rows."""
+    return [
+        CaptureRow(*r) for r in connection.execute(_statements()["captures"], {"id": snapshot_id})
+    ]
+
+
+def citation_rows(connection: Connection, ids: Iterable[str]) -> dict[str, CitationRow]:
+    """The recorded citations among ``ids``, by id (500 ids a statement)."""
+    wanted = sorted(set(ids))
+    found: dict[str, CitationRow] = {}
+    for start in range(0, len(wanted), IDS_PER_IN):
+        chunk = wanted[start : start + IDS_PER_IN]
+        rows = connection.execute(_statements()["citations"], {"ids": chunk})
+        found |= {row.id: CitationRow(*row) for row in rows}
+    return found
+
+
+IDS_PER_IN = 500  # far below SQLite's and PostgreSQL's bound parameter limits
 
 
 def dialect_insert(session: Session) -> Callable[..., Any]:
@@ -179,7 +334,13 @@ def choose_extraction(
 ) -> Extraction | None:
     """The extraction a check reads: the one the citation is pinned to, else the one whose text
     the citation names, else the newest."""
-    extractions = extractions_of(session, snapshot_id)
+    return chosen_extraction(extractions_of(session, snapshot_id), pinned, text_hash)
+
+
+def chosen_extraction(
+    extractions: Sequence[AnyExtraction], pinned: int | None, text_hash: str | None
+) -> AnyExtraction | None:
+    """``choose_extraction``'s choice among a snapshot's extractions, oldest first."""
     for wanted in (
         [e for e in extractions if e.id == pinned],
         [e for e in extractions if text_hash is not None and e.text_hash == text_hash],
@@ -266,21 +427,33 @@ def latest_capture(session: Session, url: str) -> Capture | None:
 
 
 def _latest_capture_of_key(session: Session, key: str) -> Capture | None:
-    query = (
-        select(Capture)
+    return session.scalars(_orm_latest_capture_query(), {"key": key}).first()
+
+
+@cache
+def _orm_latest_capture_query() -> Select[Any]:
+    return _latest_capture_query(Capture)
+
+
+def _latest_capture_query(columns: Any) -> Select[Any]:
+    """The newest stored capture of the bound ``key``, as ``latest_capture`` orders them; of
+    the ORM class (``Capture``) or of the table's columns (``CAPTURES.c``, a plain row)."""
+    key: BindParameter[str] = bindparam("key", type_=Text())
+    selected = [columns] if columns is Capture else [columns[name] for name in CAPTURE_COLUMNS]
+    return (
+        select(*selected)
         .where(
-            Capture.outcome == CaptureOutcome.STORED,
-            or_(Capture.url_key == key, Capture.final_url_key == key),
+            columns.outcome == CaptureOutcome.STORED,
+            or_(columns.url_key == key, columns.final_url_key == key),
         )
         .order_by(
-            Capture.as_latest.desc(),
-            case((Capture.as_latest, Capture.id), else_=0).desc(),
-            Capture.fetched_at.desc(),
-            Capture.id.desc(),
+            columns.as_latest.desc(),
+            case((columns.as_latest, columns.id), else_=0).desc(),
+            columns.fetched_at.desc(),
+            columns.id.desc(),
         )
         .limit(1)
     )
-    return session.scalars(query).first()
 
 
 def captures_of(session: Session, url: str) -> Sequence[Capture]:
@@ -338,7 +511,7 @@ def citation_id_for(given: str | None, asserted: dict[str, Any]) -> str:
     return given or "c-" + citation_fingerprint(asserted).removeprefix("sha256:")[:16]
 
 
-def citation_conflict(existing: Citation, asserted: dict[str, Any]) -> str | None:
+def citation_conflict(existing: CitationRow, asserted: dict[str, Any]) -> str | None:
     """Why an explicit citation id that is already recorded cannot name this citation, if it
     cannot. Fuller selectors, or a URL or snapshot the first record lacked, are no conflict."""
     quote = asserted["exact"]
@@ -357,22 +530,23 @@ def citation_conflict(existing: Citation, asserted: dict[str, Any]) -> str | Non
 
 def record_citations(
     session: Session, items: Sequence[tuple[dict[str, Any], dict[str, Any]]]
-) -> list[Citation]:
+) -> list[CitationRow]:
     """Insert each citation unless present (an id reused for a different citation is refused):
-    one INSERT … ON CONFLICT DO NOTHING of every row (one statement compiled once, not one per
-    citation), which gives back the rows it inserted, and one SELECT of those it did not (ids
-    recorded before); each is then checked as alone (the first row of an id reused within
-    ``items`` is the one recorded)."""
+    one INSERT … ON CONFLICT DO NOTHING of every row (``insert_returning``), which gives back
+    the rows it inserted, and one SELECT of those it did not (ids recorded before); each is
+    then checked as alone (the first row of an id reused within ``items`` is the one
+    recorded)."""
     if not items:
         return []
+    connection = session.connection()
     rows = [citation_row(values, asserted) for values, asserted in items]
-    insert = dialect_insert(session)(Citation).on_conflict_do_nothing().returning(Citation)
-    recorded = {citation.id: citation for citation in session.scalars(_batched(insert), rows)}
-    earlier = sorted({row["id"] for row in rows} - recorded.keys())
-    for start in range(0, len(earlier), 500):  # far below the databases' bound parameter limits
-        query = select(Citation).where(Citation.id.in_(earlier[start : start + 500]))
-        found = session.scalars(query.execution_options(populate_existing=True))
-        recorded |= {citation.id: citation for citation in found}
+    recorded: dict[str, CitationRow] = {}
+    for start in range(0, len(rows), ROWS_PER_INSERT):
+        inserted = insert_returning(
+            connection, CITATIONS, rows[start : start + ROWS_PER_INSERT], CITATION_COLUMNS
+        )
+        recorded |= {row.id: CitationRow(*row) for row in inserted}
+    recorded |= citation_rows(connection, {row["id"] for row in rows} - recorded.keys())
     citations = []
     for row, (_, asserted) in zip(rows, items, strict=True):
         citation = recorded[row["id"]]
@@ -386,12 +560,50 @@ def record_citations(
     return citations
 
 
-def _batched(statement: Insert) -> Insert:
-    """``statement`` with every column of every row sent, NULLs included: the ORM otherwise
-    leaves a None out, and rows that leave out different columns (a found quote has no closest
-    passage, a failed one no span) cannot share one multi-row INSERT, so a mixed batch went
-    row by row.  Only for tables whose defaulted columns are never given None."""
-    return statement.execution_options(render_nulls=True)
+def insert_returning(
+    connection: Connection, table: Table, rows: list[dict[str, Any]], returning: Sequence[str]
+) -> list[Any]:
+    """INSERT … ON CONFLICT DO NOTHING of ``rows`` (dicts with the same keys), giving back the
+    ``returning`` columns of the rows inserted now, in one round trip.
+
+    SQLite: one multi-row INSERT (SQLAlchemy's "insertmanyvalues"). PostgreSQL: one INSERT …
+    SELECT FROM unnest() of one array per column, a statement of the same text and one
+    parameter a column whatever the number of rows: psycopg parses a statement once only when
+    it is under 4,096 characters and 50 parameters, so a multi-row VALUES of hundreds of
+    parameters was parsed again on every batch (13.6% of reverify's time); this one is parsed
+    once and, after a few executions, prepared by the server."""
+    if not rows:
+        return []
+    names = tuple(rows[0])
+    postgresql = connection.dialect.name == "postgresql"
+    statement = _insert_statement(table, names, tuple(returning), postgresql)
+    if postgresql:
+        return list(connection.execute(statement, {n: [row[n] for row in rows] for n in names}))
+    return list(connection.execute(statement, rows))
+
+
+@cache
+def _insert_statement(
+    table: Table, names: tuple[str, ...], returning: tuple[str, ...], postgresql: bool
+) -> Insert:
+    """Built once per table, columns and dialect (each dialect's module is imported here, not
+    at the top: a SQLite user never loads the PostgreSQL dialect)."""
+    columns = [table.c[name] for name in returning]
+    if not postgresql:
+        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+        return sqlite_insert(table).on_conflict_do_nothing().returning(*columns)
+    from sqlalchemy.dialects.postgresql import ARRAY
+    from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+    arrays = [func.unnest(bindparam(n, type_=ARRAY(table.c[n].type))) for n in names]
+    source = select(*arrays)  # several unnest() in one select list run in step (PostgreSQL 10+)
+    return (
+        pg_insert(table)
+        .from_select(list(names), source)
+        .on_conflict_do_nothing()
+        .returning(*columns)
+    )
 
 
 def citation_row(values: dict[str, Any], asserted: dict[str, Any]) -> dict[str, Any]:
@@ -406,34 +618,39 @@ def citation_row(values: dict[str, Any], asserted: dict[str, Any]) -> dict[str, 
 
 
 def pin_first_snapshot(
-    session: Session, citation: Citation, snapshot_id: str | None, extraction_id: int | None = None
-) -> None:
+    session: Session,
+    citation: CitationRow,
+    snapshot_id: str | None,
+    extraction_id: int | None = None,
+) -> CitationRow:
     """A citation recorded before its source was captured is pinned to the first snapshot (and
     extraction) it is checked against, as one recorded after the capture is from the start:
     only then can a later change of the source be told from a quote that was never there. Set
-    once, never moved (the WHERE makes a race harmless)."""
+    once, never moved (the WHERE makes a race harmless). Returns the citation as recorded."""
     if citation.claimed_snapshot or snapshot_id is None:
-        return
+        return citation
+    connection = session.connection()
     unpinned = citation.snapshot_id is None
     if unpinned:
-        session.execute(
-            update(Citation)
-            .where(Citation.id == citation.id, Citation.snapshot_id.is_(None))
+        connection.execute(
+            update(CITATIONS)
+            .where(CITATIONS.c.id == citation.id, CITATIONS.c.snapshot_id.is_(None))
             .values(snapshot_id=snapshot_id)
         )
     no_extraction = extraction_id is not None and citation.extraction_id is None
     if no_extraction:
-        session.execute(
-            update(Citation)
+        connection.execute(
+            update(CITATIONS)
             .where(
-                Citation.id == citation.id,
-                Citation.snapshot_id == snapshot_id,
-                Citation.extraction_id.is_(None),
+                CITATIONS.c.id == citation.id,
+                CITATIONS.c.snapshot_id == snapshot_id,
+                CITATIONS.c.extraction_id.is_(None),
             )
             .values(extraction_id=extraction_id)
         )
     if unpinned or no_extraction:  # read back what the WHERE let through (a race may have won)
-        session.refresh(citation)
+        return citation_rows(connection, [citation.id])[citation.id]
+    return citation
 
 
 def idempotency_key(
@@ -444,40 +661,35 @@ def idempotency_key(
     return "sha256:" + hashlib.sha256(parts.encode("utf-8")).hexdigest()
 
 
-ROWS_PER_INSERT = 500  # 15 bound values a row stays far below SQLite's variable limit
+ROWS_PER_INSERT = 500  # 18 bound values a row stays far below SQLite's variable limit
 
 
 def record_verifications(session: Session, rows: list[dict[str, Any]]) -> dict[str, int]:
-    """Multi-row INSERT … ON CONFLICT DO NOTHING for a batch of checks (500 rows a round trip);
-    each row carries an ``idempotency_key``. Returns the row id of every key, inserted
-    now or by an earlier try of the same batch."""
+    """INSERT … ON CONFLICT DO NOTHING for a batch of checks (500 rows a round trip); each row
+    carries an ``idempotency_key``. Returns the row id of every key, inserted now or by an
+    earlier try of the same batch. The rows inserted now come back with the columns the log
+    vouches for, so they are appended to it without being read again."""
     now = utcnow()
-    insert = dialect_insert(session)
+    connection = session.connection()
     ids: dict[str, int] = {}
-    inserted_now: list[int] = []
-    statement = _batched(
-        insert(Verification)
-        .on_conflict_do_nothing()
-        .returning(Verification.idempotency_key, Verification.id)
-    )
+    inserted_now: list[Any] = []
     for start in range(0, len(rows), ROWS_PER_INSERT):
         chunk = rows[start : start + ROWS_PER_INSERT]
         values = [{**row, "checked_at": now} for row in chunk]
-        # executemany of one cached statement: SQLAlchemy sends it as multi-row INSERTs
-        # ("insertmanyvalues") without compiling a new statement for every batch size, and
-        # each gives back the ids it inserted.
-        inserted = {str(key): int(row_id) for key, row_id in session.execute(statement, values)}
-        ids.update(inserted)
-        inserted_now += inserted.values()
+        inserted = insert_returning(
+            connection, VERIFICATIONS, values, ("idempotency_key", *log.VERIFICATION_LEAF)
+        )
+        ids.update({str(row.idempotency_key): int(row.id) for row in inserted})
+        inserted_now += inserted
         earlier = [row["idempotency_key"] for row in chunk if row["idempotency_key"] not in ids]
         if earlier:  # inserted by an earlier try of the same batch: read back
-            found = session.execute(
-                select(Verification.idempotency_key, Verification.id).where(
-                    Verification.idempotency_key.in_(earlier)
+            found = connection.execute(
+                select(VERIFICATIONS.c.idempotency_key, VERIFICATIONS.c.id).where(
+                    VERIFICATIONS.c.idempotency_key.in_(earlier)
                 )
             )
             ids.update({str(key): int(row_id) for key, row_id in found})
-    log.append_verifications(session, inserted_now)  # an earlier try logged its own
+    log.append_verification_rows(session, inserted_now)  # an earlier try logged its own
     return ids
 
 

@@ -14,14 +14,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from records.attest.checks import seal_checks_of
 from records.capture import capture_source, web_url_refusal
 from records.evidence import Evidence
 from records.inputs import QUOTED, SNIPPET, UNQUOTED, CitationRequest, Position, VerifyInput
-from records.models import Capture, Citation, Extraction, Snapshot
 from records.offset_units import span_units
 from records.outcome import (
     NO_QUOTE,
@@ -33,15 +31,21 @@ from records.outcome import (
     count_by_status,
 )
 from records.repository import (
-    captures_of_snapshot,
-    choose_extraction,
+    CaptureRow,
+    ExtractionRow,
+    SnapshotRow,
+    capture_rows_of_snapshot,
+    chosen_extraction,
     citation_id_for,
-    get_snapshot,
+    citation_rows,
+    extraction_rows,
     idempotency_key,
     latest_capture,
+    latest_capture_row,
     pin_first_snapshot,
     record_citations,
     record_verifications,
+    snapshot_row,
 )
 from records.texts import SnapshotTexts
 from records.urls import canonical_url, without_tracking
@@ -66,7 +70,6 @@ NO_TEXT_REASONS = {
     "no_extractable_text": "the snapshot has no extractable text (encrypted or image-only PDF?)",
     "no_text_extractor": "no text extractor for this content type",
 }
-IN_BATCH = 500  # ids per IN (…): far below SQLite's and PostgreSQL's bound parameter limits
 TOO_SHORT = "the stored text is too short to hold the page (a login wall or a script-only page?)"
 
 
@@ -250,49 +253,44 @@ def capture_missing_sources(
 
 class _Lookups:
     """What planning asks the database, asked once per input: an answer's claims mostly cite
-    a few URLs, so each URL's latest capture, each extraction choice and each snapshot's URL
-    is looked up once, and the recorded citations are read in one query."""
+    a few URLs, so each URL's latest capture, each snapshot's extractions and captures are
+    looked up once, and the recorded citations are read in one query. Plain rows read by Core
+    statements (``records.repository``): planning only reads, and ORM objects cost more to
+    load than the statements do."""
 
     def __init__(self, session: Session, citation_ids: list[str]) -> None:
-        self.session = session
-        self.citations: dict[str, Citation] = {}
-        ids = sorted(set(citation_ids))
-        for start in range(0, len(ids), IN_BATCH):
-            query = select(Citation).where(Citation.id.in_(ids[start : start + IN_BATCH]))
-            self.citations |= {c.id: c for c in session.scalars(query)}
-        self._captures: dict[str, Capture | None] = {}
-        self._extractions: dict[tuple[str, int | None, str | None], Extraction | None] = {}
-        # the session's identity map holds objects weakly: kept here, each is loaded once
-        self._snapshots: dict[str, Snapshot | None] = {}
-        self._of_snapshot: dict[str, Sequence[Capture]] = {}
+        self.connection = session.connection()
+        self.citations = citation_rows(self.connection, citation_ids)
+        self._captures: dict[str, CaptureRow | None] = {}
+        self._extractions: dict[str, list[ExtractionRow]] = {}
+        self._snapshots: dict[str, SnapshotRow | None] = {}
+        self._of_snapshot: dict[str, list[CaptureRow]] = {}
 
-    def snapshot(self, snapshot_id: str) -> Snapshot | None:
+    def snapshot(self, snapshot_id: str) -> SnapshotRow | None:
         if snapshot_id not in self._snapshots:
-            self._snapshots[snapshot_id] = get_snapshot(self.session, snapshot_id)
+            self._snapshots[snapshot_id] = snapshot_row(self.connection, snapshot_id)
         return self._snapshots[snapshot_id]
 
-    def latest_capture(self, url: str) -> Capture | None:
+    def latest_capture(self, url: str) -> CaptureRow | None:
         if url not in self._captures:
-            self._captures[url] = latest_capture(self.session, url)
+            self._captures[url] = latest_capture_row(self.connection, url)
         return self._captures[url]
 
     def extraction(
         self, snapshot_id: str, pinned: int | None, text_hash: str | None
-    ) -> Extraction | None:
-        key = (snapshot_id, pinned, text_hash)
-        if key not in self._extractions:
-            self._extractions[key] = choose_extraction(
-                self.session, snapshot_id, pinned=pinned, text_hash=text_hash
-            )
-        return self._extractions[key]
+    ) -> ExtractionRow | None:
+        """``records.repository.choose_extraction``'s choice."""
+        if snapshot_id not in self._extractions:
+            self._extractions[snapshot_id] = extraction_rows(self.connection, snapshot_id)
+        return chosen_extraction(self._extractions[snapshot_id], pinned, text_hash)
 
     def url_of_snapshot(self, snapshot_id: str) -> str | None:
         captures = self.captures_of_snapshot(snapshot_id)
         return captures[0].url if captures else None
 
-    def captures_of_snapshot(self, snapshot_id: str) -> Sequence[Capture]:
+    def captures_of_snapshot(self, snapshot_id: str) -> list[CaptureRow]:
         if snapshot_id not in self._of_snapshot:
-            self._of_snapshot[snapshot_id] = captures_of_snapshot(self.session, snapshot_id)
+            self._of_snapshot[snapshot_id] = capture_rows_of_snapshot(self.connection, snapshot_id)
         return self._of_snapshot[snapshot_id]
 
     def sealed(self, request: CitationRequest, evidence: Evidence) -> Evidence:
@@ -309,7 +307,7 @@ class _Lookups:
         return evidence.sealed_by(stored[-1] if stored else None)
 
 
-def resolve_snapshot(lookups: _Lookups, request: CitationRequest) -> Snapshot | None:
+def resolve_snapshot(lookups: _Lookups, request: CitationRequest) -> SnapshotRow | None:
     if request.snapshot_id is not None:
         if not DIGEST_PATTERN.match(request.snapshot_id):
             return None
@@ -384,7 +382,7 @@ def check_planned(texts: SnapshotTexts, planned: _Planned) -> _Checked:
     return _Checked(planned, outcome, source)
 
 
-def captured_from(captures: Sequence[Capture], url: str) -> bool:
+def captured_from(captures: Sequence[CaptureRow], url: str) -> bool:
     """A citation naming both a URL and a snapshot is only as good as a capture linking them
     (the URL without tracking parameters links them too: ``records.urls``)."""
     untracked = without_tracking(url)
@@ -630,7 +628,9 @@ def record_checks(session: Session, checked: list[_Checked], run_id: str) -> lis
     for item, citation in zip(checked, citations, strict=True):
         request, evidence = item.request, item.evidence
         if evidence is not None:
-            pin_first_snapshot(session, citation, evidence.snapshot_id, evidence.extraction_id)
+            citation = pin_first_snapshot(
+                session, citation, evidence.snapshot_id, evidence.extraction_id
+            )
         outcome = with_request_details(item.outcome, request)
         checked_outcome = replace(
             outcome, details={**outcome.details, "checked": checked_selector(request)}

@@ -29,8 +29,6 @@ from records.attest.log import (
     tree_state,
 )
 from records.attest.seal import attestor_of
-from records.attest.signing import Signature, load_public_pem, verify_signature
-from records.attest.timestamps import load_chain, timestamp_problem
 from records.errors import RecordNotFound
 from records.models import Capture, Extraction, LogCheckpoint, LogEntry, Verification
 from records.workspace import Workspace
@@ -198,7 +196,11 @@ def _check_rows(
 def tsa_chain(workspace: Workspace) -> tuple[Any, ...] | None:
     """The configured TSA chain, to check tokens against; None checks their imprint only."""
     path = workspace.settings.tsa_chain
-    return None if path is None else load_chain(path)
+    if path is None:
+        return None
+    from records.attest.timestamps import load_chain  # cryptography: only with a chain
+
+    return load_chain(path)
 
 
 def _check_checkpoint(
@@ -341,6 +343,9 @@ def signature_problem(recorded: dict[str, Any], data: bytes) -> str | None:
     is not a problem, a signature that does not check is."""
     if recorded.get("state") != "signed":
         return None
+    # cryptography is loaded for a signature to check, not by every command that checkpoints
+    from records.attest.signing import Signature, load_public_pem, verify_signature
+
     try:
         public = load_public_pem(str(recorded.get("publicKey", "")))
     except Exception:
@@ -380,6 +385,8 @@ def reply_problem(reply: bytes, data: bytes, *, chain: Any) -> str | None:
         if imprint != hashlib.sha256(data).digest():
             return "its timestamp token stamps another digest"
         return None
+    from records.attest.timestamps import timestamp_problem
+
     problem = timestamp_problem(chain, reply, data)
     return None if problem is None else f"its timestamp token {problem}"
 

@@ -243,11 +243,9 @@ def seal_checks_of(workspace: Workspace) -> SealChecks:
     """The workspace's seal checks, made on first use with the configured TSA chain; one per
     process, shared by its threads (``snap serve``)."""
     if not isinstance(workspace.seal_checks, SealChecks):
-        from records.attest.timestamps import load_chain
+        from records.attest.checkpoints import tsa_chain  # cryptography only with a chain
 
-        path = workspace.settings.tsa_chain
-        chain = None if path is None else load_chain(path)
-        workspace.seal_checks = SealChecks(chain, workspace.db)
+        workspace.seal_checks = SealChecks(tsa_chain(workspace), workspace.db)
     return workspace.seal_checks
 
 

@@ -18,6 +18,9 @@ class KeyError_(ConfigError):
     """The signing key or a certificate chain cannot be read or used (2)."""
 
 
+NO_TIMESTAMP = "no trusted timestamp"  # how a capture or checkpoint without a token says so
+
+
 class TimestampUnavailable(SnapError):
     """The time-stamping authority could not be reached or refused the request. The capture
     is kept and says "no trusted timestamp" with this reason (3)."""

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import Table, func, insert, select
 from sqlalchemy.orm import Session
 
 from records.attest import merkle
@@ -70,6 +70,30 @@ def leaf_document(row: LeafRow) -> dict[str, Any]:
         if row.code_hash is not None:  # only then: entries logged before keep their bytes
             entry["codeHash"] = row.code_hash
         return entry
+    return verification_document(row)
+
+
+# The columns of a verification that its leaf is made of (``verification_document``).
+VERIFICATION_LEAF = (
+    "id",
+    "citation_id",
+    "snapshot_id",
+    "extraction_id",
+    "run_id",
+    "status",
+    "span_start",
+    "span_end",
+    "matches",
+    "reason",
+    "verifier",
+    "normalizer",
+    "checked_at",
+)
+
+
+def verification_document(row: Any) -> dict[str, Any]:
+    """A verification's leaf document, of the ORM object or of a row holding the
+    ``VERIFICATION_LEAF`` columns (as an INSERT gives them back: ``append_verification_rows``)."""
     return {
         "kind": "verification",
         "id": row.id,
@@ -104,33 +128,58 @@ def kind_of(row: LeafRow) -> str:
     return str(leaf_document(row)["kind"])
 
 
-NEXT_POSITION = select(func.coalesce(func.max(LogEntry.position) + 1, 0))
-INSERT_ENTRIES = insert(LogEntry)
+# Core statements on the table, run on the session's connection: the ORM adds nothing to rows
+# that are only inserted, and costs more than the statements themselves.
+ENTRIES: Table = LogEntry.__table__  # type: ignore[assignment]
+NEXT_POSITION = select(func.coalesce(func.max(ENTRIES.c.position) + 1, 0))
+INSERT_ENTRIES = insert(ENTRIES)
+LOCK = select(func.pg_advisory_xact_lock(LOCK_KEY))
 
 
 def append(session: Session, rows: Iterable[LeafRow], *, new: bool = False) -> list[int]:
     """Append ``rows`` (flushed, with ids) to the log, skipping any already in it (``new``:
     the caller has just inserted them, so none can be); their positions, in order."""
-    wanted = [(kind_of(row), str(row.id), row) for row in rows]
+    documents = [(row, leaf_document(row)) for row in rows]
+    leaves = [(str(doc["kind"]), str(row.id), canonical(doc)) for row, doc in documents]
+    return append_leaves(session, leaves, new=new)
+
+
+def append_verification_rows(session: Session, rows: Iterable[Any]) -> list[int]:
+    """Append verifications just inserted, given as rows of the ``VERIFICATION_LEAF`` columns
+    (what the INSERT gave back: the values as stored, without reading them again), in the
+    order of their ids."""
+    ordered = sorted(rows, key=lambda row: int(row.id))
+    leaves = [
+        ("verification", str(row.id), canonical(verification_document(row))) for row in ordered
+    ]
+    return append_leaves(session, leaves, new=True)
+
+
+def append_leaves(
+    session: Session, wanted: list[tuple[str, str, bytes]], *, new: bool = False
+) -> list[int]:
+    """Append (kind, record id, leaf bytes) entries, skipping any already in the log unless
+    ``new``; their positions, in order."""
     if not wanted:
         return []
-    if session.get_bind().dialect.name == "postgresql":
-        session.execute(select(func.pg_advisory_xact_lock(LOCK_KEY)))
+    connection = session.connection()
+    if connection.dialect.name == "postgresql":
+        connection.execute(LOCK)
     present: set[tuple[str, str]] = set()
     if not new:
-        query = select(LogEntry.kind, LogEntry.record_id).where(
-            LogEntry.kind.in_({kind for kind, _, _ in wanted}),
-            LogEntry.record_id.in_([rid for _, rid, _ in wanted]),
+        query = select(ENTRIES.c.kind, ENTRIES.c.record_id).where(
+            ENTRIES.c.kind.in_({kind for kind, _, _ in wanted}),
+            ENTRIES.c.record_id.in_([rid for _, rid, _ in wanted]),
         )
-        present = {(str(kind), str(record_id)) for kind, record_id in session.execute(query)}
-    start = session.scalar(NEXT_POSITION) or 0
+        present = {(str(kind), str(record_id)) for kind, record_id in connection.execute(query)}
+    start = connection.scalar(NEXT_POSITION) or 0
     values: list[dict[str, Any]] = []
     now = datetime.now(UTC)
-    for kind, record_id, row in wanted:
+    for kind, record_id, leaf_document_bytes in wanted:
         if (kind, record_id) in present:
             continue
         present.add((kind, record_id))
-        leaf = hex_digest(merkle.leaf_hash(leaf_bytes(row)))
+        leaf = hex_digest(merkle.leaf_hash(leaf_document_bytes))
         values.append(
             {
                 "position": start + len(values),
@@ -141,7 +190,7 @@ def append(session: Session, rows: Iterable[LeafRow], *, new: bool = False) -> l
             }
         )
     if values:
-        session.execute(INSERT_ENTRIES, values)
+        connection.execute(INSERT_ENTRIES, values)
     return [value["position"] for value in values]
 
 
@@ -152,16 +201,6 @@ def entry_holds(session: Session, row: LeafRow) -> bool:
         LogEntry.kind == kind_of(row), LogEntry.record_id == str(row.id)
     )
     return session.scalar(query) == hex_digest(merkle.leaf_hash(leaf_bytes(row)))
-
-
-def append_verifications(session: Session, ids: Iterable[int]) -> None:
-    wanted = sorted(set(ids))
-    rows: list[LeafRow] = []
-    for start in range(0, len(wanted), 500):
-        chunk = wanted[start : start + 500]
-        query = select(Verification).where(Verification.id.in_(chunk)).order_by(Verification.id)
-        rows += list(session.scalars(query))
-    append(session, rows, new=True)
 
 
 def stored_leaves(session: Session) -> list[LogEntry]:

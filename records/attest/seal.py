@@ -14,10 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from records.attest.errors import TimestampUnavailable
+from records.attest.errors import NO_TIMESTAMP, TimestampUnavailable
 from records.attest.manifest import Manifest, build_manifest
-from records.attest.signing import KEY_FILE_NAME, SigningKey, load_key
-from records.attest.timestamps import NO_TIMESTAMP, TsaConfig, request_timestamp
 from records.options import WorkspaceOptions
 from snapshotter.capture import SnapshotRecord
 from snapshotter.store import BlobStore
@@ -25,7 +23,14 @@ from snapshotter.times import wire_time_or_none
 from snapshotter.version import __version__
 
 if TYPE_CHECKING:
+    from records.attest.signing import SigningKey
+    from records.attest.timestamps import TsaConfig
     from records.workspace import Workspace
+
+# Signing and time-stamping (cryptography, rfc3161-client, urllib) are imported when a key or a
+# TSA is configured, not with this module: every command that records something ends with a
+# checkpoint, and without a key or TSA they cost a quarter of the start-up floor for nothing.
+KEY_FILE_NAME = "signing-key.pem"  # the signing key's file in the home, unless configured
 
 
 class KeySettings(Protocol):
@@ -59,9 +64,15 @@ class Attestor:
     @classmethod
     def from_settings(cls, settings: WorkspaceOptions) -> Attestor:
         path = signing_key_path(settings)
-        key = load_key(path) if settings.signing_key is not None or path.exists() else None
+        key = None
+        if settings.signing_key is not None or path.exists():
+            from records.attest.signing import load_key
+
+            key = load_key(path)
         tsa = None
         if settings.tsa_url:
+            from records.attest.timestamps import TsaConfig
+
             tsa = TsaConfig.load(settings.tsa_url, settings.tsa_chain, timeout=settings.timeout)
         return cls(key, tsa, per_batch=settings.tsa_per == "batch")
 
@@ -69,6 +80,8 @@ class Attestor:
         """A timestamp over ``data`` stored as a blob, or why there is none."""
         if self.tsa is None:
             return {"state": "none", "reason": f"{NO_TIMESTAMP}: SNAP_TSA_URL is not set"}
+        from records.attest.timestamps import request_timestamp
+
         try:
             stamp = request_timestamp(self.tsa, data)
         except TimestampUnavailable as error:

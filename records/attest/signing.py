@@ -24,8 +24,6 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 
 from records.attest.errors import KeyError_
 
-KEY_FILE_NAME = "signing-key.pem"
-
 
 class KeyType(StrEnum):
     ECDSA_P256 = "ecdsa-p256"

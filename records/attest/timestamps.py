@@ -26,10 +26,9 @@ from rfc3161_client import (
     decode_timestamp_response,
 )
 
-from records.attest.errors import KeyError_, TimestampUnavailable
+from records.attest.errors import NO_TIMESTAMP, KeyError_, TimestampUnavailable
 
 MAX_REPLY = 1 << 20
-NO_TIMESTAMP = "no trusted timestamp"
 
 
 @dataclass(frozen=True)

@@ -85,9 +85,13 @@ def init_store(
     it); for an existing bucket the report says whether it has Object Lock.  A folder store is
     created; its protection is write-once hard links and read-only files, not retention.
     """
-    from snapshotter.store.s3 import S3Store
-
     store = open_store(url, lock_mode=lock_mode, lock_days=lock_days, home=home)
+    if isinstance(store, FolderStore):
+        existed = store.root.exists()
+        store.root.mkdir(parents=True, exist_ok=True)
+        return {"store": store.location, "created": not existed, "objectLock": False}
+    from snapshotter.store.s3 import S3Store  # only for an s3:// store: a folder needs none
+
     if isinstance(store, S3Store):
         status = store.init_bucket()
         return {
@@ -98,7 +102,4 @@ def init_store(
             "lockMode": lock_mode,
             "lockDays": lock_days,
         }
-    assert isinstance(store, FolderStore)
-    existed = store.root.exists()
-    store.root.mkdir(parents=True, exist_ok=True)
-    return {"store": store.location, "created": not existed, "objectLock": False}
+    raise ConfigError(f"store {url!r} is neither a folder nor an S3 bucket")
