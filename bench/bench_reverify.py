@@ -1,36 +1,44 @@
 """Benchmark of batch re-verification: 10,000 citations over 100 snapshots of 20–100 KB.
 
 Run: ``.venv/bin/python bench/bench_reverify.py [--json] [--citations N] [--snapshots N]
-[--database sqlite|postgresql|both]``
+[--rounds N] [--database sqlite|postgresql|both]``
 
 Reports, per database, from one run (ratios against baselines timed in the same run):
-- per-citation cost of ``records.reverify.reverify`` (each snapshot read, digest-checked and
-  tokenized once per run) against three loops over the citations:
+- ``snap reverify`` as a user runs it, in a process of its own each time (select the citations,
+  re-verify them: CPU time, wall time and the process's peak resident memory), in three ways
+  that take turns over ``--rounds`` rounds (min and median reported, with the load average):
+  * ``off``: how reverify ran before the prepared-source folder existed: no folder
+    (``SNAP_PREPARED_CACHE=off``), every text tokenized, every citation loaded at once;
+  * ``cold``: the folder empty at the start, so every text is tokenized and written to it
+    (and the citations loaded a chunk at a time, ``records.reverify.reverify_in_chunks``);
+  * ``warm``: the folder as ``cold`` left it, every text loaded (the goal: ≥ 1.5× ``off``);
+- the per-citation cost of ``reverify`` against three loops over the citations:
   * the fair naive loop: it caches prepared sources, as any loop would, and records each check
     in a transaction of its own (``cachedRowByRow``);
   * the same loop with one batched write at the end, the floor for a loop without grouping
     (``cachedBatched``);
   (``--fair-limit N`` times them on the first N citations only, whole snapshots, for 100,000)
   * a loop that reads, checks and tokenizes the snapshot again for every citation (timed on a
-    sample, reported per citation: ``naive``), as the first benchmark did;
-- total time of the re-verification; the peak memory reverify itself allocates (tracemalloc, in
-  a second run of it) and the peak resident memory of the whole process, set-up included.
+    sample, reported per citation: ``naive``), as the first benchmark did.
 
-Each database runs in a child process so its peak memory is its own.  PostgreSQL uses a
-throwaway database on the local server ($SNAP_TEST_DATABASE_URL, as the tests do).
+Each database runs in a child process; PostgreSQL uses a throwaway database on the local server
+($SNAP_TEST_DATABASE_URL, as the tests do).  Every reverify run records its checks, so the
+table grows over the rounds; the ways take turns so that each meets it as large.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import resource
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -49,7 +57,13 @@ from records.repository import (  # noqa: E402
     record_snapshot,
     record_verifications,
 )
-from records.reverify import recheck, reverify  # noqa: E402
+from records.reverify import (  # noqa: E402
+    recheck,
+    reverify,
+    reverify_in_chunks,
+    select_citation_keys,
+    select_citations,
+)
 from records.texts import SnapshotTexts  # noqa: E402
 from records.verify import verification_values  # noqa: E402
 from records.workspace import Workspace  # noqa: E402
@@ -146,8 +160,11 @@ def timed(action: Callable[[], object]) -> float:
     return time.perf_counter() - started
 
 
+WAYS = ("off", "cold", "warm")
+
+
 def child(
-    database: str, snapshots: int, citations: int, sample: int, fair_limit: int
+    database: str, snapshots: int, citations: int, sample: int, fair_limit: int, rounds: int
 ) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as folder:
         url = f"sqlite:///{folder}/bench.db"
@@ -158,29 +175,98 @@ def child(
             context = throwaway_postgres()
             url = context.__enter__()
         try:
-            return measure(Path(folder), url, snapshots, citations, sample, fair_limit)
+            return measure(Path(folder), url, snapshots, citations, sample, fair_limit, rounds)
         finally:
             if context is not None:
                 context.__exit__(None, None, None)
 
 
-def measure(
-    folder: Path, url: str, snapshots: int, count: int, sample: int, fair_limit: int
-) -> dict[str, Any]:
-    settings = Settings.from_env({"SNAP_HOME": str(folder), "SNAP_DATABASE_URL": url})
-    workspace = Workspace(
+def settings_env(folder: Path, url: str, cache: str) -> dict[str, str]:
+    return {"SNAP_HOME": str(folder), "SNAP_DATABASE_URL": url, "SNAP_PREPARED_CACHE": cache}
+
+
+def open_workspace(folder: Path, url: str, cache: str = "off") -> Workspace:
+    settings = Settings.from_env(settings_env(folder, url, cache))
+    return Workspace(
         settings.workspace_options(), Database(url, auto_migrate=True), FolderStore(folder / "s")
     )
+
+
+def reverify_process(folder: Path, url: str, way: str) -> dict[str, float]:
+    """One ``snap reverify`` in a process of its own (``--reverify``): its times and peak RSS."""
+    cache = folder / "prepared"
+    if way == "cold":
+        shutil.rmtree(cache, ignore_errors=True)
+    command = [sys.executable, __file__, "--reverify", str(folder), url]
+    command.append("off" if way == "off" else str(cache))
+    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    return json.loads(output)  # type: ignore[no-any-return]
+
+
+def reverify_here(folder: Path, url: str, cache: str) -> dict[str, float]:
+    """What ``snap reverify`` does, timed: select every citation's key, re-verify them a chunk at
+    a time; with the folder ``off``, as it did before either existed (every citation loaded,
+    then re-verified at once)."""
+    workspace = open_workspace(folder, url, cache)
+    cpu, wall = time.process_time(), time.perf_counter()
+    if cache == "off":  # as before the folder and the chunks: every citation loaded at once
+        report = reverify(workspace, select_citations(workspace))
+    else:
+        report = reverify_in_chunks(workspace, select_citation_keys(workspace))
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    workspace.close()
+    return {
+        "cpuSeconds": cpu,
+        "wallSeconds": wall,
+        "peakRssMiB": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "found": report.summary()["byStatus"].get("quote_found", 0),
+    }
+
+
+def summary(runs: list[dict[str, float]], key: str) -> dict[str, float]:
+    values = [run[key] for run in runs]
+    return {"min": round(min(values), 3), "median": round(statistics.median(values), 3)}
+
+
+def measure(
+    folder: Path,
+    url: str,
+    snapshots: int,
+    count: int,
+    sample: int,
+    fair_limit: int,
+    rounds: int,
+) -> dict[str, Any]:
+    workspace = open_workspace(folder, url)
     build(workspace, folder, snapshots, count)
     with workspace.db.reading() as session:
         citations = list(session.query(Citation).order_by(Citation.id))
-    started = time.perf_counter()
-    report = reverify(workspace, citations)
-    grouped = time.perf_counter() - started
-    tracemalloc.start()  # a second, traced run: the memory reverify itself allocates
-    reverify(workspace, citations)
-    traced_peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
+    load_before = os.getloadavg()
+    runs: dict[str, list[dict[str, float]]] = {way: [] for way in WAYS}
+    for round_ in range(rounds):
+        order = WAYS if round_ % 2 == 0 else ("cold", "warm", "off")  # off first, then last
+        for way in order:
+            runs[way].append(reverify_process(folder, url, way))
+    founds = {run["found"] for way_runs in runs.values() for run in way_runs}
+    assert len(founds) == 1, f"the ways disagree on what is found: {founds}"
+    ways = {
+        way: {
+            "cpuSeconds": summary(way_runs, "cpuSeconds"),
+            "wallSeconds": summary(way_runs, "wallSeconds"),
+            "peakRssMiB": summary(way_runs, "peakRssMiB"),
+        }
+        for way, way_runs in runs.items()
+    }
+    off_cpu = ways["off"]["cpuSeconds"]
+    speedups = {
+        f"{way}OverOff": {
+            stat: round(off_cpu[stat] / ways[way]["cpuSeconds"][stat], 2)
+            for stat in ("min", "median")
+        }
+        for way in ("cold", "warm")
+    }
+    cache_bytes = sum(path.stat().st_size for path in (folder / "prepared").rglob("*.prep"))
+    per_reverify = ways["off"]["wallSeconds"]["min"] / len(citations)
     picks = random.Random(SEED).sample(citations, min(sample, len(citations)))
     started = time.perf_counter()
     naive(workspace, picks)
@@ -188,15 +274,18 @@ def measure(
     fair = citations[:fair_limit] if fair_limit else citations  # whole snapshots, in id order
     rows_s = timed(lambda: naive_cached(workspace, fair, batched=False)) / len(fair)
     batch_s = timed(lambda: naive_cached(workspace, fair, batched=True)) / len(fair)
-    found = report.summary()["byStatus"].get("quote_found", 0)
     workspace.close()
-    per_reverify = grouped / len(citations)
     return {
         "citations": len(citations),
         "snapshots": snapshots,
-        "quoteFound": found,
-        "reverifySeconds": round(grouped, 3),
-        "reverifyMsPerCitation": round(grouped / len(citations) * 1000, 4),
+        "quoteFound": founds.pop(),
+        "rounds": rounds,
+        "reverify": ways,
+        "cpuSpeedup": speedups,
+        "cacheMiB": round(cache_bytes / 2**20, 1),
+        "loadBefore": [round(load, 2) for load in load_before],
+        "loadAfter": [round(load, 2) for load in os.getloadavg()],
+        "offWallMsPerCitation": round(per_reverify * 1000, 4),
         "naiveMsPerCitation": round(per_naive * 1000, 4),
         "naiveOverReverify": round(per_naive / per_reverify, 1),
         "fairLoopCitations": len(fair),
@@ -204,8 +293,6 @@ def measure(
         "cachedRowByRowOverReverify": round(rows_s / per_reverify, 1),
         "cachedBatchedMsPerCitation": round(batch_s * 1000, 4),
         "cachedBatchedOverReverify": round(batch_s / per_reverify, 1),
-        "reverifyPeakTracedMiB": round(traced_peak / 2**20, 1),
-        "processPeakRssMiB": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
 
 
@@ -215,6 +302,8 @@ def main() -> None:
     parser.add_argument("--citations", type=int, default=10_000)
     parser.add_argument("--snapshots", type=int, default=100)
     parser.add_argument("--sample", type=int, default=300)
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of off, cold and warm")
+    parser.add_argument("--reverify", nargs=3, help=argparse.SUPPRESS)
     parser.add_argument(
         "--fair-limit",
         type=int,
@@ -224,12 +313,20 @@ def main() -> None:
     parser.add_argument("--database", choices=["sqlite", "postgresql", "both"], default="both")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.reverify:
+        folder, url, cache = args.reverify
+        print(json.dumps(reverify_here(Path(folder), url, cache)))
+        return
     if args.child:
-        print(
-            json.dumps(
-                child(args.database, args.snapshots, args.citations, args.sample, args.fair_limit)
-            )
+        measured = child(
+            args.database,
+            args.snapshots,
+            args.citations,
+            args.sample,
+            args.fair_limit,
+            args.rounds,
         )
+        print(json.dumps(measured))
         return
     databases = ["sqlite", "postgresql"] if args.database == "both" else [args.database]
     results = {}
@@ -248,6 +345,8 @@ def main() -> None:
             str(args.sample),
             "--fair-limit",
             str(args.fair_limit),
+            "--rounds",
+            str(args.rounds),
         ]
         output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
         results[database] = json.loads(output)
@@ -256,6 +355,8 @@ def main() -> None:
         return
     for database, result in results.items():
         print(f"{database:10}  " + "  ".join(f"{key}={value}" for key, value in result.items()))
+        for way, figures in result["reverify"].items():
+            print(f"  {way:5} " + "  ".join(f"{key}={value}" for key, value in figures.items()))
 
 
 if __name__ == "__main__":

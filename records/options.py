@@ -35,6 +35,10 @@ class WorkspaceOptions:
     tsa_url: str | None = None
     tsa_chain: Path | None = None
     tsa_per: str = "capture"
+    # prepared sources kept across processes (records.prepared): the folder (None: not kept)
+    # and the most bytes it holds
+    prepared_cache: Path | None = None
+    prepared_cache_bytes: int = 1024 * 2**20
 
     @property
     def timeout(self) -> float:

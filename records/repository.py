@@ -719,6 +719,34 @@ def citations_matching(
     return session.scalars(query).all()
 
 
+def citation_keys_matching(
+    session: Session, *, url: str | None = None, since: datetime | None = None
+) -> Sequence[tuple[str, str | None, str | None]]:
+    """(id, url, snapshot id) of the citations ``citations_matching`` gives, in its order:
+    a few hundred bytes a citation instead of a whole mapped object."""
+    query = select(Citation.id, Citation.url, Citation.snapshot_id)
+    query = query.order_by(Citation.created_at, Citation.id)
+    if url is not None:
+        query = query.where(Citation.url_key == canonical_url(url))
+    if since is not None:
+        query = query.where(Citation.created_at >= since)
+    return [(row.id, row.url, row.snapshot_id) for row in session.execute(query)]
+
+
+IDS_PER_QUERY = 1000  # ids in one IN list, well under every driver's limit on parameters
+
+
+def citations_by_id(session: Session, ids: Sequence[str]) -> list[Citation]:
+    """The citations with these ids, in the order given (those that exist)."""
+    found: dict[str, Citation] = {}
+    for start in range(0, len(ids), IDS_PER_QUERY):
+        part = ids[start : start + IDS_PER_QUERY]
+        found.update(
+            (c.id, c) for c in session.scalars(select(Citation).where(Citation.id.in_(part)))
+        )
+    return [found[i] for i in ids if i in found]
+
+
 def all_snapshots(session: Session) -> Iterable[Snapshot]:
     return session.scalars(select(Snapshot).order_by(Snapshot.created_at)).all()
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import uuid
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple, Protocol
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -26,6 +26,8 @@ from records.outcome import CitationResult, Outcome, count_by_status
 from records.repository import (
     capture_time,
     choose_extraction,
+    citation_keys_matching,
+    citations_by_id,
     citations_matching,
     get_snapshot,
     idempotency_key,
@@ -86,7 +88,85 @@ def select_citations(
         return list(citations_matching(session, url=url, since=since))
 
 
-def refetch_sources(workspace: Workspace, citations: Sequence[Citation]) -> dict[str, str]:
+class CitationKey(NamedTuple):
+    """What planning a run needs of a citation before its words are read: which source it is
+    of.  A large run holds these for every citation and the citations themselves a chunk at a
+    time (``reverify_in_chunks``)."""
+
+    id: str
+    url: str | None
+    snapshot_id: str | None
+
+
+class Sourced(Protocol):
+    """A citation, or its key: what names the source to capture again."""
+
+    @property
+    def url(self) -> str | None: ...
+
+
+def select_citation_keys(
+    workspace: Workspace, *, url: str | None = None, since: datetime | None = None
+) -> list[CitationKey]:
+    """The keys of the citations ``select_citations`` gives, in the same order."""
+    with workspace.db.reading() as session:
+        return [CitationKey(*row) for row in citation_keys_matching(session, url=url, since=since)]
+
+
+CHUNK = 5000
+"""Citations a run holds at once: a run of more is re-verified a chunk at a time, each chunk the
+citations of whole sources, so memory stays flat however many citations there are."""
+
+
+def reverify_in_chunks(
+    workspace: Workspace,
+    keys: Sequence[CitationKey],
+    *,
+    progress: Progress | None = None,
+    refetch_errors: dict[str, str] | None = None,
+    run_id: str | None = None,
+    chunk: int = CHUNK,
+) -> ReverifyReport:
+    """``reverify`` of the citations ``keys`` name, loaded ``chunk`` at a time: up to ``chunk``
+    citations, one call in their order; more, sorted by source (stable) and cut only between
+    sources, so each source's text is read in one chunk and a chunk's citations are released
+    before the next is loaded.  One run id for all: an interrupted run continues as a whole."""
+    new_run = run_id is None
+    run_id = run_id or uuid.uuid4().hex
+    results: list[CitationResult] = []
+    resumed = 0
+    for ids in source_chunks(keys, chunk):
+        with workspace.db.reading() as session:
+            citations = citations_by_id(session, ids)
+        report = reverify(workspace, citations, progress=progress, run_id=run_id, new_run=new_run)
+        del citations
+        results += report.results
+        resumed += report.resumed
+    return ReverifyReport(results, refetch_errors or {}, run_id, resumed)
+
+
+def source_chunks(keys: Sequence[CitationKey], chunk: int) -> Iterator[list[str]]:
+    """The ids of ``keys`` in chunks of at least ``chunk`` (the last may be smaller), each
+    holding whole sources: a source cut across two chunks would be read and planned twice."""
+    if len(keys) <= chunk:
+        yield [key.id for key in keys]
+        return
+    ordered = sorted(keys, key=_source_of)
+    ids: list[str] = []
+    for index, key in enumerate(ordered):
+        ids.append(key.id)
+        following = ordered[index + 1] if index + 1 < len(ordered) else None
+        if following is None or (len(ids) >= chunk and _source_of(following) != _source_of(key)):
+            yield ids
+            ids = []
+
+
+def _source_of(key: CitationKey) -> tuple[str, str]:
+    """Citations of a URL are grouped by its latest snapshot, the others by their own."""
+    return (key.url, "") if key.url else ("", key.snapshot_id or "")
+
+
+def refetch_sources(workspace: Workspace, citations: Sequence[Sourced]) -> dict[str, str]:
     """Capture every cited web URL again; failures are recorded and reported, not fatal.
 
     Local paths and file URLs are never captured here: citations come from model output.
@@ -131,16 +211,19 @@ def reverify(
     progress: Progress | None = None,
     refetch_errors: dict[str, str] | None = None,
     run_id: str | None = None,
+    new_run: bool = False,
 ) -> ReverifyReport:
     """Re-check ``citations``, one short write transaction per snapshot group: an interrupted
     run keeps every group it finished, and the same ``run_id`` given again continues it
-    without checking or recording those groups a second time."""
+    without checking or recording those groups a second time.  A run id made here, or by a
+    caller that says so (``new_run``), has recorded nothing: its earlier checks are not read."""
+    new_run = new_run or run_id is None
     run_id = run_id or uuid.uuid4().hex
     with workspace.db.reading() as session:
-        plan = plan_reverify(session, citations, run_id)
+        plan = plan_reverify(session, citations, run_id, new_run=new_run)
     workspace.stores.check_all(plan.evidence())
     seals = seal_checks_of(workspace)
-    texts = SnapshotTexts(workspace.stores, shared=workspace.prepared, seals=seals)
+    texts = SnapshotTexts(workspace.stores, shared=workspace.shared_prepared(), seals=seals)
     results = list(plan.done)
     if progress is not None and plan.done:
         progress(len(plan.done))
@@ -220,8 +303,10 @@ def check_group(
     ]
 
 
-def plan_reverify(session: Session, citations: Sequence[Citation], run_id: str) -> _Plan:
-    done_rows = verifications_of_run(session, run_id, [c.id for c in citations])
+def plan_reverify(
+    session: Session, citations: Sequence[Citation], run_id: str, *, new_run: bool = False
+) -> _Plan:
+    done_rows = {} if new_run else verifications_of_run(session, run_id, [c.id for c in citations])
     done = [result_of_row(c, done_rows[c.id]) for c in citations if c.id in done_rows]
     todo = [c for c in citations if c.id not in done_rows]
     groups = group_by_latest_snapshot(session, todo)
@@ -403,16 +488,22 @@ def request_of(citation: Citation, *, in_own_snapshot: bool) -> CitationRequest:
     )
 
 
-RUN_FILTER_LIMIT = 1000  # beyond this many citations, reading the whole run is cheaper
+RUN_FILTER_LIMIT = 2 * CHUNK  # beyond this many citations, reading the whole run is cheaper
+IDS_PER_QUERY = 1000  # citation ids in one IN list
 
 
 def verifications_of_run(
     session: Session, run_id: str, citation_ids: Sequence[str] = ()
 ) -> dict[str, Verification]:
     """The checks an earlier try of this run recorded, by citation. A worker checks one
-    snapshot group of a run of many: it reads only its own citations' rows, not the run's."""
+    snapshot group of a run of many, and ``reverify_in_chunks`` one chunk: each reads only its
+    own citations' rows (a thousand ids a query), not the run's, which grows as it goes."""
     query = select(Verification).where(Verification.run_id == run_id)
-    if 0 < len(citation_ids) <= RUN_FILTER_LIMIT:
-        query = query.where(Verification.citation_id.in_(citation_ids))
-    rows = session.scalars(query)
-    return {row.citation_id: row for row in rows}
+    if not 0 < len(citation_ids) <= RUN_FILTER_LIMIT:
+        return {row.citation_id: row for row in session.scalars(query)}
+    found: dict[str, Verification] = {}
+    for start in range(0, len(citation_ids), IDS_PER_QUERY):
+        part = citation_ids[start : start + IDS_PER_QUERY]
+        rows = session.scalars(query.where(Verification.citation_id.in_(part)))
+        found.update((row.citation_id, row) for row in rows)
+    return found

@@ -7,6 +7,7 @@ from collections import OrderedDict
 from typing import Any, Protocol
 
 from records.evidence import Evidence, StoreResolver
+from records.prepared import PreparedFolder
 from snapshotter.errors import BlobNotFound, IntegrityError, StoreError
 from snapshotter.extract import code_spans
 from snapshotter.store import BlobStore
@@ -20,8 +21,9 @@ def rehash_blob(store: BlobStore, kind: str, digest: str, version_id: str | None
 
 
 class PreparedCache:
-    """Tokenized texts shared by every run of one long-lived process (``snap serve``), keyed by
-    the text's SHA-256 and bounded by the code points it holds.
+    """Tokenized texts shared by every run of a process, keyed by the text's SHA-256: in memory
+    (``snap serve``, bounded by the code points it holds; ``max_code_points=0`` holds none) and,
+    given a ``PreparedFolder``, on disk for the next process (``records.prepared``).
 
     Only the tokenizing is shared, never the reading: each run still reads both blobs back and
     re-hashes them, and takes a text from here only under the digest those bytes just hashed
@@ -30,8 +32,11 @@ class PreparedCache:
     between threads: checks only read it (its lazily built index is assigned whole).
     """
 
-    def __init__(self, *, max_code_points: int = 32_000_000) -> None:
+    def __init__(
+        self, *, max_code_points: int = 32_000_000, folder: PreparedFolder | None = None
+    ) -> None:
         self._max = max_code_points
+        self.folder = folder
         self._held = 0
         self._texts: OrderedDict[str, PreparedSource] = OrderedDict()
         self._lock = threading.Lock()
@@ -47,8 +52,9 @@ class PreparedCache:
             if cached is not None:
                 self._texts.move_to_end(key)
                 return cached
-        # outside the lock: other checks go on
-        source = prepare(data.decode("utf-8"), code[1] if code is not None else None)
+        source = self._load(text_hash, data.decode("utf-8"), code)  # outside the lock
+        if self._max <= 0:
+            return source
         with self._lock:
             if key not in self._texts:
                 self._texts[key] = source
@@ -57,6 +63,27 @@ class PreparedCache:
                 _, dropped = self._texts.popitem(last=False)
                 self._held -= len(dropped.source)
         return source
+
+    def _load(
+        self, text_hash: str, text: str, code: tuple[str, CodeSpans] | None
+    ) -> PreparedSource:
+        """From the folder when it holds a sound entry for this text, else tokenized (and kept
+        there for the next process).  A text read with code spans is not kept: an entry names
+        only its text's digest, and the spans change what is compared."""
+        if self.folder is None or code is not None:
+            return prepare(text, code[1] if code is not None else None)
+        source = self.folder.load(text_hash, text)
+        if source is None:
+            source = prepare(text)
+            self.folder.save(text_hash, source)
+        return source
+
+
+HELD_BYTES = 96 * 2**20  # tokenized texts one run holds: a few 1 MB pages, dozens of small
+
+
+def _held_bytes(loaded: PreparedSource | StoreError) -> int:
+    return loaded.held_bytes() if isinstance(loaded, PreparedSource) else 0
 
 
 SEALS_HELD = 4096  # seal states a run remembers (a few hundred bytes each)
@@ -100,15 +127,21 @@ class SnapshotTexts:
         stores: StoreResolver,
         *,
         keep: int = 32,
+        max_bytes: int = HELD_BYTES,
         shared: PreparedCache | None = None,
         seals: SealCheck | None = None,
     ) -> None:
         self._stores = stores
         self._shared = shared
-        self._keep = keep  # tokenized texts held at once: memory stays flat on big batches
+        # tokenized texts held at once, by number and by bytes (``PreparedSource.held_bytes``):
+        # memory stays flat on big batches, whatever the size of their texts
+        self._keep = keep
+        self._max_bytes = max_bytes
+        self._held = 0
         self._prepared: OrderedDict[tuple[str, str], PreparedSource | StoreError] = OrderedDict()
         self._seals = seals
         self._sealed: OrderedDict[tuple[int, str, str | None], Seal | None] = OrderedDict()
+        self._seal_documents: dict[tuple[int, str, str | None], dict[str, Any]] = {}
 
     def prepared(self, evidence: Evidence) -> PreparedSource:
         """The tokenized text; raises IntegrityError if the stored bytes do not match."""
@@ -118,9 +151,7 @@ class SnapshotTexts:
         cached = self._prepared.get(key)
         if cached is None:
             cached = self._load(evidence)
-            self._prepared[key] = cached
-            if len(self._prepared) > self._keep:
-                self._prepared.popitem(last=False)
+            self._hold(key, cached)
         self._prepared.move_to_end(key)
         if isinstance(cached, StoreError):
             raise cached
@@ -128,6 +159,17 @@ class SnapshotTexts:
         if state is not None and not state.intact:
             raise state.error()
         return cached
+
+    def _hold(self, key: tuple[str, str], loaded: PreparedSource | StoreError) -> None:
+        """Remember ``loaded``, forgetting the least recently used texts past the bounds (the
+        newest is always kept: it is about to be used)."""
+        self._prepared[key] = loaded
+        self._held += _held_bytes(loaded)
+        while len(self._prepared) > 1 and (
+            len(self._prepared) > self._keep or self._held > self._max_bytes
+        ):
+            _, dropped = self._prepared.popitem(last=False)
+            self._held -= _held_bytes(dropped)
 
     def seal(self, evidence: Evidence) -> Seal | None:
         """The seal of the capture ``evidence`` is read through, checked with the raw bytes and
@@ -140,8 +182,22 @@ class SnapshotTexts:
             store = self._stores.store_for(evidence)
             self._sealed[key] = self._seals.evidence_state(store, evidence)
             if len(self._sealed) > SEALS_HELD:
-                self._sealed.popitem(last=False)
+                dropped, _ = self._sealed.popitem(last=False)
+                self._seal_documents.pop(dropped, None)
         return self._sealed[key]
+
+    def seal_document(self, evidence: Evidence) -> dict[str, Any] | None:
+        """``seal(evidence).to_json()``, made once per capture and text and shared by the
+        outcomes of every citation read through it (a few hundred bytes a citation over a
+        large batch): read only."""
+        state = self.seal(evidence)
+        if state is None or evidence.seal is None:
+            return None
+        key = (evidence.seal.capture_id, evidence.snapshot_id, evidence.text_hash)
+        document = self._seal_documents.get(key)
+        if document is None:
+            document = self._seal_documents[key] = state.to_json()
+        return document
 
     def _load(self, evidence: Evidence) -> PreparedSource | StoreError:
         store = self._stores.store_for(evidence)

@@ -177,7 +177,7 @@ def verify_citations(
             [p.evidence for p in [*planned, *documents] if p.evidence is not None]
         )
         seals = seal_checks_of(workspace)
-        texts = SnapshotTexts(workspace.stores, shared=workspace.prepared, seals=seals)
+        texts = SnapshotTexts(workspace.stores, shared=workspace.shared_prepared(), seals=seals)
         checked = []
         for planned_request in planned:
             checkpoint()
@@ -415,10 +415,10 @@ def check_against(
     were written to, or a seal that does not hold; a store that cannot be reached raises
     StoreError (nothing is recorded)."""
     outcome, source = _check_against(texts, evidence, request)
-    seal = texts.seal(evidence) if evidence.text_hash is not None else None
+    seal = texts.seal_document(evidence) if evidence.text_hash is not None else None
     if seal is None:
         return outcome, source
-    return replace(outcome, details={**outcome.details, "seal": seal.to_json()}), source
+    return replace(outcome, details={**outcome.details, "seal": seal}), source
 
 
 def _check_against(

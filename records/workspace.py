@@ -16,6 +16,7 @@ from records.options import BuildsWorkspaceOptions, WorkspaceOptions
 from snapshotter.store import BlobStore, open_store
 
 if TYPE_CHECKING:
+    from records.prepared import PreparedFolder
     from records.texts import PreparedCache
     from snapshotter.browser import BrowserOptions
     from snapshotter.browser.session import BrowserSession
@@ -31,7 +32,8 @@ class Workspace:
     db: Database
     store: BlobStore
     _stores: StoreResolver | None = field(default=None, repr=False)
-    # tokenized texts shared across runs; only a long-lived process (snap serve) sets one
+    # tokenized texts shared across runs: in memory in a long-lived process (snap serve), in
+    # the prepared-source folder for the next process (``shared_prepared``)
     prepared: PreparedCache | None = field(default=None, repr=False)
     # one browser for every browser capture of this process, started on first use
     _browser: BrowserSession | None = field(default=None, repr=False)
@@ -70,6 +72,30 @@ class Workspace:
                 home=settings.home,
             )
         return self._stores
+
+    def prepared_folder(self) -> PreparedFolder | None:
+        """The folder prepared sources are kept in across processes; None when turned off
+        (``SNAP_PREPARED_CACHE=off``)."""
+        folder = self.settings.prepared_cache
+        if folder is None:
+            return None
+        from records.prepared import PreparedFolder
+
+        return PreparedFolder(folder, max_bytes=self.settings.prepared_cache_bytes)
+
+    def shared_prepared(self) -> PreparedCache | None:
+        """Tokenized texts shared by the runs of this process and with the next ones: the
+        service's in-memory cache (``prepared``) when set, else one over the prepared-source
+        folder alone, made on first use (one run already keeps what it reads:
+        ``records.texts.SnapshotTexts``); None when the folder is turned off."""
+        if self.prepared is None:
+            folder = self.prepared_folder()
+            if folder is None:
+                return None
+            from records.texts import PreparedCache
+
+            self.prepared = PreparedCache(max_code_points=0, folder=folder)
+        return self.prepared
 
     @property
     def fetch_options(self) -> FetchOptions:

@@ -41,6 +41,8 @@ MAX_ALLOWED_NETWORKS = 1000
 CAPTURE_METHODS = ("http", "browser", "auto")  # SNAP_CAPTURE; see snapshotter.browser
 DEFAULT_BROWSER_MAX_RESOURCES = 500
 DEFAULT_BROWSER_MAX_TOTAL_BYTES = 200 * 1024 * 1024
+DEFAULT_PREPARED_CACHE_MB = 1024
+MAX_PREPARED_CACHE_MB = 1024 * 1024
 MAX_BROWSER_RESOURCES = 100_000
 
 
@@ -132,6 +134,14 @@ def _tsa_per(environ: Mapping[str, str]) -> str:
     return value
 
 
+def _prepared_cache(environ: Mapping[str, str], home: Path) -> Path | None:
+    """SNAP_PREPARED_CACHE: a folder, ``off`` for none, unset for the home's ``prepared``."""
+    raw = environ.get("SNAP_PREPARED_CACHE", "").strip()
+    if raw.lower() in ("off", "0", "false", "no", "none"):
+        return None
+    return Path(raw).expanduser() if raw else home / "prepared"
+
+
 def _path_setting(environ: Mapping[str, str], name: str) -> Path | None:
     raw = environ.get(name, "").strip()
     return Path(raw).expanduser() if raw else None
@@ -198,6 +208,10 @@ class Settings:
     # "capture": one TSA request per manifest; "batch": manifests are signed, and stamped by
     # the log checkpoint that includes them (one TSA request per batch)
     tsa_per: str = "capture"
+    # prepared sources kept across processes (records.prepared): the folder, None when off
+    # (SNAP_PREPARED_CACHE=off), and its bound in MiB (SNAP_PREPARED_CACHE_MB)
+    prepared_cache: Path | None = None
+    prepared_cache_mb: int = DEFAULT_PREPARED_CACHE_MB
 
     def __post_init__(self) -> None:
         """Validated here, so command-line overrides (``with_overrides``) are checked too."""
@@ -216,6 +230,13 @@ class Settings:
         )
         check_range("SNAP_HOST_DELAY", self.host_delay, 0, MAX_SECONDS, low_open=False)
         check_range("SNAP_TASK_RETRIES", self.task_retries, 0, MAX_TASK_RETRIES, low_open=False)
+        check_range(
+            "SNAP_PREPARED_CACHE_MB",
+            self.prepared_cache_mb,
+            1,
+            MAX_PREPARED_CACHE_MB,
+            low_open=False,
+        )
         if self.capture not in CAPTURE_METHODS:
             raise ConfigError(f"SNAP_CAPTURE must be http, browser or auto, got {self.capture!r}")
         check_range(
@@ -274,6 +295,10 @@ class Settings:
             tsa_chain=_path_setting(env, "SNAP_TSA_CHAIN"),
             signing_cert=_path_setting(env, "SNAP_SIGNING_CERT"),
             tsa_per=_tsa_per(env),
+            prepared_cache=_prepared_cache(env, home),
+            prepared_cache_mb=_int_setting(
+                env, "SNAP_PREPARED_CACHE_MB", DEFAULT_PREPARED_CACHE_MB
+            ),
         )
 
     def with_overrides(self, **changes: object) -> Settings:
@@ -309,6 +334,8 @@ class Settings:
             tsa_url=self.tsa_url,
             tsa_chain=self.tsa_chain,
             tsa_per=self.tsa_per,
+            prepared_cache=self.prepared_cache,
+            prepared_cache_bytes=self.prepared_cache_mb * 2**20,
         )
 
 

@@ -27,8 +27,7 @@ from snap.errors import InputError
 
 if TYPE_CHECKING:  # loaded when used: a run in this process needs no queue, and no Celery
     from records.jobs import Item
-    from records.models import Citation
-    from records.reverify import ReverifyReport
+    from records.reverify import CitationKey, ReverifyReport
     from snap.workers.submit import Submitted
 
 NOTHING_MATCHES = "no recorded citation matches url/since"
@@ -77,10 +76,11 @@ class QueuedPlan:
 
 @dataclass(frozen=True)
 class InProcessPlan:
-    """Citations to re-check in this process, under a new run id or a recorded one."""
+    """Citations to re-check in this process, under a new run id or a recorded one: their
+    keys, the citations themselves being loaded a chunk at a time when re-checked."""
 
     request: ReverifyRequest
-    citations: list[Citation]
+    citations: list[CitationKey]
     run_id: str | None
 
     @property
@@ -115,10 +115,10 @@ def plan_reverify(
         if not items and request.filtered:
             raise RecordNotFound(NOTHING_MATCHES)
         return QueuedPlan(request, items)
-    from records.reverify import recorded_run, select_citations
+    from records.reverify import recorded_run, select_citation_keys
 
     run_id = recorded_run(workspace, request.run_id) if request.run_id else None
-    citations = select_citations(workspace, url=request.url, since=request.since)
+    citations = select_citation_keys(workspace, url=request.url, since=request.since)
     if not citations and request.filtered:
         raise RecordNotFound(NOTHING_MATCHES)
     return InProcessPlan(request, citations, run_id)
@@ -151,9 +151,9 @@ def submit_reverify(
         return submit(
             workspace, BatchKind.REVERIFY, plan.request.params(), plan.items, progress=progress
         )
-    from records.reverify import refetch_sources, reverify
+    from records.reverify import refetch_sources, reverify_in_chunks
 
     errors = refetch_sources(workspace, plan.citations) if plan.request.refetch else {}
-    return reverify(
+    return reverify_in_chunks(
         workspace, plan.citations, refetch_errors=errors, run_id=plan.run_id, progress=progress
     )

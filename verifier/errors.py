@@ -27,5 +27,11 @@ class SelectorError(VerifierError):
     """A selector is malformed (start after end, missing exact text, unknown unit)."""
 
 
+class PackError(VerifierError):
+    """Bytes that are not a packed prepared source of the given text and version: damaged,
+    truncated, foreign or of another layout (``verifier.packed``).  The cache that read them
+    tokenizes the text again; it never reaches a user."""
+
+
 class CodeSpanError(VerifierError):
     """Code spans that are not sorted, non-overlapping, non-empty ranges inside the text."""

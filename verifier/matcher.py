@@ -39,6 +39,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import operator
+import sys
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -50,6 +51,7 @@ import regex
 from verifier import closest as closest_passage
 from verifier.closest import Closest, Edit, EditKind
 from verifier.code import NO_CODE, CodeSpans, compared_text
+from verifier.errors import PackError
 from verifier.oneoff import read_windows
 from verifier.status import Status
 from verifier.tokenizer import (
@@ -173,8 +175,39 @@ class KeyIndex(Mapping[int, Sequence[int]]):
     def __iter__(self) -> Iterator[int]:
         return iter(range(len(self)))
 
+    @classmethod
+    def from_arrays(cls, offsets: array[int], order: array[int]) -> KeyIndex:
+        """An index rebuilt from the two arrays ``arrays`` gave (a packed prepared source keeps
+        them, so loading one skips the counting sort, a Python loop per token)."""
+        index = cls.__new__(cls)
+        index._offsets = offsets
+        index._order = memoryview(order)
+        return index
+
+    def arrays(self) -> tuple[array[int], array[int]]:
+        """The index's offsets by key id and token positions, as ``from_arrays`` takes them."""
+        return self._offsets, array("i", self._order)
+
 
 _LONG: Final = 255
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedParts:
+    """A prepared source's arrays and tables, apart from its text (``PreparedSource.parts``):
+    per token a key id, a code-point start, a one-byte length (``_LONG`` for a long token,
+    whose end is in ``long_ends``) and one byte of kind and flags; side items by the token they
+    precede; the keys in id order; the key index (``KeyIndex.arrays``)."""
+
+    ids: array[int]
+    starts: array[int]
+    lengths: bytes
+    meta: bytes
+    long_ends: dict[int, int]
+    side: dict[int, tuple[str, ...]]
+    keys: list[str]
+    index_offsets: array[int]
+    index_order: array[int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,6 +358,58 @@ class PreparedSource:
 
     def __len__(self) -> int:
         return len(self._ids)
+
+    def parts(self) -> PreparedParts:
+        """What this prepared source holds besides its text, index built, for
+        ``verifier.packed`` to write as bytes."""
+        if self._code:
+            raise PackError("a source read with code spans is not packed")
+        if self._positions is None:
+            self._build_index()
+        assert self._positions is not None
+        offsets, order = self._positions.arrays()
+        return PreparedParts(
+            self._ids,
+            self._starts,
+            bytes(self._lengths),
+            bytes(self._meta),
+            dict(self._long_ends),
+            dict(self._side),
+            list(self._keys),
+            offsets,
+            order,
+        )
+
+    @classmethod
+    def from_parts(cls, source: str, parts: PreparedParts) -> PreparedSource:
+        """The prepared source of ``source`` that ``parts`` describe, without tokenizing it:
+        the caller vouches that ``parts`` came from ``prepare(source).parts()``
+        (``verifier.packed`` checks that before calling)."""
+        prepared = cls.__new__(cls)
+        prepared.source = source
+        prepared._code = NO_CODE.with_text(source)  # a source with code spans is never packed
+        prepared._ids = parts.ids
+        prepared._starts = parts.starts
+        prepared._lengths = bytearray(parts.lengths)
+        prepared._meta = bytearray(parts.meta)
+        prepared._long_ends = parts.long_ends
+        prepared._side = parts.side
+        prepared._keys = parts.keys
+        prepared._vocabulary = dict(zip(parts.keys, itertools.count(), strict=False))
+        prepared._positions = KeyIndex.from_arrays(parts.index_offsets, parts.index_order)
+        prepared._checks = 0
+        prepared._digest = None
+        return prepared
+
+    def held_bytes(self) -> int:
+        """About how much memory this prepared source holds (its text, arrays, keys and index,
+        counted as built, so that the figure does not change): what caches of prepared sources
+        bound."""
+        tokens = len(self._ids)
+        text = sys.getsizeof(self.source)
+        keys = sum(map(len, self._keys)) + 120 * len(self._keys)  # a str and a dict slot each
+        index = 4 * (tokens + len(self._keys))
+        return text + 10 * tokens + keys + index
 
     def _extend_lengths(self, starts: Sequence[int], ends: Sequence[int]) -> None:
         """Token lengths in one byte each (3 bytes a token less than an array of ends); a token of

@@ -46,7 +46,7 @@ def render_evidence_page(workspace: Workspace, citation_ids: Sequence[str]) -> s
     wanted = list(dict.fromkeys(citation_ids))
     if not wanted:
         raise InputError("give at least one citation id for the evidence page")
-    texts = SnapshotTexts(workspace.stores)
+    texts = SnapshotTexts(workspace.stores, shared=workspace.shared_prepared())
     entries = [entry_for(workspace, texts, citation_id) for citation_id in wanted]
     return page_html(entries, made_at=wire_time(now()), version=__version__)
 

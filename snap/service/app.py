@@ -275,7 +275,7 @@ def create_app(config: ServiceConfig, *, workspace: Workspace | None = None) -> 
         # overflow): each use case holds one connection at a time, so a request never waits
         # 30 s for a connection and fails; more requests queue for a thread instead.
         anyio.to_thread.current_default_thread_limiter().total_tokens = WORKER_THREADS
-        opened.prepared = opened.prepared or PreparedCache()
+        opened.prepared = opened.prepared or PreparedCache(folder=opened.prepared_folder())
         opened.stores  # noqa: B018  (built once, before threads share it)
         app.state.workspace = opened
         app.state.checkpoints = CheckpointSchedule(opened, config.checkpoint_interval)

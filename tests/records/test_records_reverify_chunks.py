@@ -1,0 +1,72 @@
+"""``snap reverify`` a chunk at a time (records.reverify.reverify_in_chunks): the same checks as
+one ``reverify`` of every citation, each citation once, under one run id that an interrupted run
+continues."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from records.capture import capture_source
+from records.citation_input import parse_document
+from records.reverify import (
+    reverify,
+    reverify_in_chunks,
+    select_citation_keys,
+    select_citations,
+    source_chunks,
+)
+from records.verify import verify_citations
+from records.workspace import Workspace
+
+
+def cite_three_sources(workspace: Workspace, tmp_path: Path) -> None:
+    citations: list[dict[str, str]] = []
+    for n in range(3):
+        path = tmp_path / f"source-{n}.txt"
+        path.write_text(f"Source {n} says the origin serves only {n} request in 10. " * 5)
+        snapshot = capture_source(workspace, str(path))
+        for quote in (f"serves only {n} request in 10", "a quote found nowhere", f"Source {n}"):
+            citations.append({"snapshotId": snapshot.snapshot_id, "quote": quote})
+    verify_citations(workspace, parse_document(citations))
+
+
+def by_citation(results: list[object]) -> dict[str, str]:
+    return {r.citation_id: r.status for r in results}  # type: ignore[attr-defined]
+
+
+def test_chunks_check_every_citation_once_as_one_run_does(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    cite_three_sources(workspace, tmp_path)
+    whole = reverify(workspace, select_citations(workspace))
+    keys = select_citation_keys(workspace)
+    assert [key.id for key in keys] == [c.id for c in select_citations(workspace)]
+    chunked = reverify_in_chunks(workspace, keys, chunk=2)
+    assert len(chunked.results) == len(keys) == 9
+    assert by_citation(chunked.results) == by_citation(whole.results)
+    assert sorted(by_citation(chunked.results).values()).count("quote_found") == 6
+
+
+def test_chunks_are_cut_between_sources_only(workspace: Workspace, tmp_path: Path) -> None:
+    cite_three_sources(workspace, tmp_path)
+    keys = select_citation_keys(workspace)
+    source_of = {key.id: key.snapshot_id for key in keys}
+    chunks = list(source_chunks(keys, 2))
+    assert sorted(i for chunk in chunks for i in chunk) == sorted(source_of)
+    assert len(chunks) == 3
+    for chunk in chunks:
+        assert len({source_of[i] for i in chunk}) == 1
+    assert list(source_chunks(keys, 9)) == [[key.id for key in keys]]  # in their order, as before
+
+
+def test_an_interrupted_chunked_run_continues_under_its_id(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    cite_three_sources(workspace, tmp_path)
+    keys = select_citation_keys(workspace)
+    first = reverify_in_chunks(workspace, keys[:3], chunk=2)  # the run stopped after these
+    again = reverify_in_chunks(workspace, keys, run_id=first.run_id, chunk=2)
+    assert again.run_id == first.run_id
+    assert again.resumed == 3
+    assert len(again.results) == 9
+    assert len(by_citation(again.results)) == 9
