@@ -10,18 +10,20 @@ the code that prepared it, and is used only for the text it was packed for:
   layout and the matcher and tokenizer versions (``verifier.packed.PACKED_ID``) and a SHA-256
   of the verifier's own source files, so a change to the tokenizer never meets entries written
   before it, even one made without a version bump;
-- its bytes end with their own SHA-256 and are bound to the text's digest, its length and
-  that fingerprint (``verifier.packed.unpack``): a damaged, truncated or foreign entry is
-  refused, deleted and rebuilt, never trusted.
+- its bytes end with their HMAC-SHA-256 under a secret of the snap home (``prepared.key``,
+  beside the database, outside this folder, readable by its owner only) and are bound to the
+  text's digest, its length and that fingerprint (``verifier.packed.unpack``): a damaged,
+  truncated or foreign entry, or one written by anyone who does not hold the secret (another
+  machine, another home, a user who can write a shared folder), is refused, deleted and
+  rebuilt, never trusted.
 
 Entries are written to a temporary file and renamed into place, so a reader sees a whole entry
 or none, and writers of the same entry (two workers) each rename a whole file over the other's.
 The folder is bounded (``max_bytes``): when a write takes it past the bound, the entries used
 least recently (by modification time, touched on each load) are deleted until it holds three
 quarters of it; entries of other versions are never touched, so they go first.  The cache never
-fails a check: a folder that cannot be read or written is a miss.  It is made readable by its
-owner only: anyone who can write it can make a quote pass, as anyone who can write the store
-folder or the database can.
+fails a check: a folder that cannot be read or written is a miss.  Whoever can read the home's
+secret can forge an entry, as whoever can write the home's database can change its records.
 """
 
 from __future__ import annotations
@@ -61,11 +63,23 @@ def fingerprint() -> str:
 class PreparedFolder:
     """A folder of packed prepared sources, bounded by size (see the module docstring)."""
 
-    def __init__(self, folder: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+    def __init__(
+        self, folder: Path, *, max_bytes: int = DEFAULT_MAX_BYTES, key_file: Path | None = None
+    ) -> None:
         self.folder = folder
         self.max_bytes = max_bytes
+        # beside the folder, never in it: the home's prepared.key for the default folder
+        self.key_file = key_file or folder.with_name(folder.name + ".key")
         self._lock = threading.Lock()
         self._held: int | None = None  # bytes in the folder, counted on the first write
+        self._key: bytes | None = None
+
+    def key(self) -> bytes | None:
+        """The secret entries are sealed with (HMAC-SHA-256), made on first use; None when it
+        cannot be read or made, and then the folder is not used at all."""
+        if self._key is None:
+            self._key = read_or_make_key(self.key_file)
+        return self._key
 
     def entry_path(self, text_hash: str) -> Path:
         """Where the entry of the text with digest ``text_hash`` (``sha256:<hex>``) is kept."""
@@ -75,13 +89,16 @@ class PreparedFolder:
     def load(self, text_hash: str, source: str) -> PreparedSource | None:
         """The prepared ``source`` kept for ``text_hash``, or None (no entry, or a bad one,
         which is deleted). The caller has checked that ``source`` is the text of ``text_hash``."""
+        key = self.key()
+        if key is None:
+            return None
         try:
             path = self.entry_path(text_hash)
             data = path.read_bytes()
         except OSError:
             return None
         try:
-            prepared = unpack(data, source, _binding(text_hash))
+            prepared = unpack(data, source, _binding(text_hash), key=key)
         except PackError:  # damaged, truncated, foreign: never trusted, rebuilt by the caller
             with contextlib.suppress(OSError):
                 path.unlink()
@@ -92,8 +109,11 @@ class PreparedFolder:
 
     def save(self, text_hash: str, prepared: PreparedSource) -> None:
         """Keep ``prepared`` for the next process; quietly nothing when it cannot be."""
+        key = self.key()
+        if key is None:
+            return
         try:
-            data = pack(prepared, _binding(text_hash))
+            data = pack(prepared, _binding(text_hash), key=key)
         except (PackError, OSError):  # a key the layout cannot hold; unreadable sources
             return
         try:
@@ -142,6 +162,30 @@ class PreparedFolder:
                 path.unlink()
                 held -= size
         return held
+
+
+KEY_SIZE: Final = 32
+
+
+def read_or_make_key(path: Path) -> bytes | None:
+    """The folder's secret: read from ``path`` (the snap home's, outside the folder, readable
+    by its owner only), or made there once, atomically (two processes that both find it
+    missing end with the same key: the second's exclusive create fails and it reads the
+    first's). None when it cannot be read or made, or is not ``KEY_SIZE`` bytes."""
+    with contextlib.suppress(FileExistsError, OSError):
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(os.urandom(KEY_SIZE))
+    for _ in range(50):  # the creator may not have written it yet
+        try:
+            key = path.read_bytes()
+        except OSError:
+            return None
+        if len(key) == KEY_SIZE:
+            return key
+        time.sleep(0.01)
+    return None
 
 
 def _binding(text_hash: str) -> str:

@@ -81,7 +81,11 @@ class Workspace:
             return None
         from records.prepared import PreparedFolder
 
-        return PreparedFolder(folder, max_bytes=self.settings.prepared_cache_bytes)
+        return PreparedFolder(
+            folder,
+            max_bytes=self.settings.prepared_cache_bytes,
+            key_file=self.settings.home / "prepared.key",
+        )
 
     def shared_prepared(self) -> PreparedCache | None:
         """Tokenized texts shared by the runs of this process and with the next ones: the

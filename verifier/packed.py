@@ -8,7 +8,8 @@ token.  They never hold the text itself: the caller reads it from the store, dig
 hands it to ``unpack`` with the binding it was packed under.
 
 Nothing here trusts the bytes it is given.  ``unpack`` refuses (``PackError``), before using any
-of them, bytes that are not whole (their own SHA-256, written last, does not match), that were
+of them, bytes that are not whole or not sealed by the caller's secret (their own SHA-256, or
+their HMAC-SHA-256 under the ``key`` given, written last, does not match), that were
 packed by another version of the tokenizer or matcher, another byte order or another layout
 (``PACKED_ID``), or under another binding (the caller's name for the text, such as its digest),
 or for a text of another length; and bytes whose arrays do not agree with one another.  A
@@ -18,6 +19,7 @@ caller rebuilds then, so a damaged or foreign entry costs a tokenizer pass, neve
 from __future__ import annotations
 
 import hashlib
+import hmac
 import itertools
 import struct
 import sys
@@ -43,10 +45,12 @@ _SEPARATOR: Final = "\n"  # no key holds one (whitespace separates tokens); chec
 _SECTIONS: Final = 12
 
 
-def pack(prepared: PreparedSource, binding: str) -> bytes:
+def pack(prepared: PreparedSource, binding: str, *, key: bytes = b"") -> bytes:
     """The bytes of ``prepared`` (its index built first), bound to ``binding`` and to its text's
     length; ``unpack(data, prepared.source, binding)`` gives it back.  PackError when a key holds
-    a line break, which the layout cannot hold."""
+    a line break, which the layout cannot hold.  With ``key`` the bytes end with their
+    HMAC-SHA-256 under it instead of their SHA-256: whoever can write the entry but does not
+    hold the key cannot make one that ``unpack`` accepts."""
     parts = prepared.parts()
     long_at = array("i", parts.long_ends)
     long_values = array("i", parts.long_ends.values())
@@ -78,18 +82,25 @@ def pack(prepared: PreparedSource, binding: str) -> bytes:
             *sections,
         ]
     )
-    return body + hashlib.sha256(body).digest()
+    return body + _seal(body, key)
 
 
-def unpack(data: bytes, source: str, binding: str) -> PreparedSource:
-    """The prepared source of ``source`` packed in ``data`` under ``binding``; PackError when
-    ``data`` is damaged, truncated, foreign or for another text (see the module docstring)."""
+def _seal(body: bytes | memoryview, key: bytes) -> bytes:
+    if key:
+        return hmac.new(key, body, hashlib.sha256).digest()
+    return hashlib.sha256(body).digest()
+
+
+def unpack(data: bytes, source: str, binding: str, *, key: bytes = b"") -> PreparedSource:
+    """The prepared source of ``source`` packed in ``data`` under ``binding`` (and ``key``, as
+    packed); PackError when ``data`` is damaged, truncated, foreign, for another text or sealed
+    under another key (see the module docstring)."""
     view = memoryview(data)
     if len(view) < len(MAGIC) + _DIGEST_SIZE or bytes(view[: len(MAGIC)]) != MAGIC:
         raise PackError("not a packed prepared source")
     body, digest = view[:-_DIGEST_SIZE], view[-_DIGEST_SIZE:]
-    if hashlib.sha256(body).digest() != digest:
-        raise PackError("the packed prepared source is damaged or truncated")
+    if not hmac.compare_digest(_seal(body, key), digest):
+        raise PackError("the packed prepared source is damaged, truncated or sealed otherwise")
     at = len(MAGIC)
     (label_size,) = _COUNT.unpack_from(body, at)
     at += _COUNT.size

@@ -17,7 +17,7 @@ import pytest
 
 import records.texts
 import verifier.packed
-from records.prepared import SUFFIX, PreparedFolder
+from records.prepared import KEY_SIZE, SUFFIX, PreparedFolder, read_or_make_key
 from records.texts import PreparedCache
 from tests.http_fixtures import LoopbackServer
 from tests.records.conftest import Backend
@@ -99,7 +99,29 @@ def empty(path: Path) -> None:
     path.write_bytes(b"")
 
 
-@pytest.mark.parametrize("damage", [flip, truncate, foreign_version, another_texts_entry, empty])
+def forged_without_the_key(path: Path) -> None:
+    """Another text's tokens under this text's name and binding, sealed by someone who can
+    write the folder but does not hold the home's secret (their own key, or none)."""
+    binding = f"{digest_of(TEXTS[0])} {path.parent.parent.name}"
+    path.write_bytes(pack(prepare(TEXTS[1]), binding, key=b"k" * KEY_SIZE))
+
+
+def sealed_without_a_key(path: Path) -> None:
+    path.write_bytes(pack(prepare(TEXTS[0]), f"{digest_of(TEXTS[0])} {path.parent.parent.name}"))
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        flip,
+        truncate,
+        foreign_version,
+        another_texts_entry,
+        empty,
+        forged_without_the_key,
+        sealed_without_a_key,
+    ],
+)
 def test_a_damaged_or_foreign_entry_is_rebuilt_and_the_answers_do_not_change(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: Callable[[Path], None]
 ) -> None:
@@ -231,3 +253,14 @@ def test_snap_prepared_cache_names_the_folder(
     assert done.returncode == 0, done.stderr
     assert list((tmp_path / "elsewhere").glob(f"*/*/*{SUFFIX}"))
     assert not (Path(backend.env["SNAP_HOME"]) / "prepared").exists()
+
+
+def test_the_secret_is_the_homes_own_beside_the_folder_and_made_once(tmp_path: Path) -> None:
+    folder = PreparedFolder(tmp_path / "prepared")
+    key = folder.key()
+    assert key is not None
+    assert len(key) == KEY_SIZE
+    assert folder.key_file == tmp_path / "prepared.key"  # outside the folder it seals
+    assert (folder.key_file.stat().st_mode & 0o777) == 0o600
+    assert PreparedFolder(tmp_path / "prepared").key() == key  # the next process reads it
+    assert read_or_make_key(tmp_path / "other" / "prepared.key") != key  # another home's differs
