@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 import socket
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import pytest
@@ -180,12 +181,14 @@ def test_an_accepted_url_names_one_host_to_python_and_to_browsers(
 def test_live_links_name_the_host_snap_read(url: str, link: str | None) -> None:
     """The evidence page's live link (of an imported record, which no fetch checked) goes only
     to a URL whose host snap and browsers read alike, written as browsers will read it."""
+    from records.audit import CitationAudit
     from records.exports.evidence_page import live_url
 
-    snapshot = {"snapshotId": "sha256:" + "a" * 64}
-    report = {
-        "citation": {"url": url},
-        "snapshot": snapshot,
-        "captures": [{"snapshotId": snapshot["snapshotId"], "url": url, "finalUrl": url}],
-    }
-    assert live_url(report) == link
+    snapshot_id = "sha256:" + "a" * 64
+    # the three attributes live_url reads of the typed audit (records.audit.CitationAudit)
+    report = SimpleNamespace(
+        citation=SimpleNamespace(url=url),
+        snapshot=SimpleNamespace(snapshot_id=snapshot_id),
+        captures=(SimpleNamespace(snapshot_id=snapshot_id, url=url, final_url=url),),
+    )
+    assert live_url(cast(CitationAudit, report)) == link
