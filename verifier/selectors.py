@@ -17,6 +17,23 @@ from verifier.offsets import codepoint_to_utf16, utf16_to_codepoint
 MAX_CONTEXT: Final = 32
 CODEPOINT: Final = "codepoint"
 UTF16: Final = "utf16"
+# Every spelling of a position's unit that snap reads, for every reader of positions (the W3C
+# form here, citation inputs in records.inputs): one list, so no input is read two ways.
+UNIT_SPELLINGS: Final = {
+    "codepoint": CODEPOINT,
+    "codepoints": CODEPOINT,
+    "utf16": UTF16,
+    "utf-16": UTF16,
+}
+
+
+def position_unit(name: object) -> str:
+    """``CODEPOINT`` or ``UTF16``, as ``name`` (a position's ``unit``) spells it; SelectorError
+    for any other value."""
+    unit = UNIT_SPELLINGS.get(name) if isinstance(name, str) else None
+    if unit is None:
+        raise SelectorError(f"unknown position unit {str(name)[:40]!r}; use 'codepoint' or 'utf16'")
+    return unit
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +107,7 @@ class TextPositionSelector:
         if "start" not in obj or "end" not in obj:
             raise SelectorError("TextPositionSelector needs start and end")
         start, end = _integer(obj["start"], "start"), _integer(obj["end"], "end")
-        unit = obj.get("unit", CODEPOINT)
+        unit = position_unit(obj.get("unit", CODEPOINT))
         if unit == CODEPOINT:
             return cls(start, end)
         source = _text_for(unit, text)

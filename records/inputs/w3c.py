@@ -11,9 +11,9 @@ from records.inputs.fields import MAX_STRING_ID, Field
 from records.inputs.model import CitationRequest, Position
 from verifier import TextQuoteSelector
 from verifier.errors import SelectorError
+from verifier.selectors import position_unit
 
 ANNOTATION_ID_PREFIX = "urn:snap:citation:"
-UNITS = {"utf16": "utf16", "utf-16": "utf16", "codepoint": "codepoint", "codepoints": "codepoint"}
 
 
 def is_annotation(item: Mapping[str, Any]) -> bool:
@@ -69,10 +69,11 @@ def parse_position(position: Field, default_unit: str = "codepoint") -> Position
     if start > end:
         raise position.fail(f"start ({start}) is after end ({end})")
     unit = position.child("unit")
-    name = default_unit if unit.value is None else unit.text()
-    if name not in UNITS:
-        raise unit.fail(f"expected 'utf16' or 'codepoint', got {name[:40]!r}")
-    return Position(start, end, UNITS[name])
+    try:
+        name = position_unit(default_unit if unit.value is None else unit.text())
+    except SelectorError as error:
+        raise unit.fail(str(error)) from None
+    return Position(start, end, name)
 
 
 def annotation_citation_id(annotation_id: str | None) -> str | None:

@@ -57,3 +57,27 @@ def test_astral_characters_count_two_utf16_units_and_four_bytes() -> None:
         UTF16: {"start": 2, "end": 3},
         UTF8: {"start": 4, "end": 5},
     }
+
+
+@pytest.mark.parametrize(
+    "unit", ["codepoint", "codepoints", "utf16", "utf-16", "UTF16", "code_point", "bytes", "", 16]
+)
+def test_one_reading_of_a_position_unit_for_w3c_selectors_and_citation_inputs(unit: object) -> None:
+    """verifier.selectors and records.inputs read a position's unit from one list: a spelling
+    one accepts the other accepts as the same unit, and one refuses the other refuses."""
+    from records.inputs.fields import Field
+    from records.inputs.w3c import parse_position
+    from snap.errors import InputError
+    from verifier.errors import SelectorError
+    from verifier.selectors import TextPositionSelector
+
+    selector = {"type": "TextPositionSelector", "start": 0, "end": 2, "unit": unit}
+    try:
+        read = TextPositionSelector.from_w3c(selector, text="ab")
+    except SelectorError:
+        with pytest.raises(InputError, match=r"position\.unit: "):
+            parse_position(Field(selector, "position"))
+        return
+    position = parse_position(Field(selector, "position"))
+    assert (position.start, position.end) == (read.start, read.end)
+    assert position.unit in ("codepoint", "utf16")
