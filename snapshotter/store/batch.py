@@ -44,7 +44,13 @@ from typing import BinaryIO, Protocol, cast
 from snapshotter.errors import StoreError
 from snapshotter.store.base import BlobStore, StoredBlob, blob_key
 from snapshotter.store.hashing import NullSink, require_digest, source_digest
-from snapshotter.store.local import READ_ONLY, FolderStore, copy_source, fsync_dir
+from snapshotter.store.local import (
+    READ_ONLY,
+    FolderStore,
+    copy_source,
+    fsync_dir,
+    make_missing_dirs,
+)
 
 FSYNC_THREADS = 32  # fsyncs in flight without syncfs: the journal commits them together
 
@@ -188,17 +194,7 @@ class FolderBatch(_Delegating):
 
     def _make_dirs(self, folder: Path) -> None:
         """Create missing folders; their entries in their parents are fsynced at ``flush``."""
-        missing: list[Path] = []
-        current = folder
-        while not current.exists():
-            missing.append(current)
-            current = current.parent
-        for path in reversed(missing):
-            try:
-                path.mkdir()
-            except FileExistsError:
-                continue
-            self._new_folders.add(path.parent)
+        self._new_folders.update(make_missing_dirs(folder))
 
     def flush(self) -> None:
         """fsync every file, link each into place, fsync every folder that gained an entry.

@@ -175,15 +175,25 @@ def copy_source(source: Path | bytes, out: BinaryIO, *, key: str, digest: str) -
 
 def _make_dirs(folder: Path) -> None:
     """Create missing folders one by one, fsyncing each parent so the new entries survive."""
+    for parent in make_missing_dirs(folder):
+        fsync_dir(parent)
+
+
+def make_missing_dirs(folder: Path) -> list[Path]:
+    """Create ``folder`` and its missing parents, outermost first; the folders that gained an
+    entry (whose entries must be fsynced for the new folders to survive a crash). A folder
+    another process makes meanwhile is no error, and not ours to fsync."""
     missing: list[Path] = []
     current = folder
     while not current.exists():
         missing.append(current)
         current = current.parent
+    gained: list[Path] = []
     for path in reversed(missing):
         with contextlib.suppress(FileExistsError):
             path.mkdir()
-            fsync_dir(path.parent)
+            gained.append(path.parent)
+    return gained
 
 
 def fsync_dir(folder: Path) -> None:
