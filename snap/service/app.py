@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
+import anyio
 import anyio.to_thread
 from fastapi import Depends, FastAPI, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -65,6 +67,14 @@ DEFAULT_CHECKPOINT_INTERVAL = 30.0
 OPEN_PATHS = frozenset({"/healthz", "/openapi.json"})  # answered without a token
 CHALLENGE = {"WWW-Authenticate": 'Bearer realm="snap"'}
 WORKER_THREADS = 15
+
+
+def checking_threads() -> int:
+    """Threads that check citations without fetching at once: one per core, and one more
+    for the moments one of them waits on the database or the store."""
+    return (os.cpu_count() or 1) + 1
+
+
 PRIVATE_FIELDS = (
     "allow_private",
     "allowprivate",
@@ -275,6 +285,7 @@ def create_app(config: ServiceConfig, *, workspace: Workspace | None = None) -> 
         # overflow): each use case holds one connection at a time, so a request never waits
         # 30 s for a connection and fails; more requests queue for a thread instead.
         anyio.to_thread.current_default_thread_limiter().total_tokens = WORKER_THREADS
+        app.state.checking = anyio.CapacityLimiter(checking_threads())
         opened.prepared = opened.prepared or PreparedCache(folder=opened.prepared_folder())
         opened.stores  # noqa: B018  (built once, before threads share it)
         app.state.workspace = opened
@@ -347,7 +358,7 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
         responses=responses(200, "As `snap verify --json`", 502),
         summary="Check citations against their stored snapshots",
     )
-    def verify(
+    async def verify(
         request: Request,
         workspace: WorkspaceDep,
         metrics: MetricsDep,
@@ -371,11 +382,18 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
         from records.verify import verify_citations
         from snap.service.cap import verify_input_within
 
-        given = verify_input_within(body, document_map(documents), config.max_citations)
-        checkpoint = deadline_of(request.scope).checkpoint
-        report = verify_citations(workspace, given, fetch_missing=fetch, checkpoint=checkpoint)
-        metrics.count_statuses(count_by_status(report.results))
-        return dict(public.document(report.to_json()))
+        def checked() -> dict[str, Any]:
+            given = verify_input_within(body, document_map(documents), config.max_citations)
+            checkpoint = deadline_of(request.scope).checkpoint
+            report = verify_citations(workspace, given, fetch_missing=fetch, checkpoint=checkpoint)
+            metrics.count_statuses(count_by_status(report.results))
+            return dict(public.document(report.to_json()))
+
+        # A check that fetches nothing only computes: it takes a thread of the small pool,
+        # since more threads than cores only contend for the GIL (15 threads spent twice the
+        # CPU per answer of 3); one that may fetch waits on the network in the large pool.
+        limiter = None if fetch else request.app.state.checking
+        return await anyio.to_thread.run_sync(checked, limiter=limiter)
 
     @app.post(
         "/v1/captures",
