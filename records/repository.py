@@ -135,11 +135,7 @@ def _statements() -> dict[str, Select[Any]]:
 
 def latest_capture_row(connection: Connection, url: str) -> CaptureRow | None:
     """``latest_capture`` as a plain row."""
-    found = _latest_capture_row_of_key(connection, canonical_url(url))
-    untracked = without_tracking(url) if found is None else None
-    if untracked is not None:
-        found = _latest_capture_row_of_key(connection, canonical_url(untracked))
-    return found
+    return by_url_or_untracked(url, lambda key: _latest_capture_row_of_key(connection, key))
 
 
 def _latest_capture_row_of_key(connection: Connection, key: str) -> CaptureRow | None:
@@ -419,10 +415,19 @@ def latest_capture(session: Session, url: str) -> Capture | None:
     sequence, not by clocks of other machines. A capture imported from an archive never hides
     them, however late it was imported: it is the latest only for a URL snap never captured
     itself, and then by the archive's own capture time."""
-    found = _latest_capture_of_key(session, canonical_url(url))
+    return by_url_or_untracked(url, lambda key: _latest_capture_of_key(session, key))
+
+
+Found = TypeVar("Found")
+
+
+def by_url_or_untracked(url: str, lookup: Callable[[str], Found | None]) -> Found | None:
+    """``lookup`` of ``url``'s canonical key, else of the key without its tracking parameters
+    (one rule for the ORM read and the plain-row read of the latest capture)."""
+    found = lookup(canonical_url(url))
     untracked = without_tracking(url) if found is None else None
     if untracked is not None:
-        found = _latest_capture_of_key(session, canonical_url(untracked))
+        found = lookup(canonical_url(untracked))
     return found
 
 
