@@ -73,12 +73,15 @@ class PreparedFolder:
         self._lock = threading.Lock()
         self._held: int | None = None  # bytes in the folder, counted on the first write
         self._key: bytes | None = None
+        self._key_read = False
 
     def key(self) -> bytes | None:
         """The secret entries are sealed with (HMAC-SHA-256), made on first use; None when it
-        cannot be read or made, and then the folder is not used at all."""
-        if self._key is None:
+        cannot be read or made, and then the folder is not used at all. Read once: a secret
+        that cannot be read is not tried again (and waited for) on every load and save."""
+        if not self._key_read:
             self._key = read_or_make_key(self.key_file)
+            self._key_read = True
         return self._key
 
     def entry_path(self, text_hash: str) -> Path:

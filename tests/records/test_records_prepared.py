@@ -264,3 +264,21 @@ def test_the_secret_is_the_homes_own_beside_the_folder_and_made_once(tmp_path: P
     assert (folder.key_file.stat().st_mode & 0o777) == 0o600
     assert PreparedFolder(tmp_path / "prepared").key() == key  # the next process reads it
     assert read_or_make_key(tmp_path / "other" / "prepared.key") != key  # another home's differs
+
+
+def test_a_secret_that_cannot_be_read_turns_the_folder_off_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A short secret (a writer killed mid-write) is as none: nothing is loaded or saved, and
+    it is read once, not waited for again on each load."""
+    (tmp_path / "prepared.key").write_bytes(b"short")
+    reads: list[Path] = []
+    monkeypatch.setattr(
+        "records.prepared.read_or_make_key", lambda path: reads.append(path) or None
+    )
+    folder = PreparedFolder(tmp_path / "prepared")
+    text = TEXTS[0]
+    folder.save(digest_of(text), prepare(text))
+    assert folder.load(digest_of(text), text) is None
+    assert not (tmp_path / "prepared").exists()
+    assert reads == [tmp_path / "prepared.key"]
