@@ -24,7 +24,9 @@ from records.attest.log import (
     hex_digest,
     latest_checkpoint,
     leaf_bytes,
+    log_size,
     raw_digest,
+    stored_leaf_hashes,
     stored_leaves,
     tree_state,
 )
@@ -60,7 +62,7 @@ def make_checkpoint(workspace: Workspace, *, force: bool = False) -> CheckpointR
     """Sign and stamp the log's current size and root; nothing new when the newest
     checkpoint already covers every entry (unless ``force``)."""
     with workspace.db.reading() as session:
-        size, root_hash = tree_state(stored_leaves(session))
+        size, root_hash = tree_state(stored_leaf_hashes(session))
         last = latest_checkpoint(session)
         if last is not None and last.tree_size == size and not force:
             return _result(last, created=False)
@@ -86,7 +88,7 @@ def make_checkpoint(workspace: Workspace, *, force: bool = False) -> CheckpointR
 def checkpoint_if_grown(workspace: Workspace) -> CheckpointResult | None:
     """The checkpoint at the end of a batch (a command that recorded anything)."""
     with workspace.db.reading() as session:
-        size = session.query(LogEntry).count()
+        size = log_size(session)
         last = latest_checkpoint(session)
     if size == 0 or (last is not None and last.tree_size == size):
         return None
@@ -302,7 +304,7 @@ def consistency_between(workspace: Workspace, old_id: int, new_id: int | None) -
                 f"checkpoint {old.id} (size {old.tree_size}) is larger than checkpoint {new.id}"
                 f" (size {new.tree_size}): give the earlier one first"
             )
-        leaves = [raw_digest(entry.leaf_hash) for entry in stored_leaves(session)]
+        leaves = stored_leaf_hashes(session)
         old_json, new_json = checkpoint_json(old), checkpoint_json(new)
     sizes, roots = (old.tree_size, new.tree_size), (old.root_hash, new.root_hash)
     proof: list[bytes] = []

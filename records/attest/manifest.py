@@ -1,10 +1,12 @@
 """The capture manifest: one canonical JSON document per capture naming what was captured, how,
 when, by which software, and the SHA-256 of every blob of the capture.
 
-Canonical form is RFC 8785 (JSON Canonicalization Scheme), written by the ``rfc8785`` package
-(Trail of Bits): our manifests hold only strings, integers, booleans, null, arrays and objects,
-for which JCS is sorted keys, no whitespace and minimal string escapes; the package refuses
-anything else (a float, an integer beyond 2**53), so no value can be written two ways. The
+Canonical form is RFC 8785 (JSON Canonicalization Scheme), written by
+``snapshotter.canonical_json`` (the standard library's C encoder where it writes what JCS asks,
+the ``rfc8785`` package elsewhere): our manifests hold only strings, integers, booleans, null,
+arrays and objects, for which JCS is sorted keys, no whitespace and minimal string escapes;
+anything else (a float, an integer beyond 2**53) is refused, so no value can be written two
+ways. The
 manifest's SHA-256 is what is signed and what a time-stamping authority stamps.
 
 Blobs are an enumerable list: the ``raw`` bytes, the ``text`` of the extraction, and every
@@ -19,8 +21,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-import rfc8785
-
+from snapshotter.canonical_json import canonical_json
 from snapshotter.capture import BROWSER_PROVENANCE, SnapshotRecord
 
 MANIFEST_FORMAT = "snap-capture-manifest/1"
@@ -62,7 +63,7 @@ class Manifest:
 
 def canonical(document: Any) -> bytes:
     """RFC 8785 bytes of a JSON value."""
-    return rfc8785.dumps(document)
+    return canonical_json(document)
 
 
 def method_of(provenance: dict[str, Any], url: str, method: str = "") -> CaptureMethod:

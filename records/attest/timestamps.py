@@ -10,6 +10,7 @@ open, and never through an environment proxy.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import urllib.error
 import urllib.request
@@ -71,9 +72,8 @@ def request_timestamp(config: TsaConfig, data: bytes) -> Stamp:
         headers={"Content-Type": "application/timestamp-query"},
         method="POST",
     )
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     try:
-        with opener.open(http, timeout=config.timeout) as response:
+        with _opener().open(http, timeout=config.timeout) as response:
             reply = response.read(MAX_REPLY + 1)
     except (urllib.error.URLError, OSError, ValueError) as error:
         raise TimestampUnavailable(
@@ -85,6 +85,13 @@ def request_timestamp(config: TsaConfig, data: bytes) -> Stamp:
     if problem is not None:
         raise TimestampUnavailable(f"{NO_TIMESTAMP}: the TSA's reply {problem}")
     return Stamp(reply, decode_timestamp_response(reply).tst_info.gen_time)
+
+
+@functools.cache
+def _opener() -> urllib.request.OpenerDirector:
+    """One opener per process, with no proxy (building one costs milliseconds, as much as a
+    loopback TSA's answer)."""
+    return urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 def timestamp_problem(

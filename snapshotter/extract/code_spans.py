@@ -14,8 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
-import rfc8785
-
+from snapshotter.canonical_json import canonical_json
 from snapshotter.errors import IntegrityError
 from snapshotter.store.base import blob_key
 from verifier import CodeSpans
@@ -33,7 +32,7 @@ def encode(spans: CodeSpans) -> bytes:
         "version": CODE_FORMAT_VERSION,
         "code": [[start, end] for start, end in spans.ranges],
     }
-    return rfc8785.dumps(document)
+    return canonical_json(document)
 
 
 def decode(data: bytes, *, text_length: int, digest: str) -> CodeSpans:
