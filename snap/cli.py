@@ -361,6 +361,7 @@ def verify(
     from records.emit import emit_verified
     from records.inputs import load_document_map, load_verify_input
     from records.verify import verify_citations
+    from records.wire import verify_report_json
 
     given = load_verify_input(file, load_document_map(documents_path))
     if emit_path is not None:
@@ -377,7 +378,7 @@ def verify(
                 err=True,
             )
     if as_json:
-        emit_json(report.to_json())
+        emit_json(verify_report_json(report))
     else:
         click.echo(render.verify_report(report))
     ctx.exit(0 if report.passed else 1)
@@ -496,6 +497,7 @@ def reverify(
     refused (exit 2). Exit 1 when any citation fails or any refetch failed. With --enqueue,
     each snapshot group is a task for workers; snap jobs BATCH shows what they found.
     """
+    from records.wire import reverify_report_json
     from snap.reverify_submission import (
         QueuedPlan,
         Queueing,
@@ -519,7 +521,7 @@ def reverify(
             report = submit_reverify(ws, plan, progress=bar.update)
             checkpoint_log(ws)
     if as_json:
-        emit_json(report.to_json())
+        emit_json(reverify_report_json(report))
     else:
         click.echo(render.reverify_report(report))
     ctx.exit(0 if report.passed else 1)

@@ -10,7 +10,7 @@ change an entry only when a wire change is meant, and say so in the docs.
 from __future__ import annotations
 
 # The statuses the citations of the test reach: every one but integrity_failure,
-# stale_fingerprint and snippet_not_verbatim (pinned by their own tests).
+# stale_fingerprint and snippet_not_verbatim, whose results have no keys of their own.
 VERIFIED = (
     "'context_mismatch'|'could_not_check'|'not_found'|'position_mismatch'|'quote_found'"
     "|'unknown_snapshot'"
