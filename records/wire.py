@@ -38,7 +38,57 @@ if TYPE_CHECKING:  # the serialisers read the results; importing them would load
     from records.reverify import ReverifyReport
     from records.show import Shown
     from records.verify import AnswerCounts, VerifyReport
+    from snapshotter.capture import RenderedText, SnapshotRecord
     from verifier import Closest, Status
+
+
+def stored_capture_json(record: SnapshotRecord) -> dict[str, Any]:
+    """A snapshot as just captured and stored: ``snap fetch --json`` (one line each for
+    several targets), ``POST /v1/captures`` and the MCP ``capture`` tool.
+
+    A snapshot has two wire shapes, each written here only: this one, of the capture that
+    stored it (its URL, fetch time, HTTP status, the extraction just made and the capture's
+    provenance), and ``audited_snapshot_json``, of the records read back by ``snap audit``
+    (every extraction, the blobs re-hashed now, no one capture's fields: a snapshot may have
+    been captured many times)."""
+    from snapshotter.capture import page_json
+
+    return {
+        "snapshotId": record.snapshot_id,
+        "url": record.url,
+        "finalUrl": record.final_url,
+        "fetchedAt": record.fetched_at,
+        "status": record.status,
+        "contentType": record.content_type,
+        "extractor": record.extractor,
+        "normalizer": record.normalizer,
+        "hashes": {"raw": record.raw_hash, "text": record.text_hash, "norm": record.norm_hash},
+        "sizes": {"raw": record.raw_size, "text": record.text_size},
+        "store": record.store,
+        "versionIds": {
+            "raw": record.raw_blob.version_id,
+            "text": record.text_blob.version_id if record.text_blob else None,
+        },
+        "retention": {"mode": record.lock_mode, "until": wire_time_or_none(record.retain_until)},
+        "pages": [page_json(page) for page in record.pages],
+        "flags": list(record.flags),
+        "decoding": record.decoding,
+        "reason": record.reason,
+        "method": record.capture_method,
+        "rendered": None if record.rendered is None else rendered_text_json(record.rendered),
+        "code": record.code_hash,
+        "provenance": record.provenance,
+    }
+
+
+def rendered_text_json(rendered: RenderedText) -> dict[str, Any]:
+    return {
+        "extractor": rendered.extractor,
+        "decoding": rendered.decoding,
+        "hashes": {"text": rendered.text_hash, "norm": rendered.norm_hash},
+        "size": rendered.text_size,
+        "versionId": rendered.text_blob.version_id,
+    }
 
 
 def verify_report_json(report: VerifyReport) -> dict[str, Any]:
@@ -313,7 +363,7 @@ def audit_json(report: AuditReport) -> dict[str, Any]:
     if isinstance(report, CitationAudit):
         return {
             "citation": citation_json(report.citation),
-            "snapshot": None if report.snapshot is None else snapshot_json(report.snapshot),
+            "snapshot": None if report.snapshot is None else audited_snapshot_json(report.snapshot),
             "captures": captures,
             "verifications": [verification_json(v) for v in report.verifications],
         }
@@ -322,11 +372,11 @@ def audit_json(report: AuditReport) -> dict[str, Any]:
         return {
             "url": report.url,
             "captures": captures,
-            "snapshots": [snapshot_json(s) for s in report.snapshots],
+            "snapshots": [audited_snapshot_json(s) for s in report.snapshots],
             "citations": citations,
         }
     return {
-        "snapshot": snapshot_json(report.snapshot),
+        "snapshot": audited_snapshot_json(report.snapshot),
         "captures": captures,
         "citations": citations,
     }
@@ -405,7 +455,9 @@ def capture_json(capture: CaptureRecord) -> dict[str, Any]:
     return document
 
 
-def snapshot_json(snapshot: AuditedSnapshot) -> dict[str, Any]:
+def audited_snapshot_json(snapshot: AuditedSnapshot) -> dict[str, Any]:
+    """A snapshot as ``snap audit`` reads it back (the other of its two shapes: see
+    ``stored_capture_json``)."""
     return {
         "snapshotId": snapshot.snapshot_id,
         "hashes": {

@@ -272,26 +272,28 @@ def fetch(
 
 def fetch_one(ws: Any, target: str, as_json: bool) -> None:
     from records.capture import capture_source
+    from records.wire import stored_capture_json
 
     record = capture_source(ws, target)
     checkpoint_log(ws)
     if as_json:
-        emit_json(record.to_json())
+        emit_json(stored_capture_json(record))
     else:
-        click.echo(render.snapshot_summary(record.to_json()))
+        click.echo(render.snapshot_summary(record))
 
 
 def fetch_many(ws: Any, targets: list[str], batch_size: int, as_json: bool) -> int:
     """Capture ``targets`` a batch at a time, one line each as its batch is recorded; the
     exit code of the worst failure (0 when every target was stored)."""
     from records.capture import capture_sources
+    from records.wire import stored_capture_json
 
     worst = 0
     with progress_counter(len(targets), "capturing") as bar:
         try:
             for outcome in capture_sources(ws, targets, batch_size=batch_size):
                 if outcome.record is not None:
-                    line = outcome.record.to_json()
+                    line = stored_capture_json(outcome.record)
                     text = f"stored {outcome.target} {outcome.record.snapshot_id}"
                 else:
                     assert outcome.error is not None

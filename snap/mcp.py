@@ -336,12 +336,13 @@ def verify_document(
 def capture_document(workspace: Workspace, url: str, public: Redactor) -> dict[str, Any]:
     """``snap fetch --json`` of a web URL, through the service's guard."""
     from records.capture import capture_source, web_url_refusal
+    from records.wire import stored_capture_json
 
     refused = web_url_refusal(url, WEB_ONLY_LINE)
     if refused is not None:
         raise InputError(refused)
     record = capture_source(workspace, url, web_only=True)
-    return dict(public.document(record.to_json()))
+    return dict(public.document(stored_capture_json(record)))
 
 
 def http_app(server: FastMCP, tokens: tuple[bytes, ...], *, max_body: int, timeout: float) -> Any:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from records.passage_marks import marked_text, marks_outside, rounded_score
 from records.vocabulary import BlobState, ItemState, Status
-from snapshotter.times import wire_time
+from snapshotter.times import wire_time, wire_time_or_none
 from verifier.closest import SIMILAR_ENOUGH_TO_SHOW, Closest
 
 if TYPE_CHECKING:
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from records.reverify import ReverifyReport
     from records.show import Shown
     from records.verify import VerifyReport
+    from snapshotter.capture import SnapshotRecord
 
 PASS, FAIL = "✓", "✗"
 MISMATCHES = (Status.POSITION_MISMATCH, Status.CONTEXT_MISMATCH)
@@ -207,45 +208,45 @@ def reverify_report(report: ReverifyReport) -> str:
     return "\n".join(lines)
 
 
-def snapshot_summary(record: dict[str, Any]) -> str:
-    hashes = record["hashes"]
+def snapshot_summary(record: SnapshotRecord) -> str:
+    """``snap fetch``: what was stored, where, and how its text was made."""
+    status = f"HTTP {record.status}" if record.status else "local file"
     lines = [
-        f"stored {record['snapshotId']}",
-        f"  url       {record['url']}",
-        *([f"  final url {record['finalUrl']}"] if record["finalUrl"] != record["url"] else []),
-        f"  fetched   {record['fetchedAt']}  "
-        f"{'HTTP ' + str(record['status']) if record['status'] else 'local file'}  "
-        f"{record['contentType']}",
-        f"  text      {hashes['text'] or 'none'}  ({record['sizes']['text'] or 0} bytes)",
-        f"  extractor {record['extractor']}  normalizer {record['normalizer']}",
-        f"  store     {record['store']}",
+        f"stored {record.snapshot_id}",
+        f"  url       {record.url}",
+        *([f"  final url {record.final_url}"] if record.final_url != record.url else []),
+        f"  fetched   {record.fetched_at}  {status}  {record.content_type}",
+        f"  text      {record.text_hash or 'none'}  ({record.text_size or 0} bytes)",
+        f"  extractor {record.extractor}  normalizer {record.normalizer}",
+        f"  store     {record.store}",
     ]
-    retention = record.get("retention") or {}
-    if retention.get("mode"):
-        lines.append(f"  retention {retention['mode']} until {retention['until']}")
-    if record["pages"]:
-        lines.append(f"  pages     {len(record['pages'])}")
-    if record["flags"]:
-        lines.append(f"  flags     {', '.join(record['flags'])}: {record.get('reason') or ''}")
+    if record.lock_mode:
+        lines.append(
+            f"  retention {record.lock_mode} until {wire_time_or_none(record.retain_until)}"
+        )
+    if record.pages:
+        lines.append(f"  pages     {len(record.pages)}")
+    if record.flags:
+        lines.append(f"  flags     {', '.join(record.flags)}: {record.reason or ''}")
     lines += browser_lines(record)
     return "\n".join(lines)
 
 
-def browser_lines(record: dict[str, Any]) -> list[str]:
+def browser_lines(record: SnapshotRecord) -> list[str]:
     """What a browser capture added: the rendered text and its extractor, and the blobs."""
-    browser = (record.get("provenance") or {}).get("browser") or {}
-    rendered = record.get("rendered")
+    browser = record.provenance.get("browser") or {}
+    rendered = record.rendered
     if browser.get("skipped"):
         return [f"  browser   {browser['skipped']}"]
-    if not rendered:
+    if rendered is None:
         return []
     kinds: dict[str, int] = {}
     for blob in browser.get("blobs", []):
         kinds[blob.get("kind", "?")] = kinds.get(blob.get("kind", "?"), 0) + 1
     flags = browser.get("flags") or []
     return [
-        f"  rendered  {rendered['hashes']['text']}  ({rendered['size']} bytes)",
-        f"  extractor {rendered['extractor']}",
+        f"  rendered  {rendered.text_hash}  ({rendered.text_size} bytes)",
+        f"  extractor {rendered.extractor}",
         f"  browser   {kinds.get('resource', 0)} subresources stored,"
         f" {browser.get('refused', 0)} refused; screenshot, DOM and browser document"
         f" {browser.get('document', {}).get('hash', '')}"

@@ -406,6 +406,7 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
         workspace: WorkspaceDep, metrics: MetricsDep, public: PublicDep, given: CaptureRequest
     ) -> JSONResponse:
         from records.capture import capture_source
+        from records.wire import stored_capture_json
         from snapshotter.weburl import has_web_scheme, web_url
 
         if not has_web_scheme(given.url):
@@ -418,7 +419,9 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
             raise
         location = f"/v1/snapshots/{record.snapshot_id}"
         return SnapJSONResponse(
-            public.document(record.to_json()), status_code=201, headers={"Location": location}
+            public.document(stored_capture_json(record)),
+            status_code=201,
+            headers={"Location": location},
         )
 
     @app.get(
