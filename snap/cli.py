@@ -656,7 +656,7 @@ def export(
     if as_json:
         emit_json(result.to_json())
     else:
-        click.echo(render.export_summary(result.to_json()))
+        click.echo(render.export_summary(result))
 
 
 @cli.command()
@@ -783,7 +783,7 @@ def store_relocate(ctx: click.Context, old: str, new: str | None, as_json: bool)
     if as_json:
         emit_json(moved.to_json())
     else:
-        click.echo(render.relocated(moved.to_json()))
+        click.echo(render.relocated(moved))
 
 
 @cli.group()
@@ -843,7 +843,7 @@ def import_(ctx: click.Context, path: Path, as_latest: bool, as_json: bool) -> N
     if as_json:
         emit_json(report.to_json())
     else:
-        click.echo(render.import_report(report.to_json()))
+        click.echo(render.import_report(report))
     for line in report.damaged:
         click.echo(f"snap: error: {line}", err=True)
     ctx.exit(report.exit_code)

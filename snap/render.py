@@ -17,11 +17,14 @@ if TYPE_CHECKING:
     from records.attest.checks import SealState
     from records.audit import AuditedSnapshot, AuditReport, CaptureRecord, VerificationRecord
     from records.evidence import BlobCheck
+    from records.exports.export import ExportResult
     from records.exports.http_head import Exchange
     from records.fsck import FsckReport
+    from records.imports.report import ImportReport
     from records.jobs import BatchProgress, ReverifyOutcomes
     from records.outcome import CitationResult
     from records.reextract import Reextracted
+    from records.relocate import Relocation
     from records.reverify import ReverifyReport
     from records.show import Shown
     from records.verify import VerifyReport
@@ -410,10 +413,10 @@ def store_init(result: dict[str, Any]) -> str:
     )
 
 
-def relocated(result: dict[str, Any]) -> str:
+def relocated(moved: Relocation) -> str:
     return (
-        f"relocated {plural(result['snapshots'], 'snapshot')} from {', '.join(result['from'])}"
-        f" to {result['to']} ({plural(result['blobsChecked'], 'blob')} found there)"
+        f"relocated {plural(moved.snapshots, 'snapshot')} from {', '.join(moved.moved_from)}"
+        f" to {moved.moved_to} ({plural(moved.blobs_checked, 'blob')} found there)"
     )
 
 
@@ -445,39 +448,40 @@ def reextracted(results: list[Reextracted]) -> str:
     return "\n".join(lines)
 
 
-def export_summary(result: dict[str, Any]) -> str:
-    counts = result["counts"]
+def export_summary(result: ExportResult) -> str:
+    selection = result.selection
     lines = [
-        f"wrote {result['path']}  ({result['format']}, {result['bytes']} bytes)",
-        f"  sha256    {result['sha256']}",
-        f"  selection {result['selection']}",
-        f"  contents  {plural(counts['snapshots'], 'snapshot')} from"
-        f" {plural(counts['captures'], 'capture')}, {plural(counts['citations'], 'citation')},"
-        f" {plural(counts['verifications'], 'verification')}",
+        f"wrote {result.path}  ({result.format}, {result.size} bytes)",
+        f"  sha256    {result.sha256}",
+        f"  selection {selection.described}",
+        f"  contents  {plural(len(selection.snapshot_ids), 'snapshot')} from"
+        f" {plural(len(selection.captures), 'capture')},"
+        f" {plural(len(selection.citations), 'citation')},"
+        f" {plural(result.verifications, 'verification')}",
     ]
-    if counts.get("records"):
-        records = ", ".join(f"{n} {kind}" for kind, n in sorted(counts["records"].items()))
+    written = result.counts.get("records")
+    if written:
+        records = ", ".join(f"{n} {kind}" for kind, n in sorted(written.items()))
         lines.append(f"  records   {records}")
-    if result["notRecorded"]:
-        lines.append(f"  not in snap's records (never checked): {', '.join(result['notRecorded'])}")
+    if selection.not_recorded:
+        lines.append(
+            f"  not in snap's records (never checked): {', '.join(selection.not_recorded)}"
+        )
     return "\n".join(lines)
 
 
-def import_report(report: dict[str, Any]) -> str:
+def import_report(report: ImportReport) -> str:
     """One line per record refused or revisit left unresolved, then the counts."""
     lines = []
-    for record in report["records"]:
-        unresolved = record["type"] == "revisit" and record["outcome"] == "skipped"
-        if record["outcome"] == "refused" or unresolved:
-            where = f"{record['file']}@{record['offset']}"
-            lines.append(
-                one_line(f"{record['outcome']} {where} {record['uri']}: {record['reason']}")
-            )
-    summary = report["summary"]
+    for record in report.results:
+        unresolved = record.record_type == "revisit" and record.outcome == "skipped"
+        if record.outcome == "refused" or unresolved:
+            where = f"{record.source}@{record.offset}"
+            lines.append(one_line(f"{record.outcome} {where} {record.uri}: {record.reason}"))
     lines.append(
-        f"imported {plural(summary['imported'], 'capture')} from {report['path']}"
-        f" ({summary['exists']} already imported, {summary['skipped']} skipped,"
-        f" {summary['refused']} refused)"
+        f"imported {plural(report.count('imported'), 'capture')} from {report.path}"
+        f" ({report.count('exists')} already imported, {report.count('skipped')} skipped,"
+        f" {report.count('refused')} refused)"
     )
     return "\n".join(lines)
 
