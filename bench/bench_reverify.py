@@ -70,7 +70,7 @@ from records.workspace import Workspace  # noqa: E402
 from snap.config import Settings  # noqa: E402
 from snapshotter.capture import capture  # noqa: E402
 from snapshotter.store import FolderStore  # noqa: E402
-from verifier import tokenize  # noqa: E402
+from verifier import Status, tokenize  # noqa: E402
 
 SEED = 7
 
@@ -219,7 +219,7 @@ def reverify_here(folder: Path, url: str, cache: str) -> dict[str, float]:
         "cpuSeconds": cpu,
         "wallSeconds": wall,
         "peakRssMiB": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-        "found": report.summary()["byStatus"].get("quote_found", 0),
+        "found": report.by_status.get(Status.QUOTE_FOUND, 0),
     }
 
 

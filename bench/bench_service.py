@@ -138,7 +138,7 @@ def baseline(workspace: Workspace, answers: list[bytes], seconds: float) -> dict
         t0 = time.perf_counter()
         report = verify_citations(workspace, verify_input_from_bytes(body, "bench"))
         latencies.append(time.perf_counter() - t0)
-        for status, count in report.summary()["byStatus"].items():
+        for status, count in report.counts.by_status.items():
             statuses[str(status)] = statuses.get(str(status), 0) + count
         n += 1
     cpu_ms = round((time.process_time() - cpu) / n * 1000, 2)

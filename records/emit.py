@@ -39,9 +39,8 @@ def emit_verified(workspace: Workspace, results: list[CitationResult]) -> dict[s
 
 
 def selectors(result: CitationResult) -> tuple[TextQuoteSelector, TextPositionSelector]:
-    stored = result.quote or {}
-    quote = TextQuoteSelector(stored["exact"], stored["prefix"], stored["suffix"])
-    return quote, TextPositionSelector(result.outcome.start or 0, result.outcome.end or 0)
+    assert result.quote is not None  # only passed results with their stored quote are emitted
+    return result.quote, TextPositionSelector(result.outcome.start or 0, result.outcome.end or 0)
 
 
 def citation_record(

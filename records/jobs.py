@@ -13,7 +13,6 @@ broker is configured, so both paths behave alike.
 from __future__ import annotations
 
 import hashlib
-import json
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -27,6 +26,13 @@ from sqlalchemy.orm import Session
 from records.capture import capture_source
 from records.db import Database
 from records.errors import RecordNotFound, is_transient
+from records.item_results import (
+    Captured,
+    ItemResult,
+    Reextracted,
+    Reverified,
+    read_item_result,
+)
 from records.models import Batch, BatchItem, Citation, Verification, utcnow
 from records.reextract import plan_reextract as plan_reextract_jobs
 from records.reextract import reextract
@@ -178,17 +184,17 @@ def claim_item(db: Database, item_id: int) -> Claimed | None:
         )
 
 
-def done_in(session: Session, item_id: int, result: str) -> bool:
+def done_in(session: Session, item_id: int, result: ItemResult) -> bool:
     """The compare-and-set to done, inside the caller's transaction; False: already done."""
     moved = session.execute(
         update(BatchItem)
         .where(BatchItem.id == item_id, BatchItem.state != ItemState.DONE)
-        .values(state=ItemState.DONE, result=result, error_kind=None, updated_at=utcnow())
+        .values(state=ItemState.DONE, result=result.stored(), error_kind=None, updated_at=utcnow())
     )
     return bool(moved.rowcount == 1)  # type: ignore[attr-defined]
 
 
-def mark_done(db: Database, item_id: int, result: str) -> bool:
+def mark_done(db: Database, item_id: int, result: ItemResult) -> bool:
     with db.session() as session:
         return done_in(session, item_id, result)
 
@@ -220,11 +226,12 @@ def mark_failed(
         )
 
 
-def run_item(workspace: Workspace, claimed: Claimed) -> str:
-    """Do the work of a claimed item and mark it done; returns the result reference.
+def run_item(workspace: Workspace, claimed: Claimed) -> ItemResult:
+    """Do the work of a claimed item and mark it done; returns what it did.
     Errors of the hierarchy propagate: the caller decides between a retry and a failure."""
     if claimed.kind is BatchKind.CAPTURE:
         return capture_item(workspace, claimed)
+    result: ItemResult
     if claimed.kind is BatchKind.REVERIFY:
         result = reverify_item(workspace, claimed)
     else:
@@ -233,22 +240,23 @@ def run_item(workspace: Workspace, claimed: Claimed) -> str:
     return result
 
 
-def capture_item(workspace: Workspace, claimed: Claimed) -> str:
+def capture_item(workspace: Workspace, claimed: Claimed) -> Captured:
     """The capture is recorded in the same transaction that marks the item done, and only if
     that compare-and-set wins: a second delivery stores the same blobs (content-addressed) and
     records nothing. Each failed attempt is recorded as a failed capture, as ``snap fetch``
     does: an auditor sees every try."""
 
     def claim(session: Session, record: SnapshotRecord) -> bool:
-        return done_in(session, claimed.item_id, record.snapshot_id)
+        return done_in(session, claimed.item_id, Captured(record.snapshot_id))
 
     target = str(claimed.payload.get("url", claimed.key))
     method = claimed.payload.get("capture")
     chosen = str(method) if method in ("http", "browser", "auto") else None
-    return capture_source(workspace, target, claim=claim, web_only=True, method=chosen).snapshot_id
+    record = capture_source(workspace, target, claim=claim, web_only=True, method=chosen)
+    return Captured(record.snapshot_id)
 
 
-def reverify_item(workspace: Workspace, claimed: Claimed) -> str:
+def reverify_item(workspace: Workspace, claimed: Claimed) -> Reverified:
     """The group's checks are recorded under the batch id as run id, with idempotency keys:
     a second try of the item finds them and records nothing twice."""
     ids = [str(i) for i in claimed.payload.get("citations", [])]
@@ -260,15 +268,26 @@ def reverify_item(workspace: Workspace, claimed: Claimed) -> str:
     citations.sort(key=lambda c: (c.created_at, c.id))
     report = reverify(workspace, citations, run_id=claimed.batch_id)
     found = sum(1 for result in report.results if result.passed)
-    missing = len(ids) - len(citations)
-    gone = f", {missing} no longer recorded" if missing else ""
-    return f"{len(report.results)} checked, {found} passed{gone}"
+    return Reverified(len(report.results), found, missing=len(ids) - len(citations))
 
 
-def reextract_item(workspace: Workspace, claimed: Claimed) -> str:
+def reextract_item(workspace: Workspace, claimed: Claimed) -> Reextracted:
     jobs = plan_reextract_jobs(workspace, snapshot_id=claimed.key)
     results = reextract(workspace, jobs)
-    return json.dumps([result.extraction_id for result in results])
+    return Reextracted(tuple(result.extraction_id for result in results))
+
+
+def item_results(db: Database, batch_id: str) -> dict[str, ItemResult]:
+    """What each done item of a batch did, by its key, typed by the batch's kind
+    (``records.item_results``)."""
+    with db.reading() as session:
+        kind = BatchKind(str(session.scalar(select(Batch.kind).where(Batch.id == batch_id))))
+        rows = session.execute(
+            select(BatchItem.key, BatchItem.result)
+            .where(BatchItem.batch_id == batch_id, BatchItem.state == ItemState.DONE)
+            .order_by(BatchItem.id)
+        ).all()
+    return {key: read_item_result(kind, stored) for key, stored in rows if stored is not None}
 
 
 def run_here(

@@ -322,7 +322,9 @@ class BatchItem(Base):
     # 'transient' (worth another try: snap jobs --resume re-queues it) or 'permanent'
     error_kind: Mapped[str | None] = mapped_column(String(10))
     last_error: Mapped[str | None] = mapped_column(Text)
-    result: Mapped[str | None] = mapped_column(Text)  # a snapshot id, a count, extraction ids
+    # what a done item did, in the text form of its kind (records.item_results): a snapshot
+    # id, a sentence of counts, or extraction ids as a JSON list
+    result: Mapped[str | None] = mapped_column(Text)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     __table_args__ = (

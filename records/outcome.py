@@ -1,12 +1,17 @@
-"""The result of checking one citation, shared by verify and reverify, and its JSON form."""
+"""The result of checking one citation, shared by verify and reverify.
+
+Its JSON form is written by ``records.wire`` (``citation_result_json``) and nowhere else; the
+text renderer and the service read the objects here.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
+from records.attest.checks import SealState
 from records.offset_units import offsets_of, span_units
-from verifier import Closest, PreparedSource, Status, describe_span
+from verifier import Closest, PreparedSource, Status, TextQuoteSelector, describe_span
 
 PASSING = Status.QUOTE_FOUND
 NO_QUOTE = Status.NO_QUOTE
@@ -32,7 +37,18 @@ class Outcome:
     matches: int = 0
     closest: Closest | None = None
     reason: str | None = None
+    # What else the check found, by wire key, in the order the result shows it: the input's
+    # own fields, where the quote is (``foundAt``, ``foundElsewhere``), the pages, a changed
+    # source, and ``seal`` (a SealState: the key's place among the others is part of the
+    # wire shape and of the stored row, so it is kept here, typed, not in a field apart).
     details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def seal(self) -> SealState | None:
+        """The seal of the capture the check read, as checked then (None: no capture read, or
+        a check recorded before seals were kept)."""
+        seal = self.details.get("seal")
+        return seal if isinstance(seal, SealState) else None
 
 
 @dataclass(frozen=True)
@@ -46,7 +62,7 @@ class CitationResult:
     citation_id: str
     url: str | None
     outcome: Outcome
-    quote: dict[str, str] | None = None  # prefix, exact, suffix as they stand in storage
+    quote: TextQuoteSelector | None = None  # prefix, exact, suffix as they stand in storage
     span_utf16: tuple[int, int] | None = None
     claim_text: str | None = None
     verification_id: int | None = None
@@ -66,8 +82,7 @@ class CitationResult:
         quote = span_utf16 = offsets = closest_offsets = None
         if source is not None and outcome.start is not None and outcome.end is not None:
             text = source.source
-            selector, _ = describe_span(text, outcome.start, outcome.end)
-            quote = {"prefix": selector.prefix, "exact": selector.exact, "suffix": selector.suffix}
+            quote, _ = describe_span(text, outcome.start, outcome.end)
             converter = offsets_of(text)
             span_utf16 = (converter.to_utf16(outcome.start), converter.to_utf16(outcome.end))
             offsets = span_units(text, outcome.start, outcome.end)
@@ -94,63 +109,32 @@ class CitationResult:
     def passed(self) -> bool:
         return self.outcome.status == PASSING
 
-    def to_json(self) -> dict[str, Any]:
+    @property
+    def span(self) -> tuple[int, int] | None:
+        """Where the quote was found, in code points."""
         outcome = self.outcome
-        span = None
-        if outcome.start is not None and outcome.end is not None:
-            span = {"start": outcome.start, "end": outcome.end}
-        span_utf16 = None
-        if self.span_utf16 is not None:
-            span_utf16 = {"start": self.span_utf16[0], "end": self.span_utf16[1]}
-        result: dict[str, Any] = {
-            "citationId": self.citation_id,
-            "status": outcome.status,
-            "snapshotId": outcome.snapshot_id,
-            "url": self.url,
-            "span": span,
-            "spanUtf16": span_utf16,
-            "quote": self.quote,
-            "matches": outcome.matches,
-            "offsets": self.offsets,
-            "closest": closest_json(outcome.closest, self.closest_offsets),
-            "reason": outcome.reason,
-        }
-        if self.claim_text is not None:
-            result["claim"] = self.claim_text
-        result.update(outcome.details)
-        return result
+        if outcome.start is None or outcome.end is None:
+            return None
+        return outcome.start, outcome.end
 
 
-def closest_json(
-    closest: Closest | None, offsets: dict[str, Any] | None = None
-) -> dict[str, Any] | None:
-    if closest is None:
-        return None
-    result = {
-        "score": round(closest.score, 4),
-        "text": closest.text,
-        "start": closest.start,
-        "end": closest.end,
-        "differences": [list(span) for span in closest.differences],
-        "alignment": alignment_json(closest),
+def stored_details(details: dict[str, Any]) -> dict[str, Any]:
+    """A check's details as its verification row keeps them and its result shows them (the
+    one JSON form of the details): the seal as its document, in its place among the others."""
+    return {
+        key: value.to_json() if isinstance(value, SealState) else value
+        for key, value in details.items()
     }
-    if offsets is not None:
-        result["offsets"] = offsets
-    return result
 
 
-def alignment_json(closest: Closest) -> list[dict[str, Any]]:
-    """The closest passage's edit alignment with the quote, step by step: ``op`` (``equal``,
-    ``replace``, ``added``, ``dropped``), the quote's words (empty for ``dropped``) and the
-    source span in code points (an empty span at the gap for ``added``)."""
-    return [
-        {
-            "op": edit.kind.value,
-            "quote": edit.quote,
-            "source": {"start": edit.start, "end": edit.end},
-        }
-        for edit in closest.alignment
-    ]
+def details_of_row(stored: dict[str, Any]) -> dict[str, Any]:
+    """A verification row's details as an outcome holds them: the stored seal read back as a
+    SealState (``stored_details`` writes it again as it was stored)."""
+    details = dict(stored)
+    seal = details.get("seal")
+    if isinstance(seal, dict):
+        details["seal"] = SealState.of_document(seal)
+    return details
 
 
 def count_by_status(results: list[CitationResult]) -> dict[Status, int]:

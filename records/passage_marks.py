@@ -13,12 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
+
+from verifier.closest import Closest, Edit, EditKind
 
 MARKS: Final = (("[", "]"), ("⟨", "⟩"), ("«", "»"), ("⟪", "⟫"))
-ADDED: Final = "added"
-DROPPED: Final = "dropped"
-SAME: Final = "equal"
+ADDED: Final = EditKind.ADDED.value
+DROPPED: Final = EditKind.DROPPED.value
+SAME: Final = EditKind.EQUAL.value
 SIGNS: Final = {ADDED: "+", DROPPED: "-"}
 
 
@@ -30,6 +32,12 @@ class Piece:
     text: str
 
 
+def rounded_score(closest: Closest) -> float:
+    """The closest passage's score as snap shows it, in JSON and in words (four places): the
+    text output compares and prints the number ``--json`` gives."""
+    return round(closest.score, 4)
+
+
 def marks_outside(texts: Iterable[str]) -> tuple[str, str]:
     """The first pair of ``MARKS`` that none of ``texts`` holds (the last pair if all do)."""
     shown = "".join(texts)
@@ -38,37 +46,35 @@ def marks_outside(texts: Iterable[str]) -> tuple[str, str]:
     )
 
 
-def passage_pieces(text: str, start: int, alignment: Sequence[dict[str, Any]]) -> list[Piece]:
+def passage_pieces(text: str, start: int, alignment: Sequence[Edit]) -> list[Piece]:
     """The passage ``text`` (starting at code point ``start`` of the source) cut into source
-    text and marked words, from its alignment in the JSON form (``op``, ``quote``,
-    ``source``).  A gap gets a space on a side where the source has none, so ``[+word]``
-    never sticks to its neighbour."""
+    text and marked words, from its alignment with the quote (``verifier.Closest.alignment``).
+    A gap gets a space on a side where the source has none, so ``[+word]`` never sticks to
+    its neighbour."""
     pieces: list[Piece] = []
     cursor = 0
-    for step in alignment:
-        op, span = step["op"], step["source"]
-        a = span["start"] - start if span else cursor
-        b = span["end"] - start if span else cursor
+    for edit in alignment:
+        a, b = edit.start - start, edit.end - start
         if a > cursor:
             pieces.append(Piece(SAME, text[cursor:a]))
-        if op == SAME:
+        if edit.kind is EditKind.EQUAL:
             pieces.append(Piece(SAME, text[a:b]))
-        elif op == ADDED:
+        elif edit.kind is EditKind.ADDED:
             before = " " if a > 0 and not text[a - 1].isspace() else ""
             after = " " if a < len(text) and not text[a].isspace() else ""
-            pieces += [Piece(SAME, before), Piece(ADDED, step["quote"]), Piece(SAME, after)]
+            pieces += [Piece(SAME, before), Piece(ADDED, edit.quote), Piece(SAME, after)]
         else:
             pieces.append(Piece(DROPPED, text[a:b]))
-            if op != DROPPED:  # a replacement: the source's words, then the quote's
-                pieces.append(Piece(ADDED, step["quote"]))
+            if edit.kind is EditKind.REPLACE:  # the source's words, then the quote's
+                pieces.append(Piece(ADDED, edit.quote))
         cursor = max(cursor, b)
     pieces.append(Piece(SAME, text[cursor:]))
     return [piece for piece in pieces if piece.text or piece.kind != SAME]
 
 
-def marked_text(text: str, start: int, alignment: Sequence[dict[str, Any]]) -> str:
+def marked_text(text: str, start: int, alignment: Sequence[Edit]) -> str:
     """The passage with its differences in the notation above, as plain text."""
-    opening, closing = marks_outside([text, *(step["quote"] for step in alignment)])
+    opening, closing = marks_outside([text, *(edit.quote for edit in alignment)])
     return "".join(
         piece.text if piece.kind == SAME else f"{opening}{SIGNS[piece.kind]}{piece.text}{closing}"
         for piece in passage_pieces(text, start, alignment)

@@ -22,7 +22,7 @@ from records.capture import capture_source, web_url_refusal
 from records.evidence import Evidence
 from records.inputs import QUOTED, UNQUOTED, CitationRequest, Position
 from records.models import Batch, Capture, Citation, Verification
-from records.outcome import CitationResult, Outcome, count_by_status
+from records.outcome import CitationResult, Outcome, count_by_status, details_of_row
 from records.repository import (
     capture_time,
     choose_extraction,
@@ -37,7 +37,7 @@ from records.repository import (
 )
 from records.texts import SnapshotTexts
 from records.verify import check_against, verification_values
-from records.vocabulary import REFETCH_FAILED, BatchKind
+from records.vocabulary import BatchKind
 from records.workspace import Workspace
 from snapshotter.errors import InputError, SnapError
 from snapshotter.times import wire_time_or_none
@@ -49,6 +49,8 @@ Progress = Callable[[int], None]
 
 @dataclass(frozen=True)
 class ReverifyReport:
+    """``records.wire.reverify_report_json`` writes its JSON; the renderers read it here."""
+
     results: list[CitationResult]
     refetch_errors: dict[str, str]
     run_id: str = ""
@@ -60,25 +62,9 @@ class ReverifyReport:
         captured again."""
         return not self.refetch_errors and all(result.passed for result in self.results)
 
-    def summary(self) -> dict[str, Any]:
-        return {
-            "total": len(self.results),
-            "byStatus": count_by_status(self.results),
-            "refetchErrors": self.refetch_errors,
-            "runId": self.run_id,
-            "resumed": self.resumed,
-        }
-
-    def to_json(self) -> dict[str, Any]:
-        failed = [
-            {"url": url, "status": REFETCH_FAILED, "reason": reason}
-            for url, reason in sorted(self.refetch_errors.items())
-        ]
-        return {
-            "results": [r.to_json() for r in self.results],
-            "refetchFailed": failed,
-            "summary": self.summary(),
-        }
+    @property
+    def by_status(self) -> dict[Status, int]:
+        return count_by_status(self.results)
 
 
 def select_citations(
@@ -353,7 +339,7 @@ def result_of_row(citation: Citation, row: Verification) -> CitationResult:
         row.matches,
         None,
         row.reason,
-        dict(row.details),
+        details_of_row(row.details),
     )
     return CitationResult(
         citation.id, citation.url, outcome, None, None, citation.claim_text, row.id

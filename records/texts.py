@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Any, Protocol
+from typing import Protocol
 
 from records.evidence import Evidence, StoreResolver
 from records.prepared import PreparedFolder
@@ -95,7 +95,6 @@ class Seal(Protocol):
     @property
     def intact(self) -> bool: ...
     def error(self) -> StoreError: ...
-    def to_json(self) -> dict[str, Any]: ...
 
 
 class SealCheck(Protocol):
@@ -141,7 +140,6 @@ class SnapshotTexts:
         self._prepared: OrderedDict[tuple[str, str], PreparedSource | StoreError] = OrderedDict()
         self._seals = seals
         self._sealed: OrderedDict[tuple[int, str, str | None], Seal | None] = OrderedDict()
-        self._seal_documents: dict[tuple[int, str, str | None], dict[str, Any]] = {}
 
     def prepared(self, evidence: Evidence) -> PreparedSource:
         """The tokenized text; raises IntegrityError if the stored bytes do not match."""
@@ -182,22 +180,8 @@ class SnapshotTexts:
             store = self._stores.store_for(evidence)
             self._sealed[key] = self._seals.evidence_state(store, evidence)
             if len(self._sealed) > SEALS_HELD:
-                dropped, _ = self._sealed.popitem(last=False)
-                self._seal_documents.pop(dropped, None)
+                self._sealed.popitem(last=False)
         return self._sealed[key]
-
-    def seal_document(self, evidence: Evidence) -> dict[str, Any] | None:
-        """``seal(evidence).to_json()``, made once per capture and text and shared by the
-        outcomes of every citation read through it (a few hundred bytes a citation over a
-        large batch): read only."""
-        state = self.seal(evidence)
-        if state is None or evidence.seal is None:
-            return None
-        key = (evidence.seal.capture_id, evidence.snapshot_id, evidence.text_hash)
-        document = self._seal_documents.get(key)
-        if document is None:
-            document = self._seal_documents[key] = state.to_json()
-        return document
 
     def _load(self, evidence: Evidence) -> PreparedSource | StoreError:
         store = self._stores.store_for(evidence)

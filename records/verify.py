@@ -29,6 +29,7 @@ from records.outcome import (
     CitationResult,
     Outcome,
     count_by_status,
+    stored_details,
 )
 from records.repository import (
     CaptureRow,
@@ -74,7 +75,29 @@ TOO_SHORT = "the stored text is too short to hold the page (a login wall or a sc
 
 
 @dataclass(frozen=True)
+class AnswerCounts:
+    """What the checks of one group of results found: a whole run's, or one answer's."""
+
+    answer_id: str | None
+    total: int
+    quote_found: int
+    by_status: dict[Status, int]
+
+    @classmethod
+    def of(cls, results: list[CitationResult], answer_id: str | None = None) -> AnswerCounts:
+        found = sum(result.passed for result in results)
+        return cls(answer_id, len(results), found, count_by_status(results))
+
+    @property
+    def share_verified(self) -> float:
+        """The share of the claims whose quote was found (four places, as snap shows it)."""
+        return round(self.quote_found / self.total, 4)
+
+
+@dataclass(frozen=True)
 class VerifyReport:
+    """``records.wire.verify_report_json`` writes its JSON; the renderers read it here."""
+
     results: list[CitationResult]
     is_answer: bool = False
     answer_ids: tuple[str | None, ...] = ()  # of each result, for the per-answer summary
@@ -84,37 +107,17 @@ class VerifyReport:
     def passed(self) -> bool:
         return all(result.passed for result in self.results)
 
-    def summary(self) -> dict[str, Any]:
-        verified = sum(result.passed for result in self.results)
-        summary: dict[str, Any] = {
-            "total": len(self.results),
-            "quoteFound": verified,
-            "byStatus": count_by_status(self.results),
-        }
-        if self.is_answer:
-            summary["shareVerified"] = round(verified / len(self.results), 4)
-            summary["format"] = self.input_format
-            summary["answers"] = self.per_answer()
-        return summary
+    @property
+    def counts(self) -> AnswerCounts:
+        """The counts of the whole run."""
+        return AnswerCounts.of(self.results)
 
-    def per_answer(self) -> list[dict[str, Any]]:
+    def per_answer(self) -> list[AnswerCounts]:
         """The same counts for each answer of the input (a conversation has several)."""
         grouped: dict[str | None, list[CitationResult]] = {}
         for answer_id, result in zip(self.answer_ids, self.results, strict=True):
             grouped.setdefault(answer_id, []).append(result)
-        return [
-            {
-                "answerId": answer_id,
-                "total": len(results),
-                "quoteFound": sum(r.passed for r in results),
-                "shareVerified": round(sum(r.passed for r in results) / len(results), 4),
-                "byStatus": count_by_status(results),
-            }
-            for answer_id, results in grouped.items()
-        ]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"results": [r.to_json() for r in self.results], "summary": self.summary()}
+        return [AnswerCounts.of(results, answer_id) for answer_id, results in grouped.items()]
 
 
 @dataclass(frozen=True)
@@ -415,7 +418,7 @@ def check_against(
     were written to, or a seal that does not hold; a store that cannot be reached raises
     StoreError (nothing is recorded)."""
     outcome, source = _check_against(texts, evidence, request)
-    seal = texts.seal_document(evidence) if evidence.text_hash is not None else None
+    seal = texts.seal(evidence) if evidence.text_hash is not None else None
     if seal is None:
         return outcome, source
     return replace(outcome, details={**outcome.details, "seal": seal}), source
@@ -719,7 +722,7 @@ def verification_values(
         "closest_text": closest.text.replace("\x00", "\ufffd") if closest else None,
         "closest_score": closest.score if closest else None,
         "reason": outcome.reason,
-        "details": outcome.details,
+        "details": stored_details(outcome.details),
         "verifier": VERIFIER_ID,
         "normalizer": NORMALIZER_ID,
     }

@@ -1,18 +1,22 @@
 """JSON at the edge: one serialiser per wire shape, for the typed results the use cases return.
 
-The use cases (records.jobs, records.reextract, records.fsck, records.show, records.audit)
-return frozen dataclasses with statuses as enums and times as ``datetime``; the CLI's text
-renderer, the HTTP service, the MCP tools and the exports read those objects. Only what leaves
-the process as JSON (``--json``, HTTP bodies, MCP results) goes through the functions here, so
-a key is named in exactly one place. The shapes are pinned by
-tests/records/test_records_wire_shapes.py; times are written by ``snapshotter.times``.
+The use cases (records.verify, records.reverify, records.jobs, records.reextract,
+records.fsck, records.show, records.audit) and the capture (a ``SnapshotRecord``) return frozen
+dataclasses with statuses as enums and times as ``datetime``; the CLI's text renderer, the HTTP
+service, the MCP tools and the exports read those objects. Only what leaves the process as
+JSON (``--json``, HTTP bodies, MCP results, and a check's details as its verification row
+keeps them) goes through the functions here, so a key is named in exactly one place. The
+shapes are pinned by tests/records/test_records_wire_shapes.py and
+test_records_wire_shapes_checks.py; times are written by ``snapshotter.times``.
 """
 
 from __future__ import annotations
 
 import base64
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from records.vocabulary import REFETCH_FAILED
 from snapshotter.times import wire_time, wire_time_or_none
 
 if TYPE_CHECKING:  # the serialisers read the results; importing them would load every use case
@@ -29,8 +33,185 @@ if TYPE_CHECKING:  # the serialisers read the results; importing them would load
     from records.exports.http_head import Exchange, Head
     from records.fsck import FsckProblem, FsckReport
     from records.jobs import BatchProgress, ReverifyOutcomes
+    from records.outcome import CitationResult
     from records.reextract import Reextracted
+    from records.reverify import ReverifyReport
     from records.show import Shown
+    from records.verify import AnswerCounts, VerifyReport
+    from snapshotter.capture import RenderedText, SnapshotRecord
+    from verifier import Closest, Status
+
+
+def stored_capture_json(record: SnapshotRecord) -> dict[str, Any]:
+    """A snapshot as just captured and stored: ``snap fetch --json`` (one line each for
+    several targets), ``POST /v1/captures`` and the MCP ``capture`` tool.
+
+    A snapshot has two wire shapes, each written here only: this one, of the capture that
+    stored it (its URL, fetch time, HTTP status, the extraction just made and the capture's
+    provenance), and ``audited_snapshot_json``, of the records read back by ``snap audit``
+    (every extraction, the blobs re-hashed now, no one capture's fields: a snapshot may have
+    been captured many times)."""
+    from snapshotter.capture import page_json
+
+    return {
+        "snapshotId": record.snapshot_id,
+        "url": record.url,
+        "finalUrl": record.final_url,
+        "fetchedAt": record.fetched_at,
+        "status": record.status,
+        "contentType": record.content_type,
+        "extractor": record.extractor,
+        "normalizer": record.normalizer,
+        "hashes": {"raw": record.raw_hash, "text": record.text_hash, "norm": record.norm_hash},
+        "sizes": {"raw": record.raw_size, "text": record.text_size},
+        "store": record.store,
+        "versionIds": {
+            "raw": record.raw_blob.version_id,
+            "text": record.text_blob.version_id if record.text_blob else None,
+        },
+        "retention": {"mode": record.lock_mode, "until": wire_time_or_none(record.retain_until)},
+        "pages": [page_json(page) for page in record.pages],
+        "flags": list(record.flags),
+        "decoding": record.decoding,
+        "reason": record.reason,
+        "method": record.capture_method,
+        "rendered": None if record.rendered is None else rendered_text_json(record.rendered),
+        "code": record.code_hash,
+        "provenance": record.provenance,
+    }
+
+
+def rendered_text_json(rendered: RenderedText) -> dict[str, Any]:
+    return {
+        "extractor": rendered.extractor,
+        "decoding": rendered.decoding,
+        "hashes": {"text": rendered.text_hash, "norm": rendered.norm_hash},
+        "size": rendered.text_size,
+        "versionId": rendered.text_blob.version_id,
+    }
+
+
+def verify_report_json(report: VerifyReport) -> dict[str, Any]:
+    """``snap verify --json``, ``POST /v1/verify`` and the MCP ``verify`` tool."""
+    return {
+        "results": [citation_result_json(result) for result in report.results],
+        "summary": verify_summary_json(report),
+    }
+
+
+def verify_summary_json(report: VerifyReport) -> dict[str, Any]:
+    """The counts; an answer's add the share of its claims whose quote was found, the input's
+    format and the same counts for each answer (a conversation has several)."""
+    summary: dict[str, Any] = {
+        "total": report.counts.total,
+        "quoteFound": report.counts.quote_found,
+        "byStatus": by_status_json(report.counts.by_status),
+    }
+    if report.is_answer:
+        summary["shareVerified"] = report.counts.share_verified
+        summary["format"] = report.input_format
+        summary["answers"] = [answer_counts_json(counts) for counts in report.per_answer()]
+    return summary
+
+
+def answer_counts_json(counts: AnswerCounts) -> dict[str, Any]:
+    return {
+        "answerId": counts.answer_id,
+        "total": counts.total,
+        "quoteFound": counts.quote_found,
+        "shareVerified": counts.share_verified,
+        "byStatus": by_status_json(counts.by_status),
+    }
+
+
+def by_status_json(by_status: Mapping[Status, int]) -> dict[str, int]:
+    return {status.value: count for status, count in by_status.items()}
+
+
+def reverify_report_json(report: ReverifyReport) -> dict[str, Any]:
+    """``snap reverify --json`` and ``POST /v1/reverify`` run in-process."""
+    failed = [
+        {"url": url, "status": REFETCH_FAILED, "reason": reason}
+        for url, reason in sorted(report.refetch_errors.items())
+    ]
+    return {
+        "results": [citation_result_json(result) for result in report.results],
+        "refetchFailed": failed,
+        "summary": {
+            "total": len(report.results),
+            "byStatus": by_status_json(report.by_status),
+            "refetchErrors": dict(report.refetch_errors),
+            "runId": report.run_id,
+            "resumed": report.resumed,
+        },
+    }
+
+
+def citation_result_json(result: CitationResult) -> dict[str, Any]:
+    """One checked citation: the result, then the check's details under their own keys, as
+    its verification row keeps them (``records.outcome.stored_details``)."""
+    from records.outcome import stored_details
+
+    outcome = result.outcome
+    span = result.span
+    quote = result.quote
+    document: dict[str, Any] = {
+        "citationId": result.citation_id,
+        "status": outcome.status.value,
+        "snapshotId": outcome.snapshot_id,
+        "url": result.url,
+        "span": None if span is None else {"start": span[0], "end": span[1]},
+        "spanUtf16": None
+        if result.span_utf16 is None
+        else {"start": result.span_utf16[0], "end": result.span_utf16[1]},
+        "quote": None
+        if quote is None
+        else {"prefix": quote.prefix, "exact": quote.exact, "suffix": quote.suffix},
+        "matches": outcome.matches,
+        "offsets": result.offsets,
+        "closest": closest_json(outcome.closest, result.closest_offsets),
+        "reason": outcome.reason,
+    }
+    if result.claim_text is not None:
+        document["claim"] = result.claim_text
+    document.update(stored_details(outcome.details))
+    return document
+
+
+def closest_json(
+    closest: Closest | None, offsets: Mapping[str, Any] | None = None
+) -> dict[str, Any] | None:
+    """The passage most like a quote not found (or like the claim of a citation that quotes
+    nothing): its score, words, span, differing spans and alignment with the quote."""
+    from records.passage_marks import rounded_score
+
+    if closest is None:
+        return None
+    document: dict[str, Any] = {
+        "score": rounded_score(closest),
+        "text": closest.text,
+        "start": closest.start,
+        "end": closest.end,
+        "differences": [list(span) for span in closest.differences],
+        "alignment": alignment_json(closest),
+    }
+    if offsets is not None:
+        document["offsets"] = offsets
+    return document
+
+
+def alignment_json(closest: Closest) -> list[dict[str, Any]]:
+    """The closest passage's edit alignment with the quote, step by step: ``op`` (``equal``,
+    ``replace``, ``added``, ``dropped``), the quote's words (empty for ``dropped``) and the
+    source span in code points (an empty span at the gap for ``added``)."""
+    return [
+        {
+            "op": edit.kind.value,
+            "quote": edit.quote,
+            "source": {"start": edit.start, "end": edit.end},
+        }
+        for edit in closest.alignment
+    ]
 
 
 def batch_progress_json(progress: BatchProgress) -> dict[str, Any]:
@@ -182,7 +363,7 @@ def audit_json(report: AuditReport) -> dict[str, Any]:
     if isinstance(report, CitationAudit):
         return {
             "citation": citation_json(report.citation),
-            "snapshot": None if report.snapshot is None else snapshot_json(report.snapshot),
+            "snapshot": None if report.snapshot is None else audited_snapshot_json(report.snapshot),
             "captures": captures,
             "verifications": [verification_json(v) for v in report.verifications],
         }
@@ -191,11 +372,11 @@ def audit_json(report: AuditReport) -> dict[str, Any]:
         return {
             "url": report.url,
             "captures": captures,
-            "snapshots": [snapshot_json(s) for s in report.snapshots],
+            "snapshots": [audited_snapshot_json(s) for s in report.snapshots],
             "citations": citations,
         }
     return {
-        "snapshot": snapshot_json(report.snapshot),
+        "snapshot": audited_snapshot_json(report.snapshot),
         "captures": captures,
         "citations": citations,
     }
@@ -274,7 +455,9 @@ def capture_json(capture: CaptureRecord) -> dict[str, Any]:
     return document
 
 
-def snapshot_json(snapshot: AuditedSnapshot) -> dict[str, Any]:
+def audited_snapshot_json(snapshot: AuditedSnapshot) -> dict[str, Any]:
+    """A snapshot as ``snap audit`` reads it back (the other of its two shapes: see
+    ``stored_capture_json``)."""
     return {
         "snapshotId": snapshot.snapshot_id,
         "hashes": {

@@ -34,6 +34,20 @@ from verifier.status import Status
 CLOSEST = "Closest passage in the source"
 
 
+def capture_json(record: SnapshotRecord) -> dict[str, Any]:
+    """A capture as ``snap fetch --json`` prints it (the one serialiser, ``records.wire``)."""
+    from records.wire import stored_capture_json
+
+    return stored_capture_json(record)
+
+
+def result_json(result: CitationResult) -> dict[str, Any]:
+    """One result as ``snap verify --json`` prints it (the one serialiser, ``records.wire``)."""
+    from records.wire import citation_result_json
+
+    return citation_result_json(result)
+
+
 @dataclass(frozen=True)
 class VerifiedAnswer:
     """The checked quotes of one answer, in the answer's order."""
@@ -53,7 +67,8 @@ class VerifiedAnswer:
         return all(result.passed for result in self.results)
 
     def to_json(self) -> list[dict[str, Any]]:
-        return [result.to_json() for result in self.results]
+        """Each result as ``snap verify --json`` prints it."""
+        return [result_json(result) for result in self.results]
 
     def render(self) -> str:
         """The answer as Markdown: each claim, then each quote it cites.
@@ -87,7 +102,7 @@ def render_quote(result: CitationResult, asked: str | None) -> str:
     outcome = result.outcome
     if result.passed and result.quote is not None and outcome.start is not None:
         link = f"snap://snapshots/{outcome.snapshot_id}/text#char={outcome.start},{outcome.end}"
-        return f"> “{result.quote['exact']}” ([source]({link}))"
+        return f"> “{result.quote.exact}” ([source]({link}))"
     line = f"> {asked or ''} — {unproven_because(outcome.status)}"
     if outcome.closest is not None:
         line += f"\n>\n> {CLOSEST} (score {outcome.closest.score:.2f}): {outcome.closest.text}"

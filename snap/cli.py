@@ -272,26 +272,28 @@ def fetch(
 
 def fetch_one(ws: Any, target: str, as_json: bool) -> None:
     from records.capture import capture_source
+    from records.wire import stored_capture_json
 
     record = capture_source(ws, target)
     checkpoint_log(ws)
     if as_json:
-        emit_json(record.to_json())
+        emit_json(stored_capture_json(record))
     else:
-        click.echo(render.snapshot_summary(record.to_json()))
+        click.echo(render.snapshot_summary(record))
 
 
 def fetch_many(ws: Any, targets: list[str], batch_size: int, as_json: bool) -> int:
     """Capture ``targets`` a batch at a time, one line each as its batch is recorded; the
     exit code of the worst failure (0 when every target was stored)."""
     from records.capture import capture_sources
+    from records.wire import stored_capture_json
 
     worst = 0
     with progress_counter(len(targets), "capturing") as bar:
         try:
             for outcome in capture_sources(ws, targets, batch_size=batch_size):
                 if outcome.record is not None:
-                    line = outcome.record.to_json()
+                    line = stored_capture_json(outcome.record)
                     text = f"stored {outcome.target} {outcome.record.snapshot_id}"
                 else:
                     assert outcome.error is not None
@@ -361,6 +363,7 @@ def verify(
     from records.emit import emit_verified
     from records.inputs import load_document_map, load_verify_input
     from records.verify import verify_citations
+    from records.wire import verify_report_json
 
     given = load_verify_input(file, load_document_map(documents_path))
     if emit_path is not None:
@@ -377,7 +380,7 @@ def verify(
                 err=True,
             )
     if as_json:
-        emit_json(report.to_json())
+        emit_json(verify_report_json(report))
     else:
         click.echo(render.verify_report(report))
     ctx.exit(0 if report.passed else 1)
@@ -496,6 +499,7 @@ def reverify(
     refused (exit 2). Exit 1 when any citation fails or any refetch failed. With --enqueue,
     each snapshot group is a task for workers; snap jobs BATCH shows what they found.
     """
+    from records.wire import reverify_report_json
     from snap.reverify_submission import (
         QueuedPlan,
         Queueing,
@@ -519,7 +523,7 @@ def reverify(
             report = submit_reverify(ws, plan, progress=bar.update)
             checkpoint_log(ws)
     if as_json:
-        emit_json(report.to_json())
+        emit_json(reverify_report_json(report))
     else:
         click.echo(render.reverify_report(report))
     ctx.exit(0 if report.passed else 1)
@@ -652,7 +656,7 @@ def export(
     if as_json:
         emit_json(result.to_json())
     else:
-        click.echo(render.export_summary(result.to_json()))
+        click.echo(render.export_summary(result))
 
 
 @cli.command()
@@ -779,7 +783,7 @@ def store_relocate(ctx: click.Context, old: str, new: str | None, as_json: bool)
     if as_json:
         emit_json(moved.to_json())
     else:
-        click.echo(render.relocated(moved.to_json()))
+        click.echo(render.relocated(moved))
 
 
 @cli.group()
@@ -839,7 +843,7 @@ def import_(ctx: click.Context, path: Path, as_latest: bool, as_json: bool) -> N
     if as_json:
         emit_json(report.to_json())
     else:
-        click.echo(render.import_report(report.to_json()))
+        click.echo(render.import_report(report))
     for line in report.damaged:
         click.echo(f"snap: error: {line}", err=True)
     ctx.exit(report.exit_code)

@@ -317,6 +317,7 @@ def verify_document(
     from records.inputs.documents import NO_DOCUMENTS, parse_document_map
     from records.inputs.reader import max_input_bytes
     from records.verify import verify_citations
+    from records.wire import verify_report_json
     from snap.errors import InputTooLarge
 
     # JSON text (or a saved event stream) is read as a file's bytes would be: the same reader
@@ -329,18 +330,19 @@ def verify_document(
         raise InputTooLarge(f"the input has {len(data)} bytes; the limit is {limit}")
     mapped = NO_DOCUMENTS if documents is None else parse_document_map(documents)
     given = verify_input_from_bytes(data, "the tool's input", mapped)
-    return dict(public.document(verify_citations(workspace, given).to_json()))
+    return dict(public.document(verify_report_json(verify_citations(workspace, given))))
 
 
 def capture_document(workspace: Workspace, url: str, public: Redactor) -> dict[str, Any]:
     """``snap fetch --json`` of a web URL, through the service's guard."""
     from records.capture import capture_source, web_url_refusal
+    from records.wire import stored_capture_json
 
     refused = web_url_refusal(url, WEB_ONLY_LINE)
     if refused is not None:
         raise InputError(refused)
     record = capture_source(workspace, url, web_only=True)
-    return dict(public.document(record.to_json()))
+    return dict(public.document(stored_capture_json(record)))
 
 
 def http_app(server: FastMCP, tokens: tuple[bytes, ...], *, max_body: int, timeout: float) -> Any:

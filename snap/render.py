@@ -5,29 +5,32 @@ that the source is right.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from records.passage_marks import marked_text, marks_outside
+from records.passage_marks import marked_text, marks_outside, rounded_score
 from records.vocabulary import BlobState, ItemState, Status
-from snapshotter.times import wire_time
-from verifier.closest import SIMILAR_ENOUGH_TO_SHOW
+from snapshotter.times import wire_time, wire_time_or_none
+from verifier.closest import SIMILAR_ENOUGH_TO_SHOW, Closest
 
 if TYPE_CHECKING:
     from records.attest.checks import SealState
     from records.audit import AuditedSnapshot, AuditReport, CaptureRecord, VerificationRecord
     from records.evidence import BlobCheck
+    from records.exports.export import ExportResult
     from records.exports.http_head import Exchange
     from records.fsck import FsckReport
+    from records.imports.report import ImportReport
     from records.jobs import BatchProgress, ReverifyOutcomes
     from records.outcome import CitationResult
     from records.reextract import Reextracted
+    from records.relocate import Relocation
     from records.reverify import ReverifyReport
     from records.show import Shown
     from records.verify import VerifyReport
+    from snapshotter.capture import SnapshotRecord
 
 PASS, FAIL = "✓", "✗"
-HEADLINES = {status.value: status.headline for status in Status}
 MISMATCHES = (Status.POSITION_MISMATCH, Status.CONTEXT_MISMATCH)
 SHOWS_WHERE_FOUND = (Status.QUOTE_FOUND, *MISMATCHES)
 
@@ -48,7 +51,7 @@ def in_snapshot(snapshot_id: str | None) -> str:
     return "no snapshot was checked" if not snapshot_id else f"in {short_id(snapshot_id)}"
 
 
-def marked_passage(text: str, start: int, differences: list[list[int]]) -> str:
+def marked_passage(text: str, start: int, differences: Sequence[Sequence[int]]) -> str:
     """The closest passage with each differing word in [brackets] (or, when the passage holds
     a bracket, the first pair of ``records.passage_marks.MARKS`` it does not hold)."""
     opening, closing = marks_outside([text])
@@ -62,25 +65,22 @@ def marked_passage(text: str, start: int, differences: list[list[int]]) -> str:
 
 
 def result_lines(result: CitationResult) -> list[str]:
-    data = result.to_json()
-    status = data["status"]
+    status, outcome, details = result.status, result.outcome, result.outcome.details
     mark = PASS if result.passed else FAIL
-    where = short_id(data["snapshotId"])
-    if data["span"]:
-        where += f", code points {data['span']['start']}–{data['span']['end']}"
-    if data.get("page") and status == Status.QUOTE_FOUND:
-        where += f", page {data['page']}"
-    lines = [f"{mark} {HEADLINES[status]}  {data['citationId']}  ({where})"]
-    if data.get("claim"):
-        lines.append(f"    claim: {one_line(data['claim'])}")
-    if data.get("claimProblem"):
-        lines.append(f"    claim offsets not used: {one_line(str(data['claimProblem']))}")
-    if data["quote"] and status in SHOWS_WHERE_FOUND:
-        quote = data["quote"]
-        lines.append(
-            f"    “…{one_line(quote['prefix'] + '⟦' + quote['exact'] + '⟧' + quote['suffix'])}…”"
-        )
-    lines += explanation(Status(status), data)
+    where = short_id(outcome.snapshot_id)
+    if result.span is not None:
+        where += f", code points {result.span[0]}–{result.span[1]}"
+    if details.get("page") and status == Status.QUOTE_FOUND:
+        where += f", page {details['page']}"
+    lines = [f"{mark} {status.headline}  {result.citation_id}  ({where})"]
+    if result.claim_text:
+        lines.append(f"    claim: {one_line(result.claim_text)}")
+    if details.get("claimProblem"):
+        lines.append(f"    claim offsets not used: {one_line(str(details['claimProblem']))}")
+    if result.quote is not None and status in SHOWS_WHERE_FOUND:
+        quote = result.quote
+        lines.append(f"    “…{one_line(quote.prefix + '⟦' + quote.exact + '⟧' + quote.suffix)}…”")
+    lines += explanation(result)
     return lines
 
 
@@ -92,81 +92,82 @@ def quote_reasons() -> frozenset[str]:
     return frozenset({INNER_ELLIPSIS, EMPTY_QUOTE})
 
 
-def explanation(status: Status, data: dict[str, Any]) -> list[str]:
-    reason = data.get("reason")
+def explanation(result: CitationResult) -> list[str]:
+    status, outcome, details = result.status, result.outcome, result.outcome.details
+    reason = outcome.reason
     if status == Status.QUOTE_FOUND:
-        return [f"    ({data['matches']} occurrences)"] if data["matches"] > 1 else []
+        return [f"    ({outcome.matches} occurrences)"] if outcome.matches > 1 else []
     if status == Status.NO_QUOTE:
-        return [f"    {reason}", *closest_lines(data, "claim")]
+        return [f"    {reason}", *closest_lines(outcome.closest, "claim")]
     if status in (Status.NOT_FOUND, Status.SNIPPET_NOT_VERBATIM):
         if status == Status.SNIPPET_NOT_VERBATIM:
             lines = [f"    {reason}."]
         else:
             lines = ["    The cited source does not contain this quote."]
             lines += [f"    Its words occur, but {reason}."] if reason else []
-        lines += closest_lines(data)
-        for other in data.get("foundElsewhere", []):
+        lines += closest_lines(outcome.closest)
+        for other in details.get("foundElsewhere", []):
             where = other.get("url") or short_id(other["snapshotId"])
             lines.append(f"    The quote is in another source of this answer: {where}")
         return lines
     if status == Status.COULD_NOT_CHECK and reason in quote_reasons():
         return [f"    Could not check this quote: {reason}."]
     if status in (Status.COULD_NOT_CHECK, Status.UNKNOWN_SNAPSHOT, Status.INTEGRITY_FAILURE):
-        return [f"    Could not check the source: {reason}", *closest_lines(data)]
+        return [f"    Could not check the source: {reason}", *closest_lines(outcome.closest)]
     lines = [f"    {reason}"] if reason else []
-    if status in MISMATCHES and data.get("foundAt"):
-        spans = ", ".join(f"{start}–{end}" for start, end in data["foundAt"])
+    if status in MISMATCHES and details.get("foundAt"):
+        spans = ", ".join(f"{start}–{end}" for start, end in details["foundAt"])
         lines.append(f"    The quote is at code points {spans}.")
     if status == Status.SOURCE_CHANGED:
-        lines += closest_lines(data)
+        lines += closest_lines(outcome.closest)
     return lines
 
 
-def closest_lines(data: dict[str, Any], to: str = "quote") -> list[str]:
-    closest = data.get("closest")
-    if not closest:
+def closest_lines(closest: Closest | None, to: str = "quote") -> list[str]:
+    if closest is None:
         return []
-    if closest["score"] < SIMILAR_ENOUGH_TO_SHOW:
+    score = rounded_score(closest)  # as --json gives it
+    if score < SIMILAR_ENOUGH_TO_SHOW:
         return [f"    Nothing in the source resembles this {to}."]
     hint = " to the claim (a hint, not proof)" if to == "claim" else ""
     return [
-        f"    Closest passage in the source{hint} (score {closest['score']:.2f}):",
+        f"    Closest passage in the source{hint} (score {score:.2f}):",
         "    " + shown_passage(closest),
     ]
 
 
-def shown_passage(closest: dict[str, Any]) -> str:
+def shown_passage(closest: Closest) -> str:
     """The closest passage with only the words that differ marked, by its alignment with the
     quote (``records.passage_marks``); a result without one marks its differing spans."""
-    if closest.get("alignment"):
-        return one_line(marked_text(closest["text"], closest["start"], closest["alignment"]))
-    return marked_passage(closest["text"], closest["start"], closest["differences"])
+    if closest.alignment:
+        return one_line(marked_text(closest.text, closest.start, closest.alignment))
+    return marked_passage(closest.text, closest.start, closest.differences)
 
 
 def verify_report(report: VerifyReport) -> str:
     lines: list[str] = []
     for result in report.results:
         lines += result_lines(result)
-    summary = report.summary()
-    tail = f"{summary['quoteFound']} of {summary['total']} quotes found"
-    if "shareVerified" in summary:
-        tail += f" ({summary['shareVerified']:.0%} of claims)"
-    answers = summary.get("answers") or []
+    counts = report.counts
+    tail = f"{counts.quote_found} of {counts.total} quotes found"
+    if report.is_answer:
+        tail += f" ({counts.share_verified:.0%} of claims)"
+    answers = report.per_answer() if report.is_answer else []
     if len(answers) > 1:
-        lines += [f"answer {a['answerId'] or '(no id)'}: {by_status(a)}" for a in answers]
-    if "shareVerified" in summary and len(summary["byStatus"]) > 1:
-        tail += f"; {by_status(summary)}"
+        lines += [f"answer {a.answer_id or '(no id)'}: {by_status(a.by_status)}" for a in answers]
+    if report.is_answer and len(counts.by_status) > 1:
+        tail += f"; {by_status(counts.by_status)}"
     return "\n".join([*lines, *seal_lines_of(report.results), tail])
 
 
 def seal_lines_of(results: list[CitationResult]) -> list[str]:
     """One line on the seals of the captures read: signed and timestamped, or why not (a
     capture never sealed is no failure, but says so; a broken seal failed its citations)."""
-    seals = {}
+    seals: dict[int | None, SealState] = {}
     for result in results:
-        seal = result.outcome.details.get("seal")
-        if isinstance(seal, dict):
-            seals[seal.get("captureId")] = seal
+        seal = result.outcome.seal
+        if seal is not None:
+            seals[seal.capture_id] = seal
     if not seals:
         return []
     kinds: dict[str, int] = {}
@@ -178,18 +179,18 @@ def seal_lines_of(results: list[CitationResult]) -> list[str]:
     return [one_line(f"seal: {read}: " + "; ".join(f"{n} {k}" for k, n in kinds.items()))]
 
 
-def seal_kind(seal: dict[str, Any]) -> str:
-    if not seal["intact"]:
+def seal_kind(seal: SealState) -> str:
+    if not seal.intact:
         return "whose seal does not hold"
-    if seal["signed"] and seal["stamped"]:
+    if seal.signed and seal.stamped:
         return "signed and timestamped"
-    signature = "signed" if seal["signed"] else seal["signature"]
-    timestamp = "timestamped" if seal["stamped"] else seal["timestamp"]
+    signature = "signed" if seal.signed else seal.signature
+    timestamp = "timestamped" if seal.stamped else seal.timestamp
     return f"{signature}; {timestamp}"
 
 
-def by_status(summary: dict[str, Any]) -> str:
-    return ", ".join(f"{n} {HEADLINES[s]}" for s, n in summary["byStatus"].items())
+def by_status(counts: Mapping[Status, int]) -> str:
+    return ", ".join(f"{n} {status.headline}" for status, n in counts.items())
 
 
 def reverify_report(report: ReverifyReport) -> str:
@@ -198,8 +199,8 @@ def reverify_report(report: ReverifyReport) -> str:
     ]
     for url, error in report.refetch_errors.items():
         lines.append(f"{FAIL} refetch failed  {url}: {error}")
-    counts = ", ".join(f"{n} {HEADLINES[s]}" for s, n in report.summary()["byStatus"].items())
-    lines.append(f"{plural(len(report.results), 'citation')} re-checked: {counts or 'none'}")
+    counts = by_status(report.by_status) or "none"
+    lines.append(f"{plural(len(report.results), 'citation')} re-checked: {counts}")
     lines.append(
         f"run {report.run_id}"
         + (f" ({report.resumed} from an earlier try)" if report.resumed else "")
@@ -210,45 +211,45 @@ def reverify_report(report: ReverifyReport) -> str:
     return "\n".join(lines)
 
 
-def snapshot_summary(record: dict[str, Any]) -> str:
-    hashes = record["hashes"]
+def snapshot_summary(record: SnapshotRecord) -> str:
+    """``snap fetch``: what was stored, where, and how its text was made."""
+    status = f"HTTP {record.status}" if record.status else "local file"
     lines = [
-        f"stored {record['snapshotId']}",
-        f"  url       {record['url']}",
-        *([f"  final url {record['finalUrl']}"] if record["finalUrl"] != record["url"] else []),
-        f"  fetched   {record['fetchedAt']}  "
-        f"{'HTTP ' + str(record['status']) if record['status'] else 'local file'}  "
-        f"{record['contentType']}",
-        f"  text      {hashes['text'] or 'none'}  ({record['sizes']['text'] or 0} bytes)",
-        f"  extractor {record['extractor']}  normalizer {record['normalizer']}",
-        f"  store     {record['store']}",
+        f"stored {record.snapshot_id}",
+        f"  url       {record.url}",
+        *([f"  final url {record.final_url}"] if record.final_url != record.url else []),
+        f"  fetched   {record.fetched_at}  {status}  {record.content_type}",
+        f"  text      {record.text_hash or 'none'}  ({record.text_size or 0} bytes)",
+        f"  extractor {record.extractor}  normalizer {record.normalizer}",
+        f"  store     {record.store}",
     ]
-    retention = record.get("retention") or {}
-    if retention.get("mode"):
-        lines.append(f"  retention {retention['mode']} until {retention['until']}")
-    if record["pages"]:
-        lines.append(f"  pages     {len(record['pages'])}")
-    if record["flags"]:
-        lines.append(f"  flags     {', '.join(record['flags'])}: {record.get('reason') or ''}")
+    if record.lock_mode:
+        lines.append(
+            f"  retention {record.lock_mode} until {wire_time_or_none(record.retain_until)}"
+        )
+    if record.pages:
+        lines.append(f"  pages     {len(record.pages)}")
+    if record.flags:
+        lines.append(f"  flags     {', '.join(record.flags)}: {record.reason or ''}")
     lines += browser_lines(record)
     return "\n".join(lines)
 
 
-def browser_lines(record: dict[str, Any]) -> list[str]:
+def browser_lines(record: SnapshotRecord) -> list[str]:
     """What a browser capture added: the rendered text and its extractor, and the blobs."""
-    browser = (record.get("provenance") or {}).get("browser") or {}
-    rendered = record.get("rendered")
+    browser = record.provenance.get("browser") or {}
+    rendered = record.rendered
     if browser.get("skipped"):
         return [f"  browser   {browser['skipped']}"]
-    if not rendered:
+    if rendered is None:
         return []
     kinds: dict[str, int] = {}
     for blob in browser.get("blobs", []):
         kinds[blob.get("kind", "?")] = kinds.get(blob.get("kind", "?"), 0) + 1
     flags = browser.get("flags") or []
     return [
-        f"  rendered  {rendered['hashes']['text']}  ({rendered['size']} bytes)",
-        f"  extractor {rendered['extractor']}",
+        f"  rendered  {rendered.text_hash}  ({rendered.text_size} bytes)",
+        f"  extractor {rendered.extractor}",
         f"  browser   {kinds.get('resource', 0)} subresources stored,"
         f" {browser.get('refused', 0)} refused; screenshot, DOM and browser document"
         f" {browser.get('document', {}).get('hash', '')}"
@@ -412,10 +413,10 @@ def store_init(result: dict[str, Any]) -> str:
     )
 
 
-def relocated(result: dict[str, Any]) -> str:
+def relocated(moved: Relocation) -> str:
     return (
-        f"relocated {plural(result['snapshots'], 'snapshot')} from {', '.join(result['from'])}"
-        f" to {result['to']} ({plural(result['blobsChecked'], 'blob')} found there)"
+        f"relocated {plural(moved.snapshots, 'snapshot')} from {', '.join(moved.moved_from)}"
+        f" to {moved.moved_to} ({plural(moved.blobs_checked, 'blob')} found there)"
     )
 
 
@@ -447,39 +448,40 @@ def reextracted(results: list[Reextracted]) -> str:
     return "\n".join(lines)
 
 
-def export_summary(result: dict[str, Any]) -> str:
-    counts = result["counts"]
+def export_summary(result: ExportResult) -> str:
+    selection = result.selection
     lines = [
-        f"wrote {result['path']}  ({result['format']}, {result['bytes']} bytes)",
-        f"  sha256    {result['sha256']}",
-        f"  selection {result['selection']}",
-        f"  contents  {plural(counts['snapshots'], 'snapshot')} from"
-        f" {plural(counts['captures'], 'capture')}, {plural(counts['citations'], 'citation')},"
-        f" {plural(counts['verifications'], 'verification')}",
+        f"wrote {result.path}  ({result.format}, {result.size} bytes)",
+        f"  sha256    {result.sha256}",
+        f"  selection {selection.described}",
+        f"  contents  {plural(len(selection.snapshot_ids), 'snapshot')} from"
+        f" {plural(len(selection.captures), 'capture')},"
+        f" {plural(len(selection.citations), 'citation')},"
+        f" {plural(result.verifications, 'verification')}",
     ]
-    if counts.get("records"):
-        records = ", ".join(f"{n} {kind}" for kind, n in sorted(counts["records"].items()))
+    written = result.counts.get("records")
+    if written:
+        records = ", ".join(f"{n} {kind}" for kind, n in sorted(written.items()))
         lines.append(f"  records   {records}")
-    if result["notRecorded"]:
-        lines.append(f"  not in snap's records (never checked): {', '.join(result['notRecorded'])}")
+    if selection.not_recorded:
+        lines.append(
+            f"  not in snap's records (never checked): {', '.join(selection.not_recorded)}"
+        )
     return "\n".join(lines)
 
 
-def import_report(report: dict[str, Any]) -> str:
+def import_report(report: ImportReport) -> str:
     """One line per record refused or revisit left unresolved, then the counts."""
     lines = []
-    for record in report["records"]:
-        unresolved = record["type"] == "revisit" and record["outcome"] == "skipped"
-        if record["outcome"] == "refused" or unresolved:
-            where = f"{record['file']}@{record['offset']}"
-            lines.append(
-                one_line(f"{record['outcome']} {where} {record['uri']}: {record['reason']}")
-            )
-    summary = report["summary"]
+    for record in report.results:
+        unresolved = record.record_type == "revisit" and record.outcome == "skipped"
+        if record.outcome == "refused" or unresolved:
+            where = f"{record.source}@{record.offset}"
+            lines.append(one_line(f"{record.outcome} {where} {record.uri}: {record.reason}"))
     lines.append(
-        f"imported {plural(summary['imported'], 'capture')} from {report['path']}"
-        f" ({summary['exists']} already imported, {summary['skipped']} skipped,"
-        f" {summary['refused']} refused)"
+        f"imported {plural(report.count('imported'), 'capture')} from {report.path}"
+        f" ({report.count('exists')} already imported, {report.count('skipped')} skipped,"
+        f" {report.count('refused')} refused)"
     )
     return "\n".join(lines)
 

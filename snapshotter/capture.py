@@ -19,7 +19,6 @@ from snapshotter.head_format import HEAD_FORMAT as HEAD_FORMAT
 from snapshotter.head_format import HEADERS_BLOB as HEADERS_BLOB
 from snapshotter.store import BlobStore, StoredBlob
 from snapshotter.store.hashing import source_digest
-from snapshotter.times import wire_time_or_none
 from verifier import NORMALIZER_ID, CodeSpans, normalized_digest
 
 if TYPE_CHECKING:
@@ -40,19 +39,11 @@ class RenderedText:
     text_size: int
     text_blob: StoredBlob
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "extractor": self.extractor,
-            "decoding": self.decoding,
-            "hashes": {"text": self.text_hash, "norm": self.norm_hash},
-            "size": self.text_size,
-            "versionId": self.text_blob.version_id,
-        }
-
 
 @dataclass(frozen=True)
 class SnapshotRecord:
-    """A stored capture: everything ``snap fetch --json`` prints and the database keeps."""
+    """A stored capture: everything ``snap fetch --json`` prints (``records.wire``
+    ``stored_capture_json``) and the database keeps."""
 
     snapshot_id: str
     url: str
@@ -99,36 +90,9 @@ class SnapshotRecord:
     def retain_until(self) -> datetime | None:
         return self.raw_blob.retain_until
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "snapshotId": self.snapshot_id,
-            "url": self.url,
-            "finalUrl": self.final_url,
-            "fetchedAt": self.fetched_at,
-            "status": self.status,
-            "contentType": self.content_type,
-            "extractor": self.extractor,
-            "normalizer": self.normalizer,
-            "hashes": {"raw": self.raw_hash, "text": self.text_hash, "norm": self.norm_hash},
-            "sizes": {"raw": self.raw_size, "text": self.text_size},
-            "store": self.store,
-            "versionIds": {
-                "raw": self.raw_blob.version_id,
-                "text": self.text_blob.version_id if self.text_blob else None,
-            },
-            "retention": {"mode": self.lock_mode, "until": wire_time_or_none(self.retain_until)},
-            "pages": [page_json(page) for page in self.pages],
-            "flags": list(self.flags),
-            "decoding": self.decoding,
-            "reason": self.reason,
-            "method": self.capture_method,
-            "rendered": self.rendered.to_json() if self.rendered else None,
-            "code": self.code_hash,
-            "provenance": self.provenance,
-        }
-
 
 def page_json(page: Page) -> dict[str, Any]:
+    """A page as the records keep it and ``snap fetch --json`` shows it."""
     return {
         "index": page.index,
         "label": page.label,

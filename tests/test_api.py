@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from snap.api import CLOSEST, Workspace, unproven_because
+from records.wire import citation_result_json, stored_capture_json
+from snap.api import CLOSEST, Workspace, capture_json, result_json, unproven_because
 from snap.errors import InputError
 from tests.http_fixtures import LoopbackServer
 from tests.mcp.support import CHANGED, FOUND, PAGE
@@ -55,6 +56,22 @@ def test_render_keeps_marks_only_on_found_quotes(workspace: Workspace, tmp_path:
     assert "1 request in 100" in rendered.split(CLOSEST)[1]
     assert rendered.index("A tenth") < rendered.index(FOUND) < rendered.index("One in a thousand")
     assert workspace.verify_answer(answer).rate == 0.5  # the parsed JSON, the same
+
+
+def test_the_documents_are_those_of_the_command_line(workspace: Workspace) -> None:
+    """``capture_json`` and ``result_json`` give what ``snap fetch --json`` and ``snap verify
+    --json`` print: the same serialisers (records.wire)."""
+    with LoopbackServer() as pages:
+        pages.route("/cache.html", body=PAGE.encode())
+        record = workspace.capture(pages.url("/cache.html"))
+    captured = capture_json(record)
+    assert captured == stored_capture_json(record)
+    assert captured["snapshotId"] == record.snapshot_id
+    verified = workspace.verify_answer({"snapshotId": record.snapshot_id, "quote": FOUND})
+    [result] = verified.results
+    assert result_json(result) == citation_result_json(result)
+    assert result_json(result)["status"] == "quote_found"
+    assert verified.to_json() == [result_json(result)]
 
 
 def test_capture_is_web_only(workspace: Workspace) -> None:

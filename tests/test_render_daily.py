@@ -12,6 +12,7 @@ from records.passage_marks import marked_text
 from snap.cli import cli
 from snap.render import marked_passage
 from tests.inputs.conftest import fixture
+from verifier.closest import Edit, EditKind
 
 
 def test_a_differing_bracket_is_marked_readably() -> None:
@@ -38,13 +39,13 @@ def test_gemini_offset_inside_a_character_is_in_the_text_output(tmp_path: Path) 
 def test_a_bracket_or_sign_in_a_differing_word_is_not_read_as_a_mark() -> None:
     text = "see [1] and -2"
     alignment = [
-        {"op": "equal", "quote": "see", "source": {"start": 0, "end": 3}},
-        {"op": "replace", "quote": "[2]", "source": {"start": 4, "end": 7}},
-        {"op": "dropped", "quote": "", "source": {"start": 8, "end": 11}},
-        {"op": "equal", "quote": "-2", "source": {"start": 12, "end": 14}},
-        {"op": "added", "quote": "+3", "source": {"start": 14, "end": 14}},
+        Edit(EditKind.EQUAL, "see", 0, 3),
+        Edit(EditKind.REPLACE, "[2]", 4, 7),
+        Edit(EditKind.DROPPED, "", 8, 11),
+        Edit(EditKind.EQUAL, "-2", 12, 14),
+        Edit(EditKind.ADDED, "+3", 14, 14),
     ]
     shown = marked_text(text, 0, alignment)
     assert shown == "see ⟨-[1]⟩⟨+[2]⟩ ⟨-and⟩ -2 ⟨++3⟩"
-    plain = [{"op": "dropped", "quote": "", "source": {"start": 6, "end": 11}}]
+    plain = [Edit(EditKind.DROPPED, "", 6, 11)]
     assert marked_text("plain words here", 0, plain) == "plain [-words] here"

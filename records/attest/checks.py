@@ -99,6 +99,22 @@ class SealState:
             document["notes"] = list(self.notes)
         return document
 
+    @classmethod
+    def of_document(cls, document: dict[str, Any]) -> SealState:
+        """A seal as a verification row keeps it (``to_json``, written when the check was
+        recorded), read back for a run continued from its records; ``to_json`` of the result
+        is the stored document again."""
+        return cls(
+            signature=str(document["signature"]),
+            timestamp=str(document["timestamp"]),
+            problems=tuple(document.get("problems", ())),
+            capture_id=document.get("captureId"),
+            manifest=document.get("manifest"),
+            signed=bool(document.get("signed", False)),
+            stamped=bool(document.get("stamped", False)),
+            notes=tuple(document.get("notes", ())),
+        )
+
 
 @dataclass(frozen=True)
 class _Verdict:

@@ -28,7 +28,6 @@ from records.audit import (
     VerificationRecord,
 )
 from records.evidence import BlobCheck, Evidence
-from records.outcome import alignment_json
 from records.passage_marks import ADDED, DROPPED, SAME, SIGNS, marks_outside, passage_pieces
 from records.vocabulary import BlobState
 from snapshotter.times import wire_time
@@ -484,8 +483,8 @@ def aligned_passage(closest: Closest, to: str) -> str:
     a source word the quote drops (or changes) in ``<del>``, a word the quote adds (or has
     instead) in ``<ins>``, each with its sign and brackets as text (``records.passage_marks``)
     and a title saying which side has it, so no difference is shown by colour or line alone."""
-    steps = alignment_json(closest)
-    opening, closing = marks_outside([closest.text, *(step["quote"] for step in steps)])
+    steps = closest.alignment
+    opening, closing = marks_outside([closest.text, *(edit.quote for edit in steps)])
     titles = {ADDED: f"in the {to}, not in the source", DROPPED: f"in the source, not in the {to}"}
     tags = {ADDED: "ins", DROPPED: "del"}
     shown = []

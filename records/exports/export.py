@@ -34,8 +34,12 @@ class ExportResult:
     selection: Selection
     counts: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def verifications(self) -> int:
+        """The checks of the selected citations written with them."""
+        return sum(len(c.verifications) for c in self.selection.citations)
+
     def to_json(self) -> dict[str, Any]:
-        verifications = sum(len(c.verifications) for c in self.selection.citations)
         return {
             "path": str(self.path),
             "format": self.format,
@@ -46,7 +50,7 @@ class ExportResult:
                 "captures": len(self.selection.captures),
                 "snapshots": len(self.selection.snapshot_ids),
                 "citations": len(self.selection.citations),
-                "verifications": verifications,
+                "verifications": self.verifications,
                 **self.counts,
             },
             "snapshotIds": self.selection.snapshot_ids,

@@ -378,16 +378,16 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
             ),
         ] = None,
     ) -> dict[str, Any]:
-        from records.outcome import count_by_status
         from records.verify import verify_citations
+        from records.wire import verify_report_json
         from snap.service.cap import verify_input_within
 
         def checked() -> dict[str, Any]:
             given = verify_input_within(body, document_map(documents), config.max_citations)
             checkpoint = deadline_of(request.scope).checkpoint
             report = verify_citations(workspace, given, fetch_missing=fetch, checkpoint=checkpoint)
-            metrics.count_statuses(count_by_status(report.results))
-            return dict(public.document(report.to_json()))
+            metrics.count_statuses(report.counts.by_status)
+            return dict(public.document(verify_report_json(report)))
 
         # A check that fetches nothing only computes: it takes a thread of the small pool,
         # since more threads than cores only contend for the GIL (15 threads spent twice the
@@ -406,6 +406,7 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
         workspace: WorkspaceDep, metrics: MetricsDep, public: PublicDep, given: CaptureRequest
     ) -> JSONResponse:
         from records.capture import capture_source
+        from records.wire import stored_capture_json
         from snapshotter.weburl import has_web_scheme, web_url
 
         if not has_web_scheme(given.url):
@@ -418,7 +419,9 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
             raise
         location = f"/v1/snapshots/{record.snapshot_id}"
         return SnapJSONResponse(
-            public.document(record.to_json()), status_code=201, headers={"Location": location}
+            public.document(stored_capture_json(record)),
+            status_code=201,
+            headers={"Location": location},
         )
 
     @app.get(

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from records.wire import reverify_report_json
 from records.workspace import Workspace
 from snap.reverify_submission import (
     QueuedPlan,
@@ -59,5 +60,5 @@ def dispatch_reverify(
         }
         return Dispatched(202, body, {}, 0)
     report = submit_reverify(workspace, plan, progress=lambda _done: checkpoint())
-    summary = report.summary()
-    return Dispatched(200, report.to_json(), summary["byStatus"], len(report.refetch_errors))
+    body = reverify_report_json(report)
+    return Dispatched(200, body, report.by_status, len(report.refetch_errors))

@@ -69,7 +69,7 @@ def run(task: Task[Any, Any], item_id: int) -> str | None:
         else:
             result = jobs.run_item(workspace, claimed)
         jobs.checkpoint_when_finished(workspace, claimed.batch_id)
-        return result
+        return result.stored()
     except SnapError as error:
         transient = is_transient(error)
         retrying = transient and claimed.attempts <= settings().task_retries

@@ -15,6 +15,7 @@ from records.capture import capture_source
 from records.citation_input import parse_document
 from records.models import Citation, Verification
 from records.verify import verify_citations
+from records.wire import citation_result_json
 from records.workspace import Workspace
 
 WORDS = ["the origin serves only 1 request in 10", "Raise the ratio to 99 percent"]
@@ -43,7 +44,7 @@ def verify_many(workspace: Workspace, snapshot_id: str, count: int, tag: str) ->
     ]
     with counted_statements(workspace) as statements:
         report = verify_citations(workspace, parse_document(citations))
-    assert [r.to_json()["status"] for r in report.results] == ["quote_found"] * count
+    assert [citation_result_json(r)["status"] for r in report.results] == ["quote_found"] * count
     return statements
 
 
@@ -65,7 +66,7 @@ def test_a_citation_twice_in_one_batch_is_recorded_once_and_checked_twice(
     snapshot_id = capture_source(workspace, str(example_page)).snapshot_id
     same = {"citationId": "c-same", "snapshotId": snapshot_id, "quote": WORDS[0]}
     report = verify_citations(workspace, parse_document([same, same]))
-    assert [r.to_json()["status"] for r in report.results] == ["quote_found"] * 2
+    assert [citation_result_json(r)["status"] for r in report.results] == ["quote_found"] * 2
     with workspace.db.reading() as session:
         citation = session.get(Citation, "c-same")
         assert citation is not None

@@ -12,6 +12,7 @@ from records.citation_input import parse_document
 from records.fsck import fsck, plan_fsck
 from records.reverify import reverify, select_citations
 from records.verify import verify_citations
+from records.wire import citation_result_json
 from records.workspace import Workspace
 from snapshotter.store import blob_key
 from tests.pdf_fixtures import LabelRange, build_pdf
@@ -36,7 +37,7 @@ def pdf_snapshot(workspace: Workspace, tmp_path: Path) -> str:
 def check(workspace: Workspace, snapshot_id: str, quote: str, page: str) -> dict[str, object]:
     document = {"snapshotId": snapshot_id, "quote": quote, "page": page}
     report = verify_citations(workspace, parse_document(document))
-    return report.results[0].to_json()
+    return citation_result_json(report.results[0])
 
 
 def test_a_pdf_citation_is_checked_on_its_page(workspace: Workspace, tmp_path: Path) -> None:

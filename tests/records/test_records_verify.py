@@ -15,6 +15,7 @@ from records.emit import emit_verified
 from records.fsck import fsck, plan_fsck
 from records.verify import verify_citations
 from records.vocabulary import Status
+from records.wire import citation_result_json, verify_summary_json
 from records.workspace import Workspace
 from snap.errors import InputError, OffsetError
 from snapshotter.capture import SnapshotRecord
@@ -34,7 +35,7 @@ def write_text_source(tmp_path: Path, text: str, name: str = "notes.txt") -> Pat
 
 def verify_document(workspace: Workspace, document: Any) -> list[dict[str, Any]]:
     report = verify_citations(workspace, parse_document(document))
-    return [result.to_json() for result in report.results]
+    return [citation_result_json(result) for result in report.results]
 
 
 def test_quote_found_in_a_captured_page(workspace: Workspace, example_page: Path) -> None:
@@ -145,9 +146,9 @@ def test_answer_reports_share_and_where_a_misattributed_quote_is(
         ],
     }
     report = verify_citations(workspace, parse_document(answer))
-    summary = report.summary()
+    summary = verify_summary_json(report)
     assert summary["shareVerified"] == pytest.approx(2 / 3, abs=1e-4)
-    wrong = report.results[1].to_json()
+    wrong = citation_result_json(report.results[1])
     assert wrong["status"] == "not_found"
     assert [e["snapshotId"] for e in wrong["foundElsewhere"]] == [notes.snapshot_id]
 
