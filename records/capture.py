@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import threading
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from contextlib import closing
 from dataclasses import dataclass
+from functools import partial
 from itertools import chain, islice
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,6 +15,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy.orm import Session
 
 from records.errors import ExtractionConflict
+from records.fetch_threads import DaemonThreads
 from records.repository import (
     FailedAttempt,
     record_capture_batch,
@@ -188,9 +188,9 @@ def capture_sources(
 
     The fetches run ahead of the rest: while this thread extracts, hashes, stores and seals a
     target, the next ``fetch_ahead`` targets (default ``FETCH_AHEAD``) are being fetched by
-    the process's fetch threads (a fixed pool, never a thread per page), so the network's
-    waits overlap the CPU's work; a fetch goes through the same guard and deadline as
-    ``snap fetch URL``'s. 0: each target is fetched when its turn comes, in this thread.
+    the process's ``FETCH_AHEAD`` fetch threads (made once, never a thread per page), so the
+    network's waits overlap the CPU's work; a fetch goes through the same guard and deadline
+    as ``snap fetch URL``'s. 0: each target is fetched when its turn comes, in this thread.
     A batch writes its targets' blobs and manifests without waiting for each to be durable,
     makes them all durable at once (``snapshotter.store.batch``), and only then records the
     batch in one transaction, so no record is ever committed before its blobs are durable and
@@ -307,30 +307,12 @@ def _plan(
         return _Planned(target, web_only=web_only)
     from snapshotter.fetch import fetch
 
-    started = _fetch_pool().submit(fetch, target, workspace.fetch_options, web_only=web_only)
+    options = workspace.fetch_options
+    started = _FETCH_THREADS.submit(partial(fetch, target, options, web_only=web_only))
     return _Planned(target, web_only=web_only, fetching=started)
 
 
-_pool: ThreadPoolExecutor | None = None
-_pool_lock = threading.Lock()
-
-
-def _fetch_pool() -> ThreadPoolExecutor:
-    """The process's fetch threads, made at the first batch capture and kept."""
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(FETCH_AHEAD, thread_name_prefix="snap-fetch-ahead")
-        return _pool
-
-
-def _forget_pool() -> None:
-    """A forked child (a Celery worker process) has none of its parent's threads."""
-    global _pool
-    _pool = None
-
-
-os.register_at_fork(after_in_child=_forget_pool)
+_FETCH_THREADS = DaemonThreads(FETCH_AHEAD, "snap-fetch-ahead")  # the process's, made once
 
 
 def _capture_batch(
