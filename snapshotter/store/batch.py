@@ -19,8 +19,8 @@ Each blob waits for ``flush`` in an unnamed file (``O_TMPFILE``, Linux), made in
 and given its name by ``linkat`` once durable: one file operation fewer than a named temporary
 file (created, then linked, then removed), and a crash leaves nothing behind. Where the folder's
 file system has no unnamed files, where there is no ``syncfs`` or ``/proc/self/fd``, or past
-``UNNAMED_AT_ONCE`` open files in a batch, a blob waits in a named ``.tmp-`` file beside its
-address instead, as a single put's does.
+``UNNAMED_AT_ONCE`` open files in a batch (or a quarter of the process's descriptor limit), a
+blob waits in a named ``.tmp-`` file beside its address instead, as a single put's does.
 
 Until ``flush`` returns, nothing of the batch is at its address: a reader sees none of it, and a
 crash leaves at most ``.tmp-`` files (which ``iterate`` and every read ignore), never a file
@@ -61,7 +61,7 @@ from snapshotter.store.local import (
 )
 
 FSYNC_THREADS = 32  # fsyncs in flight without syncfs: the journal commits them together
-UNNAMED_AT_ONCE = 256  # unnamed files a batch holds open (each is a descriptor until flush)
+UNNAMED_AT_ONCE = 1024  # unnamed files a batch holds open (each is a descriptor until flush)
 
 
 class StoreBatch(Protocol):
@@ -245,7 +245,8 @@ class FolderBatch(_Delegating):
 
     def _unnamed_file(self, folder: Path) -> int | None:
         """A new unnamed file in ``folder``, or None where there can be none (see above)."""
-        if self._unnamed >= UNNAMED_AT_ONCE or not _unnamed_files_linkable():
+        limit = min(UNNAMED_AT_ONCE, _descriptors() // 4)
+        if self._unnamed >= limit or not _unnamed_files_linkable():
             return None
         try:
             descriptor = os.open(folder, os.O_TMPFILE | os.O_WRONLY | os.O_CLOEXEC, READ_ONLY)
@@ -306,6 +307,17 @@ def _linked(pending: list[_Pending], root: Path) -> list[bool]:
 
 # O_TMPFILE refused: a file system without unnamed files, or a kernel before 3.11
 _NO_UNNAMED_FILES = frozenset({errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOENT})
+
+
+@functools.cache
+def _descriptors() -> int:
+    """How many files the process may have open (its soft limit; 0 when unknown)."""
+    try:
+        import resource
+    except ImportError:
+        return 0
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return sys.maxsize if soft == resource.RLIM_INFINITY else soft
 
 
 @functools.cache

@@ -36,7 +36,9 @@ puts = st.lists(st.tuples(st.sampled_from(KINDS), st.binary(max_size=64)), min_s
 
 
 @settings(max_examples=40, deadline=None)
-@given(before=puts, during=puts, syncfs=st.booleans(), unnamed_at_once=st.sampled_from([0, 2, 256]))
+@given(
+    before=puts, during=puts, syncfs=st.booleans(), unnamed_at_once=st.sampled_from([0, 2, 1024])
+)
 def test_a_flushed_batch_stores_what_single_puts_store(
     before: list[tuple[str, bytes]],
     during: list[tuple[str, bytes]],
