@@ -10,7 +10,9 @@ by each of these, in rounds that take turns (``--rounds``, each into fresh folde
   session's GET of each page, writing one WARC (uncompressed and gzipped; the faster of the two
   is the baseline). It stores what was received and nothing else: no text, no index, no fsync.
 - *warcio + text*: the same loop doing the rest of what a citation store must do with the same
-  bytes: extract the text with snap's extractor, and fsync the WARC at the end (once).
+  bytes: extract the text with snap's extractor, and fsync the WARC at the end (once). The fair
+  baseline: snap's extraction, normalized digest, manifest and record alone cost about twice the
+  plain loop's CPU, so ≥ 1× the plain loop cannot be reached (docs/benchmarks.md, capture).
 - *snap one by one*: ``capture_source`` per page (SQLite + folder store; each blob fsynced on
   its own, one recording transaction per page), as ``snap fetch URL`` does.
 - *snap batch*: ``capture_sources`` (``snap fetch --from FILE``), batches of ``--batch-size``,
