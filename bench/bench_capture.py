@@ -10,11 +10,16 @@ by each of these, in rounds that take turns (``--rounds``, each into fresh folde
   session's GET of each page, writing one WARC (uncompressed and gzipped; the faster of the two
   is the baseline). It stores what was received and nothing else: no text, no index, no fsync.
 - *warcio + text*: the same loop doing the rest of what a citation store must do with the same
-  bytes: extract the text with snap's extractor, and fsync the WARC at the end (once).
+  bytes: extract the text with snap's extractor, and fsync the WARC at the end (once). The fair
+  baseline: snap's extraction, normalized digest, manifest and record alone cost about twice the
+  plain loop's CPU, so ≥ 1× the plain loop cannot be reached (docs/benchmarks.md, capture).
 - *snap one by one*: ``capture_source`` per page (SQLite + folder store; each blob fsynced on
   its own, one recording transaction per page), as ``snap fetch URL`` does.
 - *snap batch*: ``capture_sources`` (``snap fetch --from FILE``), batches of ``--batch-size``,
-  into a new home (every blob's fan-out folder is created, as in a store's first hours).
+  into a new home (every blob's fan-out folder is created, as in a store's first hours); its
+  fetches run ahead of the rest on two threads (``records.capture.FETCH_AHEAD``).
+- *snap batch, fetch in turn*: the same with ``fetch_ahead=0``: each page fetched when its turn
+  comes, in the capturing thread (as before the fetches ran ahead), to read the overlap off.
 - *snap batch, used store*: the same into a home that already holds ``--pages`` other captures
   (made before the clock starts), so most fan-out folders exist, as in a store in use.
 - *file floor*: not a capture; four new files a page (raw, text, headers, manifest) created,
@@ -168,7 +173,11 @@ def snap_one_by_one(urls: list[str], folder: Path) -> Iterator[Run]:
 
 
 def snap_batch(
-    batch_size: int, extra: dict[str, str] | None = None, *, filled_with: tuple[str, ...] = ()
+    batch_size: int,
+    extra: dict[str, str] | None = None,
+    *,
+    filled_with: tuple[str, ...] = (),
+    fetch_ahead: int | None = None,
 ) -> Mode:
     """The batch path; ``filled_with``: pages captured first, untimed, so the store already
     has its fan-out folders (a store in use) instead of creating one for most blobs."""
@@ -180,7 +189,8 @@ def snap_batch(
                 list(capture_sources(workspace, filled_with, batch_size=batch_size))
 
             def run() -> None:
-                outcomes = capture_sources(workspace, urls, batch_size=batch_size)
+                ahead = {} if fetch_ahead is None else {"fetch_ahead": fetch_ahead}
+                outcomes = capture_sources(workspace, urls, batch_size=batch_size, **ahead)
                 failed = [outcome for outcome in outcomes if outcome.error]
                 assert not failed, failed[0].error
 
@@ -227,6 +237,11 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=100)
     parser.add_argument("--s3", action="store_true", help="also the batch path into S3")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--mode",
+        action="append",
+        help="run only this mode (repeatable; the two warcio baselines always run)",
+    )
     args = parser.parse_args()
     modes: dict[str, Mode] = {
         "warcio": warcio_loop(False),
@@ -234,6 +249,7 @@ def main() -> None:
         "warcio + text": warcio_loop(False, extract_text=True),
         "snap one by one": snap_one_by_one,
         "snap batch": snap_batch(args.batch_size),
+        "snap batch, fetch in turn": snap_batch(args.batch_size, fetch_ahead=0),
         "file floor": file_floor,
     }
     if args.s3:
@@ -247,6 +263,9 @@ def main() -> None:
     urls = [f"{base}p{n}" for n in range(args.pages)]
     others = [f"{base}p{n}" for n in range(args.pages, 2 * args.pages)]
     modes["snap batch, used store"] = snap_batch(args.batch_size, filled_with=tuple(others))
+    if args.mode:
+        kept = {"warcio", "warcio gzip", "warcio + text", *args.mode}
+        modes = {name: mode for name, mode in modes.items() if name in kept}
     runs: dict[str, list[tuple[float, float]]] = {mode: [] for mode in modes}
     load = [os.getloadavg()[0]]
     try:
@@ -288,7 +307,14 @@ def report_of(
     fastest = max(("warcio", "warcio gzip"), key=lambda m: modes[m]["pagesPerSecond"]["median"])
     ratios: dict[str, Any] = {}
     for baseline in (fastest, "warcio + text"):
-        for mode in ("snap one by one", "snap batch", "snap batch, used store"):
+        for mode in (
+            "snap one by one",
+            "snap batch",
+            "snap batch, fetch in turn",
+            "snap batch, used store",
+        ):
+            if mode not in modes:
+                continue
             ours, theirs = modes[mode], modes[baseline]
             ratios[f"{mode} / {baseline}"] = {
                 "pagesPerSecond": round(
@@ -316,7 +342,7 @@ def print_report(report: dict[str, Any]) -> None:
     for mode, found in report["modes"].items():
         rate, cpu = found["pagesPerSecond"], found["cpuMsPerPage"]
         print(
-            f"  {mode:22} {rate['median']:7.1f} pages/s (best {rate['max']:7.1f})"
+            f"  {mode:26} {rate['median']:7.1f} pages/s (best {rate['max']:7.1f})"
             f"  {cpu['median']:6.2f} ms CPU/page (best {cpu['min']:6.2f})"
         )
     for name, ratio in report["ratios"].items():

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections import deque
+from collections.abc import Callable, Generator, Iterable, Iterator
+from concurrent.futures import Future
+from contextlib import closing
 from dataclasses import dataclass
-from itertools import islice
+from functools import partial
+from itertools import chain, islice
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sqlalchemy.orm import Session
 
 from records.errors import ExtractionConflict
+from records.fetch_threads import DaemonThreads
 from records.repository import (
     FailedAttempt,
     record_capture_batch,
@@ -18,13 +23,14 @@ from records.repository import (
     record_snapshot,
 )
 from records.workspace import Workspace
-from snapshotter.capture import SnapshotRecord, capture
+from snapshotter.capture import SnapshotRecord, capture, extract_and_store
 from snapshotter.errors import CaptureError, ConfigError, InputError, SnapError, StoreError
 from snapshotter.store import BlobStore
 from snapshotter.weburl import InvalidURL, has_web_scheme, web_url
 
 if TYPE_CHECKING:
     from records.attest.seal import Attestor
+    from snapshotter.fetch import Fetched
 
 
 def capture_source(
@@ -175,17 +181,23 @@ def capture_sources(
     batch_size: int = BATCH_SIZE,
     web_only: bool = False,
     method: str | None = None,
+    fetch_ahead: int | None = None,
 ) -> Iterator[CaptureOutcome]:
     """``capture_source`` for many targets, a batch at a time; each batch's outcomes are
     yielded, in the targets' order, once the batch is recorded.
 
-    A batch fetches and extracts its targets one after the other in this thread, writes their
-    blobs and manifests without waiting for each to be durable, makes them all durable at once
-    (``snapshotter.store.batch``), and only then records the batch in one transaction, so no
-    record is ever committed before its blobs are durable and no transaction is open across
-    the network or the store. A failed target is recorded as failed and the batch goes on.
-    Sealing is as ``capture_source``'s; with ``SNAP_TSA_PER=batch`` each batch ends with a
-    checkpoint of the log, the one TSA request that stamps the batch's manifests.
+    The fetches run ahead of the rest: while this thread extracts, hashes, stores and seals a
+    target, the next ``fetch_ahead`` targets (default ``FETCH_AHEAD``) are being fetched by
+    the process's ``FETCH_AHEAD`` fetch threads (made once, never a thread per page), so the
+    network's waits overlap the CPU's work; a fetch goes through the same guard and deadline
+    as ``snap fetch URL``'s. 0: each target is fetched when its turn comes, in this thread.
+    A batch writes its targets' blobs and manifests without waiting for each to be durable,
+    makes them all durable at once (``snapshotter.store.batch``), and only then records the
+    batch in one transaction, so no record is ever committed before its blobs are durable and
+    no transaction is open across the network or the store. A failed target is recorded as
+    failed and the batch goes on. Sealing is as ``capture_source``'s; with
+    ``SNAP_TSA_PER=batch`` each batch ends with a checkpoint of the log, the one TSA request
+    that stamps the batch's manifests.
 
     Raises StoreError (after recording the batch's captures as failed) when the store cannot
     make a batch durable, and DatabaseError when it cannot be recorded: a later batch would
@@ -194,29 +206,125 @@ def capture_sources(
     from records.attest.seal import attestor_of
 
     attestor = attestor_of(workspace)  # an unusable key or TSA setting is refused first
-    pending = iter(targets)
-    while chunk := list(islice(pending, max(batch_size, 1))):
-        yield from _capture_batch(workspace, attestor, chunk, web_only=web_only, method=method)
-        if attestor.per_batch and attestor.tsa is not None:
-            checkpoint_if_grown(workspace)
+    ahead = FETCH_AHEAD if fetch_ahead is None else max(fetch_ahead, 0)
+    plans = _planned(workspace, iter(targets), web_only=web_only, method=method, ahead=ahead)
+    with closing(plans):
+        while (first := next(plans, None)) is not None:
+            chunk = chain([first], islice(plans, max(batch_size, 1) - 1))
+            yield from _capture_batch(workspace, attestor, chunk)
+            if attestor.per_batch and attestor.tsa is not None:
+                checkpoint_if_grown(workspace)
+
+
+# Fetches in flight while a batch capture works on earlier targets. Two is SNAP_HOST_CONCURRENCY's
+# default: a batch of one host's pages never has more requests open to it than the workers would.
+FETCH_AHEAD = 2
+
+
+class _Planned:
+    """One target of a batch capture: how it is captured, its fetch when started ahead, or
+    why it cannot be captured (raised when its turn comes, so it fails in its place)."""
+
+    def __init__(
+        self,
+        target: str,
+        *,
+        web_only: bool,
+        browser: bool = False,
+        fetching: Future[Fetched] | None = None,
+        refused: Exception | None = None,
+    ) -> None:
+        self.target = target
+        self.web_only = web_only
+        self.browser = browser
+        self.fetching = fetching
+        self.refused = refused
+
+    def run(self, workspace: Workspace, store: BlobStore) -> SnapshotRecord:
+        """The capture's record, its blobs put into ``store``; raises as ``capture`` does."""
+        if self.refused is not None:
+            raise self.refused
+        if self.browser:
+            return _capture_in_browser(workspace, self.target)
+        if self.fetching is None:
+            return capture(self.target, store, workspace.fetch_options, web_only=self.web_only)
+        try:
+            fetched = self.fetching.result()
+        except BaseException as error:
+            if not isinstance(error, Exception):  # interrupted while waiting: not ours to wait
+                self.abandon()
+            raise
+        try:
+            return extract_and_store(fetched, store)
+        finally:
+            fetched.cleanup()
+
+    def abandon(self) -> None:
+        """Drop a fetch started ahead whose turn will not come: its body file is deleted
+        when (if) it arrives; a fetch not yet started is not made."""
+        if self.fetching is not None and not self.fetching.cancel():
+            self.fetching.add_done_callback(_clean_up_fetched)
+
+
+def _clean_up_fetched(done: Future[Fetched]) -> None:
+    if not done.cancelled() and done.exception() is None:
+        done.result().cleanup()
+
+
+def _planned(
+    workspace: Workspace,
+    targets: Iterator[str],
+    *,
+    web_only: bool,
+    method: str | None,
+    ahead: int,
+) -> Generator[_Planned, None, None]:
+    """The targets in order, each HTTP capture's fetch started ``ahead`` targets before its
+    turn; on close, the fetches started for targets never reached are abandoned."""
+    window: deque[_Planned] = deque()
+    try:
+        for target in targets:
+            window.append(_plan(workspace, target, web_only=web_only, method=method, ahead=ahead))
+            if len(window) > ahead:
+                yield window.popleft()
+        while window:
+            yield window.popleft()
+    finally:
+        for planned in window:
+            planned.abandon()
+
+
+def _plan(
+    workspace: Workspace, target: str, *, web_only: bool, method: str | None, ahead: int
+) -> _Planned:
+    try:
+        chosen = capture_method(workspace, target, method or workspace.settings.capture)
+    except Exception as error:  # refused (exit 2) or failed, in its turn, as capture_source
+        return _Planned(target, web_only=web_only, refused=error)
+    if chosen == "browser":
+        return _Planned(target, web_only=web_only, browser=True)
+    if ahead == 0:
+        return _Planned(target, web_only=web_only)
+    from snapshotter.fetch import fetch
+
+    options = workspace.fetch_options
+    started = _FETCH_THREADS.submit(partial(fetch, target, options, web_only=web_only))
+    return _Planned(target, web_only=web_only, fetching=started)
+
+
+_FETCH_THREADS = DaemonThreads(FETCH_AHEAD, "snap-fetch-ahead")  # the process's, made once
 
 
 def _capture_batch(
     workspace: Workspace,
     attestor: Attestor,
-    targets: list[str],
-    *,
-    web_only: bool,
-    method: str | None,
+    plans: Iterable[_Planned],
 ) -> list[CaptureOutcome]:
     from snapshotter.store.batch import batched
 
     batch = batched(workspace.store)
     try:
-        outcomes = [
-            _attempt(workspace, batch, attestor, target, web_only=web_only, method=method)
-            for target in targets
-        ]
+        outcomes = [_attempt(workspace, batch, attestor, planned) for planned in plans]
     except BaseException:  # interrupted: nothing of the batch is recorded or kept
         batch.discard()
         raise
@@ -232,20 +340,14 @@ def _attempt(
     workspace: Workspace,
     store: BlobStore,
     attestor: Attestor,
-    target: str,
-    *,
-    web_only: bool,
-    method: str | None,
+    planned: _Planned,
 ) -> CaptureOutcome:
     """Capture and seal one target into the batch; any failure is the outcome, never raised."""
     from records.attest.seal import seal
 
+    target = planned.target
     try:
-        chosen = capture_method(workspace, target, method or workspace.settings.capture)
-        if chosen == "browser":
-            record = _capture_in_browser(workspace, target)
-        else:
-            record = capture(target, store, workspace.fetch_options, web_only=web_only)
+        record = planned.run(workspace, store)
         return CaptureOutcome(target, seal(attestor, store, record))
     except (InputError, ConfigError) as error:
         return CaptureOutcome(target, error=error)

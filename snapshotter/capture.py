@@ -133,7 +133,7 @@ def extract_and_store(fetched: Fetched, store: BlobStore) -> SnapshotRecord:
     from snapshotter.extract import extract
 
     try:
-        extraction = extract(fetched.path, fetched.declared_content_type)
+        extraction = extract(fetched.source, fetched.declared_content_type)
     except ExtractionError as error:
         raise _extraction_failure(fetched, error.message) from None
     except Exception as error:  # an extractor's own bug or limit: still a recorded failure
@@ -156,7 +156,7 @@ def store_capture(fetched: Fetched, extraction: Extraction, store: BlobStore) ->
     """Write the raw bytes, the text (if any) and the HTTP heads (if any) write-once, tagged
     with how they were made; the heads' digest and version go into the capture's provenance."""
     tags = {"extractor": extraction.extractor, "normalizer": NORMALIZER_ID}
-    raw_blob = store.put("raw", fetched.raw_digest, fetched.path, tags={"kind": "raw", **tags})
+    raw_blob = store.put("raw", fetched.raw_digest, fetched.source, tags={"kind": "raw", **tags})
     provenance = dict(fetched.provenance)
     if fetched.head is not None:
         provenance[HEADERS_BLOB] = store_head(store, fetched.head, tags)

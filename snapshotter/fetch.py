@@ -6,9 +6,11 @@ after at most ``max_bytes`` of output.  Every hop of a redirect chain passes the
 request-forgery guard, and the connection goes to the exact address the guard checked while
 the request still carries the real host name (Host header, TLS SNI, certificate check).
 
-Ownership: ``fetch`` returns a ``Fetched`` whose ``path`` is a temporary file that belongs to
-the caller; call ``Fetched.cleanup()`` when done, or use ``with fetching(...) as fetched:``.
-On failure nothing is left behind.
+Ownership: ``fetch`` returns a ``Fetched`` whose body belongs to the caller: held in memory
+when it is at most ``SPOOL_BYTES`` (most pages: no file is made, written, read back and removed
+for them), else in a temporary file; ``Fetched.path`` writes a body held in memory to a
+temporary file when a caller needs one. Call ``Fetched.cleanup()`` when done, or use ``with
+fetching(...) as fetched:``. On failure nothing is left behind.
 
 What is stored: the *decoded* body (after gzip/deflate Content-Encoding), because that is the
 representation of the resource; the transfer encoding a server picked is not part of it.  Its
@@ -54,6 +56,7 @@ from snapshotter.version import __version__
 from snapshotter.weburl import InvalidURL, WebURL, has_web_scheme, web_url
 
 CHUNK_SIZE = 64 * 1024
+SPOOL_BYTES = 256 * 1024  # a body up to this size is held in memory, never in a temporary file
 INFLATE_STEP = 1024 * 1024  # most decoded bytes produced (and held in memory) at once
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 MAX_HEAD_BYTES = 256 * 1024  # of a request head kept (snap's own heads are a few hundred bytes)
@@ -62,10 +65,11 @@ _PATH_SAFE = "/%:@!$&'()*+,;=-._~"
 
 @dataclass(frozen=True)
 class Fetched:
-    """A captured body in a temporary file that the caller owns, and how it was captured."""
+    """A captured body that the caller owns (in memory, or in a temporary file), and how it
+    was captured."""
 
-    path: Path
-    raw_digest: str  # "sha256:<hex>" of the bytes in ``path``
+    file: Path | None  # the temporary file holding the body; None: the body is ``body``
+    raw_digest: str  # "sha256:<hex>" of the body
     size: int
     url: str
     final_url: str
@@ -76,12 +80,46 @@ class Fetched:
     # The HTTP exchanges of the capture as a ``headers`` blob (see ``head_document``); None
     # for a local file, which has no HTTP head.
     head: bytes | None = field(default=None, compare=False, repr=False)
+    body: bytes | None = field(default=None, compare=False, repr=False)  # held in memory
+    workdir: Path | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def source(self) -> Path | bytes:
+        """The body as extraction and the store read it: its bytes, or its file."""
+        return self.body if self.body is not None else self.path
+
+    @property
+    def path(self) -> Path:
+        """The body's temporary file. A body held in memory is written to one (locked like
+        every capture file, deleted by ``cleanup``) the first time a caller asks."""
+        if self.file is not None:
+            return self.file
+        written: tuple[Path, BinaryIO] | None = self.__dict__.get("_written")
+        if written is None:
+            assert self.body is not None
+            path, handle = create_locked(self.workdir)
+            try:
+                handle.write(self.body)
+                handle.flush()
+            except BaseException:
+                _discard(path)
+                handle.close()
+                raise
+            written = (path, handle)
+            object.__setattr__(self, "_written", written)  # frozen: set once, by this property
+        return written[0]
+
+    def read_bytes(self) -> bytes:
+        return self.body if self.body is not None else self.path.read_bytes()
 
     def cleanup(self) -> None:
         """Delete the temporary file, then drop its lock (safe to call twice)."""
-        _discard(self.path)
-        if self.lock is not None:
-            self.lock.close()
+        written: tuple[Path, BinaryIO] | None = self.__dict__.get("_written")
+        for path, lock in ((self.file, self.lock), written or (None, None)):
+            if path is not None:
+                _discard(path)
+            if lock is not None:
+                lock.close()
 
 
 @contextmanager
@@ -238,7 +276,8 @@ def _copy_local(source: Path, options: FetchOptions, workdir: Path | None) -> Fe
 
 
 class _BodySink:
-    """A temporary file that hashes what is written and refuses to grow past the cap.
+    """Where a body goes as it arrives: hashed, refused past the cap, held in memory up to
+    ``SPOOL_BYTES`` and moved to a temporary file beyond.
 
     The file stays locked (see ``snapshotter.tempfiles``) until its ``Fetched`` is cleaned
     up, so another process sweeping stale capture files never deletes it under us.
@@ -247,8 +286,11 @@ class _BodySink:
     def __init__(self, max_bytes: int, workdir: Path | None) -> None:
         self.max_bytes = max_bytes
         self.size = 0
+        self.workdir = workdir
         self._hash = hashlib.sha256()
-        self.path, self._file = create_locked(workdir)
+        self._memory: bytearray | None = bytearray()
+        self.path: Path | None = None
+        self._file: BinaryIO | None = None
 
     @property
     def room(self) -> int:
@@ -257,13 +299,27 @@ class _BodySink:
     def write(self, data: bytes) -> None:
         if len(data) > self.room:
             raise TooLarge(f"the body is larger than the {self.max_bytes}-byte cap")
-        self._file.write(data)
+        if self._memory is not None and len(self._memory) + len(data) > SPOOL_BYTES:
+            self._spill(self._memory)
+        if self._memory is not None:
+            self._memory += data
+        else:
+            assert self._file is not None
+            self._file.write(data)
         self._hash.update(data)
         self.size += len(data)
 
+    def _spill(self, held: bytearray) -> None:
+        self.path, self._file = create_locked(self.workdir)
+        self._memory = None
+        self._file.write(held)
+
     def discard(self) -> None:
-        _discard(self.path)
-        self._file.close()
+        self._memory = None
+        if self.path is not None:
+            _discard(self.path)
+        if self._file is not None:
+            self._file.close()
 
     def finish(
         self,
@@ -275,9 +331,12 @@ class _BodySink:
         provenance: dict[str, object],
         head: bytes | None = None,
     ) -> Fetched:
-        self._file.flush()
+        if self._file is not None:
+            self._file.flush()
         return Fetched(
-            path=self.path,
+            file=self.path,
+            body=bytes(self._memory) if self._memory is not None else None,
+            workdir=self.workdir,
             raw_digest=f"sha256:{self._hash.hexdigest()}",
             size=self.size,
             url=url,

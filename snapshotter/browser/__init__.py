@@ -129,7 +129,7 @@ def capture_in_browser(
                 method="http",
                 provenance={**record.provenance, BROWSER_PROVENANCE: skipped},
             )
-        body = fetched.path.read_bytes()
+        body = fetched.read_bytes()
     finally:
         fetched.cleanup()
     try:

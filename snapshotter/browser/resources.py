@@ -208,9 +208,9 @@ class ResourceFetcher:
                 record |= {"outcome": "refused", "reason": reason}
                 return Refused(reason)
             blob = self.store.put(
-                "resource", fetched.raw_digest, fetched.path, tags={"kind": "resource"}
+                "resource", fetched.raw_digest, fetched.source, tags={"kind": "resource"}
             )
-            body = fetched.path.read_bytes()
+            body = fetched.read_bytes()
         finally:
             fetched.cleanup()
         record |= {

@@ -32,28 +32,35 @@ from snapshotter.extract.result import (
 NO_EXTRACTOR = "none"
 
 
-def extract(path: Path, declared_content_type: str | None) -> Extraction:
-    """Extract the text of the file at ``path``.
+def extract(source: Path | bytes, declared_content_type: str | None) -> Extraction:
+    """Extract the text of ``source``: bytes, or the file at a path.
 
     Raises ExtractionError when bytes that are text cannot be decoded faithfully.  Every
     other outcome is an ``Extraction``, possibly without text and with a flag saying why.
     """
     from snapshotter.extract.sniff import SNIFF_BYTES, sniff
 
-    with path.open("rb") as handle:
-        head = handle.read(SNIFF_BYTES)
+    if isinstance(source, bytes):
+        head = source[:SNIFF_BYTES]
+    else:
+        with source.open("rb") as handle:
+            head = handle.read(SNIFF_BYTES)
     sniffed = sniff(head, declared_content_type)
     if sniffed.kind == "pdf":
         from snapshotter.extract.pdf import extract_pdf
 
-        return extract_pdf(path)
+        return extract_pdf(source)
     if sniffed.kind == "html":
         from snapshotter.extract.html import extract_html
 
-        return extract_html(path.read_bytes(), declared_content_type)
+        return extract_html(_whole(source), declared_content_type)
     if sniffed.kind == "text":
-        return _extract_plain(path.read_bytes(), declared_content_type, sniffed.media_type)
+        return _extract_plain(_whole(source), declared_content_type, sniffed.media_type)
     return _no_extractor(sniffed.media_type)
+
+
+def _whole(source: Path | bytes) -> bytes:
+    return source if isinstance(source, bytes) else source.read_bytes()
 
 
 def _extract_plain(data: bytes, declared: str | None, content_type: str) -> Extraction:

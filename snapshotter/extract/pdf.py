@@ -10,6 +10,7 @@ furniture, and a span of the text covers the pages whose ranges it overlaps.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Literal
 
@@ -33,13 +34,13 @@ def pdf_extractor_id() -> str:
     return f"pypdf@{pypdf.__version__}+mode={EXTRACTION_MODE},sep=lf1,furniture={FURNITURE_RULE}"
 
 
-def extract_pdf(path: Path) -> Extraction:
+def extract_pdf(path: Path | bytes) -> Extraction:
     from pypdf import PasswordType, PdfReader
     from pypdf.errors import DependencyError, PyPdfError
 
     extractor = pdf_extractor_id()
     try:
-        reader = PdfReader(path)
+        reader = PdfReader(path if isinstance(path, Path) else io.BytesIO(path))
         if reader.is_encrypted and reader.decrypt("") == PasswordType.NOT_DECRYPTED:
             return without_text(
                 PDF,

@@ -7,6 +7,8 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,6 +18,7 @@ import pytest
 from sqlalchemy import select
 
 import records.capture as capture_module
+import snapshotter.fetch as fetch_module
 import snapshotter.store.batch as batch_module
 from records.attest.checkpoints import verify_log
 from records.capture import capture_source, capture_sources
@@ -84,13 +87,15 @@ def blobs_of(workspace: Workspace, capture: Capture) -> list[tuple[str, str]]:
     ]
 
 
-@pytest.mark.parametrize("batch_size", [1, 2, 100])
+@pytest.mark.parametrize(("batch_size", "fetch_ahead"), [(1, None), (2, None), (100, None), (2, 0)])
 def test_a_batch_stores_what_captures_one_by_one_store(
-    backend: Backend, http_server: LoopbackServer, batch_size: int
+    backend: Backend, http_server: LoopbackServer, batch_size: int, fetch_ahead: int | None
 ) -> None:
     urls = serve(http_server, 5)
     with opened(backend) as workspace:
-        batched = list(capture_sources(workspace, urls, batch_size=batch_size))
+        batched = list(
+            capture_sources(workspace, urls, batch_size=batch_size, fetch_ahead=fetch_ahead)
+        )
         assert [outcome.target for outcome in batched] == urls
         assert all(outcome.record is not None for outcome in batched)
         after_batch = stored_blobs(workspace)
@@ -172,6 +177,64 @@ def test_json_lines_give_each_target_its_record_or_its_error(
     assert documents[1]["error"]["type"] == "FetchError"
     assert documents[1]["error"]["exitCode"] == result.returncode == 1
     assert documents[0]["snapshotId"].startswith("sha256:")
+
+
+def test_fetches_run_ahead_of_the_rest_two_at_once_in_the_targets_order(
+    backend: Backend, http_server: LoopbackServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While one target is extracted and stored, the next ones are fetched, never more than
+    ``FETCH_AHEAD`` at once and never by a thread of their own."""
+    urls = serve(http_server, 7)
+    for n in range(7):
+        http_server.route(f"/p{n}", body=page(n), delay=0.05)
+    real_fetch = fetch_module.fetch
+    lock = threading.Lock()
+    running, most, threads = [0], [0], set()
+
+    def fetch(*args: Any, **kwargs: Any) -> Any:
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+            threads.add(threading.current_thread().name)
+        try:
+            return real_fetch(*args, **kwargs)
+        finally:
+            with lock:
+                running[0] -= 1
+
+    monkeypatch.setattr(fetch_module, "fetch", fetch)
+    with opened(backend) as workspace:
+        outcomes = list(capture_sources(workspace, urls, batch_size=3))
+    assert [outcome.target for outcome in outcomes] == urls
+    assert all(outcome.record for outcome in outcomes)
+    assert most[0] == capture_module.FETCH_AHEAD == 2
+    assert len(threads) <= capture_module.FETCH_AHEAD
+
+
+def test_an_interrupted_batch_leaves_no_body_of_a_fetch_made_ahead(
+    backend: Backend, http_server: LoopbackServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    urls = serve(http_server, 6)
+    real_fetch = fetch_module.fetch
+    bodies: list[Path] = []
+
+    def fetch(*args: Any, **kwargs: Any) -> Any:
+        fetched = real_fetch(*args, **kwargs)
+        bodies.append(fetched.path)
+        return fetched
+
+    def extract_and_store(fetched: Any, store: Any) -> Any:
+        raise Crash
+
+    monkeypatch.setattr(fetch_module, "fetch", fetch)
+    monkeypatch.setattr(capture_module, "extract_and_store", extract_and_store)
+    with opened(backend) as workspace, pytest.raises(Crash):
+        list(capture_sources(workspace, urls, batch_size=4))
+    deadline = time.monotonic() + 10
+    while any(body.exists() for body in bodies) and time.monotonic() < deadline:
+        time.sleep(0.01)  # a fetch still running when the batch ended cleans up when done
+    assert bodies
+    assert [body for body in bodies if body.exists()] == []
 
 
 class Crash(BaseException):

@@ -348,3 +348,35 @@ def test_fetched_cleanup_is_idempotent(tmp_path: Path) -> None:
     fetched.cleanup()
     fetched.cleanup()
     assert not path.exists()
+
+
+def test_a_small_body_is_held_in_memory_and_written_out_only_when_asked(
+    http_server: LoopbackServer, options: Callable[..., FetchOptions], workdir: Path
+) -> None:
+    """No temporary file for a page up to SPOOL_BYTES (made, written, read back, removed for
+    nothing); a caller that needs a file gets one, locked and removed by ``cleanup``."""
+    http_server.route("/page", body=PAGE)
+    fetched = fetch(http_server.url("/page"), options(), workdir=workdir)
+    assert (fetched.file, fetched.body, fetched.source) == (None, PAGE, PAGE)
+    assert list(workdir.iterdir()) == []
+    assert fetched.path.parent == workdir
+    assert fetched.path.read_bytes() == fetched.read_bytes() == PAGE
+    assert fetched.path == fetched.path  # written once
+    assert list(workdir.iterdir()) == [fetched.path]
+    fetched.cleanup()
+    fetched.cleanup()
+    assert list(workdir.iterdir()) == []
+
+
+def test_a_body_over_the_spool_size_goes_to_a_file(
+    http_server: LoopbackServer, options: Callable[..., FetchOptions], workdir: Path
+) -> None:
+    big = b"<p>" + b"x" * fetch_module.SPOOL_BYTES + b"</p>"
+    http_server.route("/big", body=big, chunked=True)
+    with fetching(http_server.url("/big"), options(), workdir=workdir) as fetched:
+        assert fetched.body is None
+        assert fetched.file is not None
+        assert fetched.source == fetched.file == fetched.path
+        assert fetched.file.read_bytes() == fetched.read_bytes() == big
+        assert fetched.raw_digest == "sha256:" + hashlib.sha256(big).hexdigest()
+    assert list(workdir.iterdir()) == []

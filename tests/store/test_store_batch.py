@@ -36,10 +36,16 @@ puts = st.lists(st.tuples(st.sampled_from(KINDS), st.binary(max_size=64)), min_s
 
 
 @settings(max_examples=40, deadline=None)
-@given(before=puts, during=puts, syncfs=st.booleans())
+@given(
+    before=puts, during=puts, syncfs=st.booleans(), unnamed_at_once=st.sampled_from([0, 2, 1024])
+)
 def test_a_flushed_batch_stores_what_single_puts_store(
-    before: list[tuple[str, bytes]], during: list[tuple[str, bytes]], syncfs: bool
+    before: list[tuple[str, bytes]],
+    during: list[tuple[str, bytes]],
+    syncfs: bool,
+    unnamed_at_once: int,
 ) -> None:
+    """Whether the blobs wait in unnamed files, named ones, or both (``unnamed_at_once``)."""
     with tempfile.TemporaryDirectory() as name:
         single = FolderStore(Path(name) / "single")
         grouped = FolderStore(Path(name) / "batch")
@@ -50,15 +56,16 @@ def test_a_flushed_batch_stores_what_single_puts_store(
         stored_before = contents(grouped)
         batch = batched(grouped)
         assert isinstance(batch, FolderBatch)
-        original = batch_module._durability
+        original, original_limit = batch_module._durability, batch_module.UNNAMED_AT_ONCE
         if not syncfs:
             batch_module._durability = lambda _root: batch_module._EachFsync()
+        batch_module.UNNAMED_AT_ONCE = unnamed_at_once
         try:
             got = [batch.put(kind, digest(data), data, tags={}) for kind, data in during]
             assert contents(grouped) == stored_before  # nothing at an address before flush
             batch.flush()
         finally:
-            batch_module._durability = original
+            batch_module._durability, batch_module.UNNAMED_AT_ONCE = original, original_limit
         assert contents(grouped) == contents(single)
         assert [(b.kind, b.digest, b.size) for b in got] == [
             (b.kind, b.digest, b.size) for b in expected
@@ -115,3 +122,33 @@ def test_a_store_without_deferred_writes_is_batched_as_is(tmp_path: Path) -> Non
     batch.put("raw", digest(b"x"), b"x", tags={})
     assert plain.puts == [digest(b"x")]  # stored (and durable) before flush
     batch.flush()
+
+
+def test_blobs_wait_in_unnamed_files_where_the_system_has_them(tmp_path: Path) -> None:
+    """Nothing beside the blob's address while it waits (no ``.tmp-`` file to create and
+    remove); at flush it is linked there, whole and read-only."""
+    if not batch_module._unnamed_files_linkable():
+        pytest.skip("no O_TMPFILE, syncfs or /proc/self/fd here: named files are used")
+    store = FolderStore(tmp_path / "store")
+    batch = batched(store)
+    blob = batch.put("raw", digest(b"abc"), b"abc", tags={})
+    target = store.path_of("raw", digest(b"abc"))
+    assert list(target.parent.iterdir()) == []
+    batch.flush()
+    assert store.get("raw", digest(b"abc")) == b"abc"
+    assert (blob.size, blob.created) == (3, True)
+    assert target.stat().st_mode & 0o777 == 0o444
+    assert list(target.parent.iterdir()) == [target]
+
+
+def test_a_discarded_batch_closes_its_unnamed_files(tmp_path: Path) -> None:
+    store = FolderStore(tmp_path / "store")
+    opened = len(list(Path("/proc/self/fd").iterdir())) if Path("/proc/self/fd").is_dir() else 0
+    batch = batched(store)
+    for n in range(5):
+        batch.put("raw", digest(bytes([n])), bytes([n]), tags={})
+    batch.discard()
+    if Path("/proc/self/fd").is_dir():
+        assert len(list(Path("/proc/self/fd").iterdir())) == opened
+    batch.flush()
+    assert list(store.iterate()) == []
