@@ -88,6 +88,22 @@ def test_verify_answers_as_the_cli_does(
         assert without_run_ids(response.json()) == without_run_ids(printed)
 
 
+def test_verify_answer_is_encoded_as_every_json_answer(
+    private_client: TestClient, page_url: str
+) -> None:
+    """The verify route encodes its answer itself (in its worker thread): the bytes are those
+    FastAPI made of the returned document, and those of every other JSON answer: non-ASCII as
+    is, default separators, ``application/json``."""
+    capture(private_client, page_url)
+    answer = {"answerId": "a-é", "claims": [{"text": "ü", "url": page_url, "quote": QUOTE}]}
+    response = private_client.post("/v1/verify", json=answer)
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"] == "application/json"
+    document = response.json()
+    assert "a-é" in response.content.decode("utf-8")
+    assert response.content == json.dumps(document, ensure_ascii=False).encode("utf-8")
+
+
 def test_verify_answers_the_closest_passage_aligned_with_the_quote(
     private_client: TestClient, page_url: str
 ) -> None:
