@@ -9,8 +9,9 @@ transaction short and never hold one across blob I/O.
 
 The dependencies (token, parameter checks, the workspace and metrics of ``app.state``) are
 ``async def``: they only compute a little, and FastAPI runs a plain ``def`` dependency in its
-threadpool, one hand-over to a thread and back each. Eight of those per verify cost about as
-much CPU again as the rest of the HTTP stack and twice the context switches (issue 25).
+threadpool, one hand-over to a thread and back each: eight per verify took 0.6 of the 1.75 ms
+of CPU the event loop's thread spent per answer, and doubled the context switches (100 per
+answer against 53 without them; issue 25).
 ``/v1/verify`` encodes its answer in the worker thread that made it and returns the response:
 FastAPI then neither validates the document against the response model nor encodes it again
 on the event loop (the model stays in the decorator, for the OpenAPI document).

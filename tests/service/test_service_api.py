@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import inspect
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
 from snap.cli import cli
 from snap.config import Settings
+from snap.service.app import ServiceConfig, create_app
 from tests.http_fixtures import LoopbackServer
 from tests.inputs.conftest import FIXTURES, fixture_text
 from tests.service.conftest import EXAMPLES
@@ -289,3 +294,26 @@ def test_reverify_continues_only_a_recorded_run(private_client: TestClient, page
     again = private_client.post("/v1/reverify", json={"url": page_url, "run": run_id[:8]})
     assert again.status_code == 200
     assert again.json()["summary"]["runId"] == run_id
+
+
+def test_every_dependency_runs_on_the_event_loop() -> None:
+    """FastAPI runs a plain ``def`` dependency in its threadpool, a hand-over to a thread and
+    back for a few microseconds of work: each route's dependencies are ``async def`` (the
+    endpoints that touch the database stay plain ``def``, in the threadpool)."""
+    app = create_app(ServiceConfig(Settings.from_env({"SNAP_HOME": "/nonexistent"})))
+
+    def calls(dependant: Dependant) -> Iterator[Any]:
+        for dependency in dependant.dependencies:
+            yield dependency.call
+            yield from calls(dependency)
+
+    checked = 0
+    for route in app.routes:
+        if not isinstance(route, APIRoute):
+            continue
+        for call in calls(route.dependant):
+            method = call if inspect.isfunction(call) else type(call).__call__
+            asynchronous = inspect.iscoroutinefunction(method) or inspect.isasyncgenfunction(method)
+            assert asynchronous, (route.path, call)
+            checked += 1
+    assert checked >= 40
