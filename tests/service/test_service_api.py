@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import inspect
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
 from snap.cli import cli
 from snap.config import Settings
+from snap.service.app import ServiceConfig, create_app
 from tests.http_fixtures import LoopbackServer
 from tests.inputs.conftest import FIXTURES, fixture_text
 from tests.service.conftest import EXAMPLES
@@ -86,6 +91,22 @@ def test_verify_answers_as_the_cli_does(
         code, printed = cli_json(home, "verify", "--json", str(path))
         assert code in (0, 1)
         assert without_run_ids(response.json()) == without_run_ids(printed)
+
+
+def test_verify_answer_is_encoded_as_every_json_answer(
+    private_client: TestClient, page_url: str
+) -> None:
+    """The verify route encodes its answer itself (in its worker thread): the bytes are those
+    FastAPI made of the returned document, and those of every other JSON answer: non-ASCII as
+    is, default separators, ``application/json``."""
+    capture(private_client, page_url)
+    answer = {"answerId": "a-é", "claims": [{"text": "ü", "url": page_url, "quote": QUOTE}]}
+    response = private_client.post("/v1/verify", json=answer)
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"] == "application/json"
+    document = response.json()
+    assert "a-é" in response.content.decode("utf-8")
+    assert response.content == json.dumps(document, ensure_ascii=False).encode("utf-8")
 
 
 def test_verify_answers_the_closest_passage_aligned_with_the_quote(
@@ -273,3 +294,26 @@ def test_reverify_continues_only_a_recorded_run(private_client: TestClient, page
     again = private_client.post("/v1/reverify", json={"url": page_url, "run": run_id[:8]})
     assert again.status_code == 200
     assert again.json()["summary"]["runId"] == run_id
+
+
+def test_every_dependency_runs_on_the_event_loop() -> None:
+    """FastAPI runs a plain ``def`` dependency in its threadpool, a hand-over to a thread and
+    back for a few microseconds of work: each route's dependencies are ``async def`` (the
+    endpoints that touch the database stay plain ``def``, in the threadpool)."""
+    app = create_app(ServiceConfig(Settings.from_env({"SNAP_HOME": "/nonexistent"})))
+
+    def calls(dependant: Dependant) -> Iterator[Any]:
+        for dependency in dependant.dependencies:
+            yield dependency.call
+            yield from calls(dependency)
+
+    checked = 0
+    for route in app.routes:
+        if not isinstance(route, APIRoute):
+            continue
+        for call in calls(route.dependant):
+            method = call if inspect.isfunction(call) else type(call).__call__
+            asynchronous = inspect.iscoroutinefunction(method) or inspect.isasyncgenfunction(method)
+            assert asynchronous, (route.path, call)
+            checked += 1
+    assert checked >= 40
