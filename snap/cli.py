@@ -654,7 +654,9 @@ def export(
                 ws, selection, fmt=fmt, out=output, force=force, progress=bar.update
             )
     if as_json:
-        emit_json(result.to_json())
+        from records.wire import export_result_json
+
+        emit_json(export_result_json(result))
     else:
         click.echo(render.export_summary(result))
 
@@ -781,7 +783,9 @@ def store_relocate(ctx: click.Context, old: str, new: str | None, as_json: bool)
     with workspace(ctx, existing=True) as ws:
         moved = relocate(ws, old, new)
     if as_json:
-        emit_json(moved.to_json())
+        from records.wire import relocation_json
+
+        emit_json(relocation_json(moved))
     else:
         click.echo(render.relocated(moved))
 
@@ -841,7 +845,9 @@ def import_(ctx: click.Context, path: Path, as_latest: bool, as_json: bool) -> N
         report = import_archive(ws, path, progress=bar.update, as_latest=as_latest)
         checkpoint_log(ws)
     if as_json:
-        emit_json(report.to_json())
+        from records.wire import import_report_json
+
+        emit_json(import_report_json(report))
     else:
         click.echo(render.import_report(report))
     for line in report.damaged:

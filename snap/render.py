@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from records.passage_marks import marked_text, marks_outside, rounded_score
-from records.vocabulary import BlobState, ItemState, Status
+from records.vocabulary import BlobState, ImportOutcome, ItemState, Status
 from snapshotter.times import wire_time, wire_time_or_none
 from verifier.closest import SIMILAR_ENOUGH_TO_SHOW, Closest
 
@@ -459,7 +459,7 @@ def export_summary(result: ExportResult) -> str:
         f" {plural(len(selection.citations), 'citation')},"
         f" {plural(result.verifications, 'verification')}",
     ]
-    written = result.counts.get("records")
+    written = result.written.records
     if written:
         records = ", ".join(f"{n} {kind}" for kind, n in sorted(written.items()))
         lines.append(f"  records   {records}")
@@ -474,14 +474,15 @@ def import_report(report: ImportReport) -> str:
     """One line per record refused or revisit left unresolved, then the counts."""
     lines = []
     for record in report.results:
-        unresolved = record.record_type == "revisit" and record.outcome == "skipped"
-        if record.outcome == "refused" or unresolved:
+        unresolved = record.record_type == "revisit" and record.outcome == ImportOutcome.SKIPPED
+        if record.outcome == ImportOutcome.REFUSED or unresolved:
             where = f"{record.source}@{record.offset}"
             lines.append(one_line(f"{record.outcome} {where} {record.uri}: {record.reason}"))
     lines.append(
-        f"imported {plural(report.count('imported'), 'capture')} from {report.path}"
-        f" ({report.count('exists')} already imported, {report.count('skipped')} skipped,"
-        f" {report.count('refused')} refused)"
+        f"imported {plural(report.count(ImportOutcome.IMPORTED), 'capture')} from {report.path}"
+        f" ({report.count(ImportOutcome.EXISTS)} already imported,"
+        f" {report.count(ImportOutcome.SKIPPED)} skipped,"
+        f" {report.count(ImportOutcome.REFUSED)} refused)"
     )
     return "\n".join(lines)
 
