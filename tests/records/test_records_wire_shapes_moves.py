@@ -5,7 +5,8 @@ in order, every value's type, and the words that name a state (an import's outco
 Each format of the export (WARC, WACZ, the evidence page) adds counts of its own; an import
 reports one result per record (a record imported, one imported before, one skipped, one
 refused) and its summary; a relocation, of a folder store moved with its home, is made on the
-embedded backend only (the production store is a bucket, never moved).
+embedded backend only (the production store is a bucket, never moved), and ``snap store
+init`` of a bucket on the production backend only.
 """
 
 from __future__ import annotations
@@ -98,6 +99,8 @@ def documents(backend: Backend, http_server: LoopbackServer, tmp_path: Path) -> 
     }
     if backend.name == "embedded":
         found["store relocate"] = relocated(backend, tmp_path)
+    else:  # the folder store's is pinned in tests/attest/test_attest_wire_shapes.py
+        found["store init S3"] = run_json(backend, "store", "init")
     return found
 
 

@@ -4,7 +4,8 @@ merged) with the types allowed there, ``|``-separated, as in ``wire_shapes_pinne
 
 Taken from the output of main at 573f2f6 (before ``ExportResult``, ``ImportReport`` and
 ``Relocation`` lost their own ``to_json``), on both backends (the relocation on the embedded
-one); change an entry only when a wire change is meant, and say so in the docs.
+one, ``store init`` of a bucket on the production one); change an entry only when a wire
+change is meant, and say so in the docs.
 """
 
 from __future__ import annotations
@@ -148,4 +149,11 @@ PINNED: dict[str, str] = {
     "store relocate.to": "str",
     "store relocate.snapshots": "int",
     "store relocate.blobsChecked": "int",
+    "store init S3": "object",
+    "store init S3.store": "str",
+    "store init S3.bucket": "str",
+    "store init S3.created": "bool",
+    "store init S3.objectLock": "bool",
+    "store init S3.lockMode": "str",
+    "store init S3.lockDays": "int",
 }
