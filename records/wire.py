@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # the serialisers read the results; importing them would load
         ExtractionRecord,
         VerificationRecord,
     )
+    from records.db import Upgrade
     from records.evidence import BlobCheck
     from records.exports.export import ExportResult, WrittenCounts
     from records.exports.http_head import Exchange, Head
@@ -43,6 +44,7 @@ if TYPE_CHECKING:  # the serialisers read the results; importing them would load
     from records.show import Shown
     from records.verify import AnswerCounts, VerifyReport
     from snapshotter.capture import RenderedText, SnapshotRecord
+    from snapshotter.store import StoreInit
     from verifier import Closest, Status
 
 
@@ -575,4 +577,26 @@ def relocation_json(moved: Relocation) -> dict[str, Any]:
         "to": moved.moved_to,
         "snapshots": moved.snapshots,
         "blobsChecked": moved.blobs_checked,
+    }
+
+
+def store_init_json(result: StoreInit) -> dict[str, Any]:
+    """``snap store init --json``: a folder store's three keys, a bucket's also its name and
+    the retention new objects get."""
+    document: dict[str, Any] = {"store": result.store}
+    if result.bucket is not None:
+        document["bucket"] = result.bucket
+    document |= {"created": result.created, "objectLock": result.object_lock}
+    if result.bucket is not None:
+        document |= {"lockMode": result.lock_mode, "lockDays": result.lock_days}
+    return document
+
+
+def upgrade_json(result: Upgrade) -> dict[str, Any]:
+    """``snap db upgrade --json``."""
+    return {
+        "database": result.database,
+        "from": result.before,
+        "revision": result.revision,
+        "upgraded": result.upgraded,
     }

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from records.show import Shown
     from records.verify import VerifyReport
     from snapshotter.capture import SnapshotRecord
+    from snapshotter.store import StoreInit
 
 PASS, FAIL = "✓", "✗"
 MISMATCHES = (Status.POSITION_MISMATCH, Status.CONTEXT_MISMATCH)
@@ -393,22 +394,22 @@ def fsck_report(report: FsckReport) -> str:
     return "\n".join(lines)
 
 
-def store_init(result: dict[str, Any]) -> str:
-    verb = "created" if result["created"] else "already exists"
-    if "bucket" not in result:
-        return f"folder store {result['store']} {verb} (write-once files, no retention lock)"
-    if result["objectLock"] and result.get("lockMode") == "NONE":
+def store_init(result: StoreInit) -> str:
+    verb = "created" if result.created else "already exists"
+    if result.bucket is None:
+        return f"folder store {result.store} {verb} (write-once files, no retention lock)"
+    if result.object_lock and result.lock_mode == "NONE":
         return (
-            f"{PASS} bucket {result['bucket']} {verb} with Object Lock, but SNAP_S3_LOCK_MODE=none:"
+            f"{PASS} bucket {result.bucket} {verb} with Object Lock, but SNAP_S3_LOCK_MODE=none:"
             " new objects get no retention"
         )
-    if result["objectLock"]:
+    if result.object_lock:
         return (
-            f"{PASS} bucket {result['bucket']} {verb} with Object Lock; new objects are "
-            f"retained {result['lockDays']} days in {result['lockMode']} mode"
+            f"{PASS} bucket {result.bucket} {verb} with Object Lock; new objects are "
+            f"retained {result.lock_days} days in {result.lock_mode} mode"
         )
     return (
-        f"{FAIL} bucket {result['bucket']} exists WITHOUT Object Lock: stored evidence could "
+        f"{FAIL} bucket {result.bucket} exists WITHOUT Object Lock: stored evidence could "
         "be deleted; use a new bucket created by `snap store init`"
     )
 

@@ -37,15 +37,6 @@ class Attestation:
     def ok(self) -> bool:
         return not self.problems
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "ok": self.ok,
-            "subject": self.subject,
-            "captures": self.captures,
-            "verifications": self.verifications,
-            "problems": self.problems,
-        }
-
 
 def attest(workspace: Workspace, given: str) -> Attestation:
     """The attestation of a snapshot id, a citation id or an answer id."""

@@ -47,16 +47,6 @@ class CheckpointResult:
     signature: dict[str, Any]
     timestamp: dict[str, Any]
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "checkpointId": self.id,
-            "treeSize": self.tree_size,
-            "rootHash": self.root_hash,
-            "created": self.created,
-            "signature": self.signature,
-            "timestamp": self.timestamp,
-        }
-
 
 def make_checkpoint(workspace: Workspace, *, force: bool = False) -> CheckpointResult:
     """Sign and stamp the log's current size and root; nothing new when the newest
@@ -113,14 +103,6 @@ class LogReport:
 
     def add(self, problem: str, *, position: int | None = None, **details: Any) -> None:
         self.problems.append({"position": position, "problem": problem, **details})
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "ok": self.ok,
-            "entries": self.entries,
-            "checkpoints": self.checkpoints,
-            "problems": self.problems,
-        }
 
 
 def verify_log(workspace: Workspace) -> LogReport:
@@ -276,16 +258,6 @@ class Consistency:
     @property
     def ok(self) -> bool:
         return self.holds and not self.problems
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "ok": self.ok,
-            "holds": self.holds,
-            "from": self.old,
-            "to": self.new,
-            "proof": list(self.proof),
-            "problems": list(self.problems),
-        }
 
 
 def consistency_between(workspace: Workspace, old_id: int, new_id: int | None) -> Consistency:

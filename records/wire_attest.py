@@ -1,0 +1,75 @@
+"""JSON at the edge for the attestation commands: one serialiser per wire shape of ``snap
+log checkpoint``, ``snap log verify``, ``snap log consistency``, ``snap attest`` and ``snap
+keys``, as ``records/wire.py`` writes the others.
+
+The use cases in ``records.attest`` return dataclasses; the CLI's text reads them and only
+``--json`` (and ``POST /v1/log/checkpoint``, the files ``--out`` writes) goes through the
+functions here. The shapes are pinned by tests/attest/test_attest_wire_shapes.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the serialisers read the results; importing them loads cryptography
+    from records.attest.attest import Attestation
+    from records.attest.checkpoints import CheckpointResult, Consistency, LogReport
+    from records.attest.signing import SigningKey
+
+
+def checkpoint_result_json(result: CheckpointResult) -> dict[str, Any]:
+    """``snap log checkpoint --json`` and ``POST /v1/log/checkpoint``: the checkpoint made
+    now, or the newest one when nothing was added since (``created`` false)."""
+    return {
+        "checkpointId": result.id,
+        "treeSize": result.tree_size,
+        "rootHash": result.root_hash,
+        "created": result.created,
+        "signature": result.signature,
+        "timestamp": result.timestamp,
+    }
+
+
+def log_report_json(report: LogReport) -> dict[str, Any]:
+    """``snap log verify --json``: the log's size, its checkpoints and every problem found."""
+    return {
+        "ok": report.ok,
+        "entries": report.entries,
+        "checkpoints": report.checkpoints,
+        "problems": report.problems,
+    }
+
+
+def consistency_json(result: Consistency) -> dict[str, Any]:
+    """``snap log consistency --json``, and the proof file ``--out`` writes."""
+    return {
+        "ok": result.ok,
+        "holds": result.holds,
+        "from": result.old,
+        "to": result.new,
+        "proof": list(result.proof),
+        "problems": list(result.problems),
+    }
+
+
+def attestation_json(attestation: Attestation) -> dict[str, Any]:
+    """``snap attest --json``: the subject, each capture's pieces and each verification's
+    proof, and what did not check."""
+    return {
+        "ok": attestation.ok,
+        "subject": attestation.subject,
+        "captures": attestation.captures,
+        "verifications": attestation.verifications,
+        "problems": attestation.problems,
+    }
+
+
+def signing_key_json(path: Path, key: SigningKey) -> dict[str, Any]:
+    """``snap keys init --json`` and ``snap keys show --json``: the public half only."""
+    return {
+        "path": str(path),
+        "type": key.key_type.value,
+        "keyId": key.key_id,
+        "publicKey": key.public_pem(),
+    }
