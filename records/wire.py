@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from records.vocabulary import REFETCH_FAILED, REPORTED_IMPORT_OUTCOMES
+from records.wire_attest import seal_state_json
 from snapshotter.times import wire_time, wire_time_or_none
 
 if TYPE_CHECKING:  # the serialisers read the results; importing them would load every use case
@@ -457,7 +458,7 @@ def capture_json(capture: CaptureRecord) -> dict[str, Any]:
         "logProof": None if capture.log_proof is None else dict(capture.log_proof),
     }
     if capture.stored:
-        document["seal"] = None if capture.seal is None else capture.seal.to_json()
+        document["seal"] = None if capture.seal is None else seal_state_json(capture.seal)
     return document
 
 

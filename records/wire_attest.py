@@ -1,6 +1,6 @@
 """JSON at the edge for the attestation commands: one serialiser per wire shape of ``snap
 log checkpoint``, ``snap log verify``, ``snap log consistency``, ``snap attest`` and ``snap
-keys``, as ``records/wire.py`` writes the others.
+keys``, and of a capture's seal as checked now, as ``records/wire.py`` writes the others.
 
 The use cases in ``records.attest`` return dataclasses; the CLI's text reads them and only
 ``--json`` (and ``POST /v1/log/checkpoint``, the files ``--out`` writes) goes through the
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the serialisers read the results; importing them loads cryptography
     from records.attest.attest import Attestation
     from records.attest.checkpoints import CheckpointResult, Consistency, LogReport
+    from records.attest.checks import SealState
     from records.attest.signing import SigningKey
 
 
@@ -73,3 +74,24 @@ def signing_key_json(path: Path, key: SigningKey) -> dict[str, Any]:
         "keyId": key.key_id,
         "publicKey": key.public_pem(),
     }
+
+
+def seal_state_json(seal: SealState) -> dict[str, Any]:
+    """A capture's seal as checked now: among a check's details (its verification row keeps
+    this document, ``records.outcome.stored_details``; ``SealState.of_document`` reads it back)
+    and in ``snap audit``'s captures."""
+    document: dict[str, Any] = {
+        "intact": seal.intact,
+        "signature": seal.signature,
+        "timestamp": seal.timestamp,
+        "problems": list(seal.problems),
+        "signed": seal.signed,
+        "stamped": seal.stamped,
+    }
+    if seal.capture_id is not None:
+        document["captureId"] = seal.capture_id
+    if seal.manifest is not None:
+        document["manifest"] = seal.manifest
+    if seal.notes:
+        document["notes"] = list(seal.notes)
+    return document
