@@ -14,7 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the serialisers read the results; importing them loads cryptography
     from records.attest.attest import Attestation
-    from records.attest.checkpoints import CheckpointResult, Consistency, LogReport
+    from records.attest.checkpoints import (
+        CheckpointResult,
+        Consistency,
+        LogProblem,
+        LogReport,
+    )
     from records.attest.checks import SealState
     from records.attest.signing import SigningKey
 
@@ -38,8 +43,18 @@ def log_report_json(report: LogReport) -> dict[str, Any]:
         "ok": report.ok,
         "entries": report.entries,
         "checkpoints": report.checkpoints,
-        "problems": report.problems,
+        "problems": [log_problem_json(problem) for problem in report.problems],
     }
+
+
+def log_problem_json(problem: LogProblem) -> dict[str, Any]:
+    """Where and what; a row's kind and id when the problem is a record's."""
+    document: dict[str, Any] = {"position": problem.position, "problem": problem.problem}
+    if problem.kind is not None:
+        document["kind"] = problem.kind
+    if problem.record_id is not None:
+        document["recordId"] = problem.record_id
+    return document
 
 
 def consistency_json(result: Consistency) -> dict[str, Any]:

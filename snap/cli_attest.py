@@ -112,8 +112,8 @@ def log_verify(ctx: click.Context, as_json: bool) -> None:
         emit_json(log_report_json(report))
     else:
         for problem in report.problems:
-            where = problem["position"]
-            click.echo(f"✗ {'' if where is None else f'position {where}: '}{problem['problem']}")
+            where = problem.position
+            click.echo(f"✗ {'' if where is None else f'position {where}: '}{problem.problem}")
         verdict = "intact" if report.ok else f"{len(report.problems)} problem(s)"
         click.echo(f"log of {report.entries} entries, {report.checkpoints} checkpoints: {verdict}")
     ctx.exit(0 if report.ok else 1)
