@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the serialisers read the results; importing them loads cryptography
-    from records.attest.attest import Attestation
+    from records.attest.attest import Attestation, AttestedCapture
     from records.attest.checkpoints import (
         CheckpointResult,
         Consistency,
@@ -72,12 +72,31 @@ def consistency_json(result: Consistency) -> dict[str, Any]:
 def attestation_json(attestation: Attestation) -> dict[str, Any]:
     """``snap attest --json``: the subject, each capture's pieces and each verification's
     proof, and what did not check."""
+    subject = attestation.subject
     return {
         "ok": attestation.ok,
-        "subject": attestation.subject,
-        "captures": attestation.captures,
-        "verifications": attestation.verifications,
-        "problems": attestation.problems,
+        "subject": {f"{subject.kind}Id": subject.id},
+        "captures": [attested_capture_json(capture) for capture in attestation.captures],
+        "verifications": [
+            {"id": check.id, "citationId": check.citation_id, "status": check.status}
+            | {"proof": check.proof}
+            for check in attestation.verifications
+        ],
+        "problems": list(attestation.problems),
+    }
+
+
+def attested_capture_json(capture: AttestedCapture) -> dict[str, Any]:
+    """A capture's pieces; one recorded before manifests were kept has a note instead."""
+    document: dict[str, Any] = {"captureId": capture.capture_id, "proof": capture.proof}
+    manifest = capture.manifest
+    if manifest is None:
+        return document | {"manifest": None, "note": capture.note}
+    return document | {
+        "manifest": {"sha256": manifest.sha256, "document": manifest.document},
+        "signature": capture.signature,
+        "timestamp": capture.timestamp,
+        "check": list(capture.check),
     }
 
 

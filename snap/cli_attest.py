@@ -188,31 +188,28 @@ def attest_command(ctx: click.Context, given: str, out: Path | None, as_json: bo
         emit_json(attestation_json(result))
     else:
         for capture in result.captures:
-            click.echo(f"capture {capture['captureId']}")
-            manifest = capture.get("manifest")
-            if manifest is None:
-                click.echo(f"  {capture.get('note')}")
+            click.echo(f"capture {capture.capture_id}")
+            if capture.manifest is None:
+                click.echo(f"  {capture.note}")
                 continue
-            signature = capture["signature"]
-            stamp = capture["timestamp"]
-            click.echo(f"  manifest  {manifest['sha256']}")
+            signature, stamp = capture.signature, capture.timestamp
+            click.echo(f"  manifest  {capture.manifest.sha256}")
             click.echo(
                 f"  signature {signature.get('state')}"
                 f" {signature.get('keyId') or signature.get('reason')}"
             )
             click.echo(f"  timestamp {stamp.get('genTime') or stamp.get('reason')}")
-            proof = capture.get("proof") or {}
+            proof = capture.proof or {}
             click.echo(
                 f"  log       position {proof.get('position')}, proved against checkpoint"
                 f" {(proof.get('checkpoint') or {}).get('id', 'none yet')}"
             )
-            for command in capture.get("check", []):
+            for command in capture.check:
                 click.echo(f"    $ {command}")
         for check in result.verifications:
-            proof = check.get("proof") or {}
+            proof = check.proof or {}
             click.echo(
-                f"verification {check['id']} {check['status']}: log position"
-                f" {proof.get('position')}"
+                f"verification {check.id} {check.status}: log position {proof.get('position')}"
             )
         for problem in result.problems:
             click.echo(f"✗ {problem}")
