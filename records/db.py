@@ -15,6 +15,7 @@ import importlib.util
 import threading
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -260,3 +261,27 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+@dataclass(frozen=True)
+class Upgrade:
+    """``snap db upgrade``: the database (password hidden) and its revision before and after
+    (``before`` None: it was empty). Its JSON: ``records.wire.upgrade_json``."""
+
+    database: str
+    before: str | None
+    revision: str | None
+
+    @property
+    def upgraded(self) -> bool:
+        return self.before != self.revision
+
+
+def upgrade_database(url: str) -> Upgrade:
+    """Apply every pending migration to the database at ``url``."""
+    before = Database.revision_of(url)
+    database = Database(url, auto_migrate=True)
+    try:
+        return Upgrade(database.safe_url, before, database.current_revision())
+    finally:
+        database.dispose()

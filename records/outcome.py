@@ -11,6 +11,7 @@ from typing import Any
 
 from records.attest.checks import SealState
 from records.offset_units import offsets_of, span_units
+from records.wire_attest import seal_state_json
 from verifier import Closest, PreparedSource, Status, TextQuoteSelector, describe_span
 
 PASSING = Status.QUOTE_FOUND
@@ -122,7 +123,7 @@ def stored_details(details: dict[str, Any]) -> dict[str, Any]:
     """A check's details as its verification row keeps them and its result shows them (the
     one JSON form of the details): the seal as its document, in its place among the others."""
     return {
-        key: value.to_json() if isinstance(value, SealState) else value
+        key: seal_state_json(value) if isinstance(value, SealState) else value
         for key, value in details.items()
     }
 

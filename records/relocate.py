@@ -10,7 +10,7 @@ can never make intact evidence look missing.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
@@ -30,18 +30,12 @@ LISTED = 5  # recorded locations named in a refusal
 
 @dataclass(frozen=True)
 class Relocation:
+    """The snapshots relocated (their JSON: ``records.wire.relocation_json``)."""
+
     moved_from: tuple[str, ...]  # the recorded locations rewritten, as they were recorded
     moved_to: str
     snapshots: int
     blobs_checked: int
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "from": list(self.moved_from),
-            "to": self.moved_to,
-            "snapshots": self.snapshots,
-            "blobsChecked": self.blobs_checked,
-        }
 
 
 def relocate(workspace: Workspace, old: str, new: str | None = None) -> Relocation:

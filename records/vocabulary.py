@@ -87,3 +87,22 @@ class CaptureOutcome(StrEnum):
 
     STORED = "stored"
     FAILED = "failed"
+
+
+class ImportOutcome(StrEnum):
+    """What became of one record of an imported WARC or WACZ (``snap import``)."""
+
+    IMPORTED = "imported"
+    EXISTS = "exists"  # imported before
+    SKIPPED = "skipped"  # not a capture, or a revisit without its original
+    REFUSED = "refused"  # the record's reason says why
+    DEFERRED = "deferred"  # a revisit or redirect resolved at the end; never reported
+
+
+# The outcomes an import's summary counts, in the order it prints them.
+REPORTED_IMPORT_OUTCOMES = (
+    ImportOutcome.IMPORTED,
+    ImportOutcome.EXISTS,
+    ImportOutcome.SKIPPED,
+    ImportOutcome.REFUSED,
+)

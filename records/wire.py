@@ -1,13 +1,14 @@
 """JSON at the edge: one serialiser per wire shape, for the typed results the use cases return.
 
 The use cases (records.verify, records.reverify, records.jobs, records.reextract,
-records.fsck, records.show, records.audit) and the capture (a ``SnapshotRecord``) return frozen
-dataclasses with statuses as enums and times as ``datetime``; the CLI's text renderer, the HTTP
-service, the MCP tools and the exports read those objects. Only what leaves the process as
-JSON (``--json``, HTTP bodies, MCP results, and a check's details as its verification row
-keeps them) goes through the functions here, so a key is named in exactly one place. The
-shapes are pinned by tests/records/test_records_wire_shapes.py and
-test_records_wire_shapes_checks.py; times are written by ``snapshotter.times``.
+records.fsck, records.show, records.audit, the export, the import and the relocation) and the
+capture (a ``SnapshotRecord``) return frozen dataclasses with statuses as enums and times as
+``datetime``; the CLI's text renderer, the HTTP service, the MCP tools and the exports read
+those objects. Only what leaves the process as JSON (``--json``, HTTP bodies, MCP results, and
+a check's details as its verification row keeps them) goes through the functions here, so a
+key is named in exactly one place. The shapes are pinned by
+tests/records/test_records_wire_shapes.py, test_records_wire_shapes_checks.py and
+test_records_wire_shapes_moves.py; times are written by ``snapshotter.times``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import base64
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from records.vocabulary import REFETCH_FAILED
+from records.vocabulary import REFETCH_FAILED, REPORTED_IMPORT_OUTCOMES
+from records.wire_attest import seal_state_json
 from snapshotter.times import wire_time, wire_time_or_none
 
 if TYPE_CHECKING:  # the serialisers read the results; importing them would load every use case
@@ -29,16 +31,21 @@ if TYPE_CHECKING:  # the serialisers read the results; importing them would load
         ExtractionRecord,
         VerificationRecord,
     )
+    from records.db import Upgrade
     from records.evidence import BlobCheck
+    from records.exports.export import ExportResult, WrittenCounts
     from records.exports.http_head import Exchange, Head
     from records.fsck import FsckProblem, FsckReport
+    from records.imports.report import ImportReport, RecordResult
     from records.jobs import BatchProgress, ReverifyOutcomes
     from records.outcome import CitationResult
     from records.reextract import Reextracted
+    from records.relocate import Relocation
     from records.reverify import ReverifyReport
     from records.show import Shown
     from records.verify import AnswerCounts, VerifyReport
     from snapshotter.capture import RenderedText, SnapshotRecord
+    from snapshotter.store import StoreInit
     from verifier import Closest, Status
 
 
@@ -451,7 +458,7 @@ def capture_json(capture: CaptureRecord) -> dict[str, Any]:
         "logProof": None if capture.log_proof is None else dict(capture.log_proof),
     }
     if capture.stored:
-        document["seal"] = None if capture.seal is None else capture.seal.to_json()
+        document["seal"] = None if capture.seal is None else seal_state_json(capture.seal)
     return document
 
 
@@ -497,4 +504,100 @@ def extraction_json(extraction: ExtractionRecord) -> dict[str, Any]:
         "pages": extraction.pages,
         "flags": list(extraction.flags),
         "recordedAt": wire_time(extraction.recorded_at),
+    }
+
+
+def export_result_json(result: ExportResult) -> dict[str, Any]:
+    """``snap export --json``: the file written, what was selected, and what each format
+    wrote beside it (``written_counts_json``)."""
+    selection = result.selection
+    return {
+        "path": str(result.path),
+        "format": result.format,
+        "sha256": result.sha256,
+        "bytes": result.size,
+        "selection": selection.described,
+        "counts": {
+            "captures": len(selection.captures),
+            "snapshots": len(selection.snapshot_ids),
+            "citations": len(selection.citations),
+            "verifications": result.verifications,
+            **written_counts_json(result.written),
+        },
+        "snapshotIds": selection.snapshot_ids,
+        "citationIds": selection.citation_ids,
+        "notRecorded": list(selection.not_recorded),
+    }
+
+
+def written_counts_json(written: WrittenCounts) -> dict[str, Any]:
+    """Only the counts the format has: none for the evidence page, the records of a WARC, and
+    of a WACZ also its pages, annotations and signature."""
+    counts = {
+        "records": None if written.records is None else dict(written.records),
+        "pages": written.pages,
+        "annotations": written.annotations,
+        "signed": written.signed,
+        "signature": written.signature,
+    }
+    return {key: value for key, value in counts.items() if value is not None}
+
+
+def import_report_json(report: ImportReport) -> dict[str, Any]:
+    """``snap import --json``: one result per record, then the counts of each outcome."""
+    summary: dict[str, Any] = {
+        str(outcome): report.count(outcome) for outcome in REPORTED_IMPORT_OUTCOMES
+    }
+    return {
+        "path": report.path,
+        "kind": report.kind,
+        "records": [record_result_json(result) for result in report.results],
+        "summary": summary | {"damaged": report.damaged, "exitCode": report.exit_code},
+    }
+
+
+def record_result_json(result: RecordResult) -> dict[str, Any]:
+    return {
+        "file": result.source,
+        "offset": result.offset,
+        "type": result.record_type,
+        "uri": result.uri,
+        "outcome": str(result.outcome),
+        "recordId": result.record_id,
+        "snapshotId": result.snapshot_id,
+        "captureId": result.capture_id,
+        "status": result.status,
+        "reason": result.reason,
+    }
+
+
+def relocation_json(moved: Relocation) -> dict[str, Any]:
+    """``snap store relocate --json``."""
+    return {
+        "from": list(moved.moved_from),
+        "to": moved.moved_to,
+        "snapshots": moved.snapshots,
+        "blobsChecked": moved.blobs_checked,
+    }
+
+
+def store_init_json(result: StoreInit) -> dict[str, Any]:
+    """``snap store init --json``: a folder store's three keys, a bucket's also its name and
+    the retention new objects get."""
+    document: dict[str, Any] = {"store": result.store}
+    if result.bucket is not None:
+        document["bucket"] = result.bucket
+    document |= {"created": result.created, "objectLock": result.object_lock}
+    if result.bucket is not None:
+        document |= {"lockMode": result.lock_mode, "lockDays": result.lock_days}
+    return document
+
+
+def upgrade_json(result: Upgrade) -> dict[str, Any]:
+    """``snap db upgrade --json``."""
+    return {
+        "database": result.database,
+        "from": result.before,
+        "revision": result.revision,
+        "upgraded": result.upgraded,
     }

@@ -654,7 +654,9 @@ def export(
                 ws, selection, fmt=fmt, out=output, force=force, progress=bar.update
             )
     if as_json:
-        emit_json(result.to_json())
+        from records.wire import export_result_json
+
+        emit_json(export_result_json(result))
     else:
         click.echo(render.export_summary(result))
 
@@ -748,6 +750,7 @@ def store_init(ctx: click.Context, as_json: bool) -> None:
 
     Exit 1 when an existing bucket has no Object Lock: evidence stored there could be deleted.
     """
+    from records.wire import store_init_json
     from snapshotter.store import init_store
 
     settings: Settings = ctx.obj
@@ -758,10 +761,10 @@ def store_init(ctx: click.Context, as_json: bool) -> None:
         home=settings.home,
     )
     if as_json:
-        emit_json(result)
+        emit_json(store_init_json(result))
     else:
         click.echo(render.store_init(result))
-    ctx.exit(0 if result["objectLock"] or "bucket" not in result else 1)
+    ctx.exit(0 if result.protected else 1)
 
 
 @store.command("relocate")
@@ -781,7 +784,9 @@ def store_relocate(ctx: click.Context, old: str, new: str | None, as_json: bool)
     with workspace(ctx, existing=True) as ws:
         moved = relocate(ws, old, new)
     if as_json:
-        emit_json(moved.to_json())
+        from records.wire import relocation_json
+
+        emit_json(relocation_json(moved))
     else:
         click.echo(render.relocated(moved))
 
@@ -796,25 +801,23 @@ def db() -> None:
 @click.pass_context
 def db_upgrade(ctx: click.Context, as_json: bool) -> None:
     """Apply every pending migration (SQLite is also upgraded on first use)."""
-    from records.db import Database
+    from records.db import upgrade_database
 
     settings: Settings = ctx.obj
-    before = Database.revision_of(settings.database_url)
-    database = Database(settings.database_url, auto_migrate=True)
-    after = database.current_revision()
-    result = {
-        "database": database.safe_url,
-        "from": before,
-        "revision": after,
-        "upgraded": before != after,
-    }
-    database.dispose()
+    result = upgrade_database(settings.database_url)
     if as_json:
-        emit_json(result)
-    elif result["upgraded"]:
-        click.echo(f"database {result['database']} upgraded from {before or 'empty'} to {after}")
+        from records.wire import upgrade_json
+
+        emit_json(upgrade_json(result))
+    elif result.upgraded:
+        click.echo(
+            f"database {result.database} upgraded from {result.before or 'empty'}"
+            f" to {result.revision}"
+        )
     else:
-        click.echo(f"database {result['database']} is already at the latest revision, {after}")
+        click.echo(
+            f"database {result.database} is already at the latest revision, {result.revision}"
+        )
 
 
 @cli.command("import")
@@ -841,7 +844,9 @@ def import_(ctx: click.Context, path: Path, as_latest: bool, as_json: bool) -> N
         report = import_archive(ws, path, progress=bar.update, as_latest=as_latest)
         checkpoint_log(ws)
     if as_json:
-        emit_json(report.to_json())
+        from records.wire import import_report_json
+
+        emit_json(import_report_json(report))
     else:
         click.echo(render.import_report(report))
     for line in report.damaged:

@@ -7,12 +7,16 @@ prints.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from snap.cli_support import emit_json, json_option, workspace
 from snap.config import Settings
 from snap.paths import OutputFolder
+
+if TYPE_CHECKING:
+    from records.attest.signing import SigningKey
 
 
 @click.group()
@@ -39,8 +43,7 @@ def keys_init(ctx: click.Context, key_type: str, as_json: bool) -> None:
 
     settings: Settings = ctx.obj
     path = signing_key_path(settings)
-    key = write_new_key(path, KeyType(key_type))
-    _print_key(str(path), key.key_type.value, key.key_id, key.public_pem(), as_json)
+    _print_key(path, write_new_key(path, KeyType(key_type)), as_json)
 
 
 @keys.command("show")
@@ -53,16 +56,17 @@ def keys_show(ctx: click.Context, as_json: bool) -> None:
 
     settings: Settings = ctx.obj
     path = signing_key_path(settings)
-    key = load_key(path)
-    _print_key(str(path), key.key_type.value, key.key_id, key.public_pem(), as_json)
+    _print_key(path, load_key(path), as_json)
 
 
-def _print_key(path: str, key_type: str, key_id: str, pem: str, as_json: bool) -> None:
+def _print_key(path: Path, key: SigningKey, as_json: bool) -> None:
     if as_json:
-        emit_json({"path": path, "type": key_type, "keyId": key_id, "publicKey": pem})
+        from records.wire_attest import signing_key_json
+
+        emit_json(signing_key_json(path, key))
         return
-    click.echo(f"key    {path}\ntype   {key_type}\nkey id {key_id}")
-    click.echo(pem, nl=False)
+    click.echo(f"key    {path}\ntype   {key.key_type.value}\nkey id {key.key_id}")
+    click.echo(key.public_pem(), nl=False)
 
 
 @click.group("log")
@@ -80,7 +84,9 @@ def log_checkpoint(ctx: click.Context, as_json: bool) -> None:
     with workspace(ctx, existing=True) as ws:
         result = make_checkpoint(ws)
     if as_json:
-        emit_json(result.to_json())
+        from records.wire_attest import checkpoint_result_json
+
+        emit_json(checkpoint_result_json(result))
         return
     state = "checkpoint" if result.created else "unchanged since checkpoint"
     click.echo(f"{state} {result.id}: size {result.tree_size} root {result.root_hash}")
@@ -101,11 +107,13 @@ def log_verify(ctx: click.Context, as_json: bool) -> None:
     with workspace(ctx, existing=True) as ws:
         report = verify_log(ws)
     if as_json:
-        emit_json(report.to_json())
+        from records.wire_attest import log_report_json
+
+        emit_json(log_report_json(report))
     else:
         for problem in report.problems:
-            where = problem["position"]
-            click.echo(f"✗ {'' if where is None else f'position {where}: '}{problem['problem']}")
+            where = problem.position
+            click.echo(f"✗ {'' if where is None else f'position {where}: '}{problem.problem}")
         verdict = "intact" if report.ok else f"{len(report.problems)} problem(s)"
         click.echo(f"log of {report.entries} entries, {report.checkpoints} checkpoints: {verdict}")
     ctx.exit(0 if report.ok else 1)
@@ -130,10 +138,11 @@ def log_consistency(
     it does not, or a checkpoint's signature or token does not check."""
     from records.attest.attest import write_consistency_files
     from records.attest.checkpoints import consistency_between
+    from records.wire_attest import consistency_json
 
     with workspace(ctx, existing=True) as ws:
         result = consistency_between(ws, old, new)
-    document = result.to_json()
+    document = consistency_json(result)
     if out is not None:
         write_consistency_files(document, out)
     if as_json:
@@ -174,34 +183,33 @@ def attest_command(ctx: click.Context, given: str, out: Path | None, as_json: bo
     if out is not None:
         write_files(result, out)
     if as_json:
-        emit_json(result.to_json())
+        from records.wire_attest import attestation_json
+
+        emit_json(attestation_json(result))
     else:
         for capture in result.captures:
-            click.echo(f"capture {capture['captureId']}")
-            manifest = capture.get("manifest")
-            if manifest is None:
-                click.echo(f"  {capture.get('note')}")
+            click.echo(f"capture {capture.capture_id}")
+            if capture.manifest is None:
+                click.echo(f"  {capture.note}")
                 continue
-            signature = capture["signature"]
-            stamp = capture["timestamp"]
-            click.echo(f"  manifest  {manifest['sha256']}")
+            signature, stamp = capture.signature, capture.timestamp
+            click.echo(f"  manifest  {capture.manifest.sha256}")
             click.echo(
                 f"  signature {signature.get('state')}"
                 f" {signature.get('keyId') or signature.get('reason')}"
             )
             click.echo(f"  timestamp {stamp.get('genTime') or stamp.get('reason')}")
-            proof = capture.get("proof") or {}
+            proof = capture.proof or {}
             click.echo(
                 f"  log       position {proof.get('position')}, proved against checkpoint"
                 f" {(proof.get('checkpoint') or {}).get('id', 'none yet')}"
             )
-            for command in capture.get("check", []):
+            for command in capture.check:
                 click.echo(f"    $ {command}")
         for check in result.verifications:
-            proof = check.get("proof") or {}
+            proof = check.proof or {}
             click.echo(
-                f"verification {check['id']} {check['status']}: log position"
-                f" {proof.get('position')}"
+                f"verification {check.id} {check.status}: log position {proof.get('position')}"
             )
         for problem in result.problems:
             click.echo(f"✗ {problem}")

@@ -44,6 +44,7 @@ TEXT_URI = "snap://snapshots/{snapshot_id}/text"
 
 if TYPE_CHECKING:
     from records.attest.schedule import CheckpointSchedule
+    from records.verify import VerifyReport
 
 
 class Wire(BaseModel):
@@ -217,8 +218,11 @@ def add_tools(
             selector["position"] = position.model_dump()
         record: dict[str, Any] = {"selector": selector}
         record |= {"url": url} if url is not None else {"snapshotId": snapshot_id}
-        document = await recording(verify_document, workspace, record, public)
-        return QuoteResult.model_validate(document["results"][0])
+        from records.wire import citation_result_json
+
+        report = await recording(verify_input, workspace, record)
+        [result] = report.results  # one record in, one result out
+        return QuoteResult.model_validate(public.document(citation_result_json(result)))
 
     @server.tool(annotations=ToolAnnotations(openWorldHint=False, idempotentHint=True))
     async def verify_answer(
@@ -313,11 +317,19 @@ def verify_document(
     workspace: Workspace, document: Any, public: Redactor, documents: Any = None
 ) -> dict[str, Any]:
     """``snap verify --json`` of one input document, read by the same input reader."""
+    from records.wire import verify_report_json
+
+    report = verify_input(workspace, document, documents)
+    return dict(public.document(verify_report_json(report)))
+
+
+def verify_input(workspace: Workspace, document: Any, documents: Any = None) -> VerifyReport:
+    """The checks of one input document (a tool's argument), read by ``snap verify``'s input
+    reader: the typed report, for the tool to answer from."""
     from records.inputs import verify_input_from_bytes
     from records.inputs.documents import NO_DOCUMENTS, parse_document_map
     from records.inputs.reader import max_input_bytes
     from records.verify import verify_citations
-    from records.wire import verify_report_json
     from snap.errors import InputTooLarge
 
     # JSON text (or a saved event stream) is read as a file's bytes would be: the same reader
@@ -330,7 +342,7 @@ def verify_document(
         raise InputTooLarge(f"the input has {len(data)} bytes; the limit is {limit}")
     mapped = NO_DOCUMENTS if documents is None else parse_document_map(documents)
     given = verify_input_from_bytes(data, "the tool's input", mapped)
-    return dict(public.document(verify_report_json(verify_citations(workspace, given))))
+    return verify_citations(workspace, given)
 
 
 def capture_document(workspace: Workspace, url: str, public: Redactor) -> dict[str, Any]:

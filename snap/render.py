@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from records.passage_marks import marked_text, marks_outside, rounded_score
-from records.vocabulary import BlobState, ItemState, Status
+from records.vocabulary import BlobState, ImportOutcome, ItemState, Status
 from snapshotter.times import wire_time, wire_time_or_none
 from verifier.closest import SIMILAR_ENOUGH_TO_SHOW, Closest
 
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from records.show import Shown
     from records.verify import VerifyReport
     from snapshotter.capture import SnapshotRecord
+    from snapshotter.store import StoreInit
 
 PASS, FAIL = "✓", "✗"
 MISMATCHES = (Status.POSITION_MISMATCH, Status.CONTEXT_MISMATCH)
@@ -393,22 +394,22 @@ def fsck_report(report: FsckReport) -> str:
     return "\n".join(lines)
 
 
-def store_init(result: dict[str, Any]) -> str:
-    verb = "created" if result["created"] else "already exists"
-    if "bucket" not in result:
-        return f"folder store {result['store']} {verb} (write-once files, no retention lock)"
-    if result["objectLock"] and result.get("lockMode") == "NONE":
+def store_init(result: StoreInit) -> str:
+    verb = "created" if result.created else "already exists"
+    if result.bucket is None:
+        return f"folder store {result.store} {verb} (write-once files, no retention lock)"
+    if result.object_lock and result.lock_mode == "NONE":
         return (
-            f"{PASS} bucket {result['bucket']} {verb} with Object Lock, but SNAP_S3_LOCK_MODE=none:"
+            f"{PASS} bucket {result.bucket} {verb} with Object Lock, but SNAP_S3_LOCK_MODE=none:"
             " new objects get no retention"
         )
-    if result["objectLock"]:
+    if result.object_lock:
         return (
-            f"{PASS} bucket {result['bucket']} {verb} with Object Lock; new objects are "
-            f"retained {result['lockDays']} days in {result['lockMode']} mode"
+            f"{PASS} bucket {result.bucket} {verb} with Object Lock; new objects are "
+            f"retained {result.lock_days} days in {result.lock_mode} mode"
         )
     return (
-        f"{FAIL} bucket {result['bucket']} exists WITHOUT Object Lock: stored evidence could "
+        f"{FAIL} bucket {result.bucket} exists WITHOUT Object Lock: stored evidence could "
         "be deleted; use a new bucket created by `snap store init`"
     )
 
@@ -459,7 +460,7 @@ def export_summary(result: ExportResult) -> str:
         f" {plural(len(selection.citations), 'citation')},"
         f" {plural(result.verifications, 'verification')}",
     ]
-    written = result.counts.get("records")
+    written = result.written.records
     if written:
         records = ", ".join(f"{n} {kind}" for kind, n in sorted(written.items()))
         lines.append(f"  records   {records}")
@@ -474,14 +475,15 @@ def import_report(report: ImportReport) -> str:
     """One line per record refused or revisit left unresolved, then the counts."""
     lines = []
     for record in report.results:
-        unresolved = record.record_type == "revisit" and record.outcome == "skipped"
-        if record.outcome == "refused" or unresolved:
+        unresolved = record.record_type == "revisit" and record.outcome == ImportOutcome.SKIPPED
+        if record.outcome == ImportOutcome.REFUSED or unresolved:
             where = f"{record.source}@{record.offset}"
             lines.append(one_line(f"{record.outcome} {where} {record.uri}: {record.reason}"))
     lines.append(
-        f"imported {plural(report.count('imported'), 'capture')} from {report.path}"
-        f" ({report.count('exists')} already imported, {report.count('skipped')} skipped,"
-        f" {report.count('refused')} refused)"
+        f"imported {plural(report.count(ImportOutcome.IMPORTED), 'capture')} from {report.path}"
+        f" ({report.count(ImportOutcome.EXISTS)} already imported,"
+        f" {report.count(ImportOutcome.SKIPPED)} skipped,"
+        f" {report.count(ImportOutcome.REFUSED)} refused)"
     )
     return "\n".join(lines)
 

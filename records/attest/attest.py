@@ -13,7 +13,7 @@ import base64
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from sqlalchemy import select
 
@@ -26,25 +26,60 @@ from records.vocabulary import CaptureOutcome
 from records.workspace import Workspace
 
 
-@dataclass
+@dataclass(frozen=True)
+class Subject:
+    """What was attested: a snapshot, an answer or a citation, by its id."""
+
+    kind: Literal["snapshot", "answer", "citation"]
+    id: str
+
+
+@dataclass(frozen=True)
+class AttestedManifest:
+    """A capture's manifest: its sha256 and its exact bytes, as text."""
+
+    sha256: str
+    document: str
+
+
+@dataclass(frozen=True)
+class AttestedCapture:
+    """One stored capture's pieces: its inclusion proof (with the checkpoint it is proved
+    against, that checkpoint's token inlined), and, when manifests were kept, the manifest,
+    its signature and token (inlined) and the commands that check each; else a note."""
+
+    capture_id: int
+    proof: dict[str, Any] | None
+    manifest: AttestedManifest | None = None
+    note: str | None = None  # recorded before manifests were kept
+    signature: dict[str, Any] = field(default_factory=dict)
+    timestamp: dict[str, Any] = field(default_factory=dict)
+    check: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class AttestedVerification:
+    """One recorded check of a citation and its inclusion proof."""
+
+    id: int
+    citation_id: str
+    status: str
+    proof: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
 class Attestation:
-    subject: dict[str, Any]
-    captures: list[dict[str, Any]] = field(default_factory=list)
-    verifications: list[dict[str, Any]] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+    """``snap attest``: the pieces, and what did not check (its JSON:
+    ``records.wire_attest.attestation_json``)."""
+
+    subject: Subject
+    captures: tuple[AttestedCapture, ...] = ()
+    verifications: tuple[AttestedVerification, ...] = ()
+    problems: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
         return not self.problems
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "ok": self.ok,
-            "subject": self.subject,
-            "captures": self.captures,
-            "verifications": self.verifications,
-            "problems": self.problems,
-        }
 
 
 def attest(workspace: Workspace, given: str) -> Attestation:
@@ -53,16 +88,16 @@ def attest(workspace: Workspace, given: str) -> Attestation:
         citations: list[Citation] = []
         if session.get(Citation, given) is None and _looks_like_snapshot(given):
             snapshot_id = resolve_snapshot_id(session, given)
-            subject = {"snapshotId": snapshot_id}
+            subject = Subject("snapshot", snapshot_id)
             snapshot_ids = [snapshot_id]
         else:
             citations = list(session.scalars(select(Citation).where(Citation.answer_id == given)))
             if citations:
-                subject = {"answerId": given}
+                subject = Subject("answer", given)
             else:
                 citation_id = resolve_citation_id(session, given)
                 citations = [c for c in [session.get(Citation, citation_id)] if c is not None]
-                subject = {"citationId": citation_id}
+                subject = Subject("citation", citation_id)
             snapshot_ids = sorted({c.snapshot_id for c in citations if c.snapshot_id})
         query = select(Capture).where(
             Capture.snapshot_id.in_(snapshot_ids), Capture.outcome == CaptureOutcome.STORED
@@ -74,20 +109,26 @@ def attest(workspace: Workspace, given: str) -> Attestation:
         verifications = list(session.execute(checks.order_by(Verification.id)))
     if not captures and not citations:
         raise RecordNotFound(f"nothing recorded for {given!r}")
-    result = Attestation(subject)
+    problems: list[str] = []
     chain = load_chain(workspace.settings.tsa_chain) if workspace.settings.tsa_chain else None
-    for capture_id, provenance in sorted(captures, key=lambda item: item[0]):
-        result.captures.append(_capture(workspace, result, capture_id, provenance, chain))
-    for verification_id, citation_id, status in verifications:
-        proof = inclusion_proof(workspace, "verification", str(verification_id))
-        result.verifications.append(
-            {"id": verification_id, "citationId": citation_id, "status": status, "proof": proof}
+    attested = tuple(
+        _capture(workspace, problems, capture_id, provenance, chain)
+        for capture_id, provenance in sorted(captures, key=lambda item: item[0])
+    )
+    proved = tuple(
+        AttestedVerification(
+            verification_id,
+            citation_id,
+            status,
+            inclusion_proof(workspace, "verification", str(verification_id)),
         )
-    return result
+        for verification_id, citation_id, status in verifications
+    )
+    return Attestation(subject, attested, proved, tuple(problems))
 
 
 def _checkpoint_token(
-    workspace: Workspace, result: Attestation, proof: dict[str, Any] | None, chain: Any
+    workspace: Workspace, problems: list[str], proof: dict[str, Any] | None, chain: Any
 ) -> None:
     """The token of the checkpoint a proof is against, inlined, and checked."""
     checkpoint = (proof or {}).get("checkpoint")
@@ -97,14 +138,14 @@ def _checkpoint_token(
     document = str(checkpoint["document"]).encode("utf-8")
     problem = signature_problem(checkpoint.get("signature") or {}, document)
     if problem is not None:
-        result.problems.append(f"checkpoint {checkpoint['id']}: {problem}")
+        problems.append(f"checkpoint {checkpoint['id']}: {problem}")
     if stamp.get("state") != "stamped":
         return
     reply = workspace.store.get("timestamp", stamp["hash"], version_id=stamp.get("versionId"))
     checkpoint["timestamp"] = {**stamp, "token": base64.b64encode(reply).decode("ascii")}
     problem = token_problem(workspace.store, stamp, document, chain=chain)
     if problem is not None:
-        result.problems.append(f"checkpoint {checkpoint['id']}: {problem}")
+        problems.append(f"checkpoint {checkpoint['id']}: {problem}")
 
 
 def _looks_like_snapshot(given: str) -> bool:
@@ -115,37 +156,38 @@ def _looks_like_snapshot(given: str) -> bool:
 
 def _capture(
     workspace: Workspace,
-    result: Attestation,
+    problems: list[str],
     capture_id: int,
     provenance: dict[str, Any],
     chain: Any,
-) -> dict[str, Any]:
+) -> AttestedCapture:
     named = provenance.get("manifest") or {}
     stamp = provenance.get("timestamp") or {"state": "none", "reason": "no trusted timestamp"}
-    entry: dict[str, Any] = {"captureId": capture_id, "proof": None}
-    entry["proof"] = inclusion_proof(workspace, "capture", str(capture_id))
-    _checkpoint_token(workspace, result, entry["proof"], chain)
+    proof = inclusion_proof(workspace, "capture", str(capture_id))
+    _checkpoint_token(workspace, problems, proof, chain)
     if not named.get("hash"):
-        entry["manifest"] = None
-        entry["note"] = "recorded before manifests were kept: no manifest, signature or token"
-        return entry
+        note = "recorded before manifests were kept: no manifest, signature or token"
+        return AttestedCapture(capture_id, proof, note=note)
     data = workspace.store.get("manifest", named["hash"], version_id=named.get("versionId"))
-    entry["manifest"] = {"sha256": named["hash"], "document": data.decode("utf-8")}
     signature = dict(named.get("signature") or {})
-    entry["signature"] = signature
     problem = signature_problem(signature, data)
     if problem is not None:
-        result.problems.append(f"capture {capture_id}: the manifest's {problem[4:]}")
+        problems.append(f"capture {capture_id}: the manifest's {problem[4:]}")
     token: dict[str, Any] = dict(stamp)
     if stamp.get("state") == "stamped":
         reply = workspace.store.get("timestamp", stamp["hash"], version_id=stamp.get("versionId"))
         token["token"] = base64.b64encode(reply).decode("ascii")
         problem = token_problem(workspace.store, stamp, data, chain=chain)
         if problem is not None:
-            result.problems.append(f"capture {capture_id}: the manifest's {problem[4:]}")
-    entry["timestamp"] = token
-    entry["check"] = check_commands(capture_id, signature, stamp)
-    return entry
+            problems.append(f"capture {capture_id}: the manifest's {problem[4:]}")
+    return AttestedCapture(
+        capture_id,
+        proof,
+        AttestedManifest(named["hash"], data.decode("utf-8")),
+        signature=signature,
+        timestamp=token,
+        check=tuple(check_commands(capture_id, signature, stamp)),
+    )
 
 
 def check_commands(capture_id: int, signature: dict[str, Any], stamp: dict[str, Any]) -> list[str]:
@@ -256,18 +298,18 @@ def write_files(attestation: Attestation, folder: Path) -> list[Path]:
     (folder / "check_inclusion.py").write_text(CHECK_INCLUSION)
     written = [folder / "check_inclusion.py"]
     for capture in attestation.captures:
-        base = folder / f"capture-{capture['captureId']}"
+        base = folder / f"capture-{capture.capture_id}"
         pieces: dict[str, bytes] = {}
-        if capture.get("manifest"):
-            pieces[".manifest.json"] = capture["manifest"]["document"].encode("utf-8")
-        signature = capture.get("signature") or {}
+        if capture.manifest is not None:
+            pieces[".manifest.json"] = capture.manifest.document.encode("utf-8")
+        signature = capture.signature
         if signature.get("state") == "signed":
             pieces[".manifest.sig"] = base64.b64decode(signature["value"])
             pieces[".public-key.pem"] = str(signature["publicKey"]).encode("ascii")
-        token = capture.get("timestamp") or {}
+        token = capture.timestamp
         if token.get("token"):
             pieces[".manifest.tsr"] = base64.b64decode(token["token"])
-        proof = capture.get("proof") or {}
+        proof = capture.proof or {}
         pieces[".proof.json"] = json.dumps(proof, indent=2).encode("utf-8")
         checkpoint = proof.get("checkpoint") or {}
         if checkpoint:

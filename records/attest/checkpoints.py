@@ -47,16 +47,6 @@ class CheckpointResult:
     signature: dict[str, Any]
     timestamp: dict[str, Any]
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "checkpointId": self.id,
-            "treeSize": self.tree_size,
-            "rootHash": self.root_hash,
-            "created": self.created,
-            "signature": self.signature,
-            "timestamp": self.timestamp,
-        }
-
 
 def make_checkpoint(workspace: Workspace, *, force: bool = False) -> CheckpointResult:
     """Sign and stamp the log's current size and root; nothing new when the newest
@@ -101,49 +91,68 @@ def _result(row: LogCheckpoint, *, created: bool) -> CheckpointResult:
     )
 
 
-@dataclass
+@dataclass(frozen=True)
+class LogProblem:
+    """One thing ``snap log verify`` found wrong: in words, at which log position (when one
+    is known) and, for a row changed, removed or inserted, which record."""
+
+    problem: str
+    position: int | None = None
+    kind: str | None = None  # "capture", "extraction" or "verification"
+    record_id: str | None = None
+
+
+@dataclass(frozen=True)
 class LogReport:
-    entries: int = 0
-    checkpoints: int = 0
-    problems: list[dict[str, Any]] = field(default_factory=list)
+    """``snap log verify``: the log's size, its checkpoints and every problem found (its
+    JSON: ``records.wire_attest.log_report_json``)."""
+
+    entries: int
+    checkpoints: int
+    problems: tuple[LogProblem, ...] = ()
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
-    def add(self, problem: str, *, position: int | None = None, **details: Any) -> None:
-        self.problems.append({"position": position, "problem": problem, **details})
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "ok": self.ok,
-            "entries": self.entries,
-            "checkpoints": self.checkpoints,
-            "problems": self.problems,
-        }
+@dataclass
+class _Findings:
+    """The problems found so far, in the order found."""
+
+    problems: list[LogProblem] = field(default_factory=list)
+
+    def add(
+        self,
+        problem: str,
+        *,
+        position: int | None = None,
+        kind: str | None = None,
+        record_id: str | None = None,
+    ) -> None:
+        self.problems.append(LogProblem(problem, position, kind, record_id))
 
 
 def verify_log(workspace: Workspace) -> LogReport:
     """Recompute every leaf from the rows, find rows the log does not hold, and check every
     checkpoint (root, signature, timestamp) and each one's consistency with the one before."""
-    report = LogReport()
+    found = _Findings()
     with workspace.db.reading() as session:
         entries = stored_leaves(session)
         rows = _rows(session)
         stored = checkpoints(session)
-    report.entries, report.checkpoints = len(entries), len(stored)
-    _check_rows(report, entries, rows)
+    _check_rows(found, entries, rows)
     leaves = [raw_digest(entry.leaf_hash) for entry in entries]
     chain = tsa_chain(workspace)
     previous: LogCheckpoint | None = None
     intact = 0  # the largest checkpointed prefix whose root still holds
     for checkpoint in stored:
-        if _check_checkpoint(report, workspace.store, checkpoint, leaves, intact, chain):
+        if _check_checkpoint(found, workspace.store, checkpoint, leaves, intact, chain):
             intact = max(intact, checkpoint.tree_size)
         if previous is not None:
-            _check_consistency(report, previous, checkpoint, leaves)
+            _check_consistency(found, previous, checkpoint, leaves)
         previous = checkpoint
-    return report
+    return LogReport(len(entries), len(stored), tuple(found.problems))
 
 
 def _rows(session: Any) -> dict[tuple[str, str], Any]:
@@ -159,7 +168,7 @@ def _rows(session: Any) -> dict[tuple[str, str], Any]:
 
 
 def _check_rows(
-    report: LogReport, entries: list[LogEntry], rows: dict[tuple[str, str], Any]
+    report: _Findings, entries: list[LogEntry], rows: dict[tuple[str, str], Any]
 ) -> None:
     logged: set[tuple[str, str]] = set()
     for expected, entry in enumerate(entries):
@@ -178,7 +187,7 @@ def _check_rows(
                 f"{entry.kind} {entry.record_id} was removed from the database",
                 position=entry.position,
                 kind=entry.kind,
-                recordId=entry.record_id,
+                record_id=entry.record_id,
             )
             continue
         now = hex_digest(merkle.leaf_hash(leaf_bytes(row)))
@@ -187,11 +196,11 @@ def _check_rows(
                 f"{entry.kind} {entry.record_id} was changed after it was logged",
                 position=entry.position,
                 kind=entry.kind,
-                recordId=entry.record_id,
+                record_id=entry.record_id,
             )
     for kind, record_id in sorted(set(rows) - logged):
         report.add(
-            f"{kind} {record_id} was inserted without a log entry", kind=kind, recordId=record_id
+            f"{kind} {record_id} was inserted without a log entry", kind=kind, record_id=record_id
         )
 
 
@@ -206,7 +215,7 @@ def tsa_chain(workspace: Workspace) -> tuple[Any, ...] | None:
 
 
 def _check_checkpoint(
-    report: LogReport,
+    report: _Findings,
     store: BlobStore,
     checkpoint: LogCheckpoint,
     leaves: list[bytes],
@@ -248,7 +257,7 @@ def _check_checkpoint(
 
 
 def _check_consistency(
-    report: LogReport, old: LogCheckpoint, new: LogCheckpoint, leaves: list[bytes]
+    report: _Findings, old: LogCheckpoint, new: LogCheckpoint, leaves: list[bytes]
 ) -> None:
     if new.tree_size < old.tree_size or new.tree_size > len(leaves) or old.tree_size == 0:
         if new.tree_size < old.tree_size:
@@ -276,16 +285,6 @@ class Consistency:
     @property
     def ok(self) -> bool:
         return self.holds and not self.problems
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "ok": self.ok,
-            "holds": self.holds,
-            "from": self.old,
-            "to": self.new,
-            "proof": list(self.proof),
-            "problems": list(self.problems),
-        }
 
 
 def consistency_between(workspace: Workspace, old_id: int, new_id: int | None) -> Consistency:

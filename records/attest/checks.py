@@ -82,28 +82,11 @@ class SealState:
     def error(self) -> AttestationFailure:
         return AttestationFailure(self.failure())
 
-    def to_json(self) -> dict[str, Any]:
-        document: dict[str, Any] = {
-            "intact": self.intact,
-            "signature": self.signature,
-            "timestamp": self.timestamp,
-            "problems": list(self.problems),
-            "signed": self.signed,
-            "stamped": self.stamped,
-        }
-        if self.capture_id is not None:
-            document["captureId"] = self.capture_id
-        if self.manifest is not None:
-            document["manifest"] = self.manifest
-        if self.notes:
-            document["notes"] = list(self.notes)
-        return document
-
     @classmethod
     def of_document(cls, document: dict[str, Any]) -> SealState:
-        """A seal as a verification row keeps it (``to_json``, written when the check was
-        recorded), read back for a run continued from its records; ``to_json`` of the result
-        is the stored document again."""
+        """A seal as a verification row keeps it (``records.wire_attest.seal_state_json``,
+        written when the check was recorded), read back for a run continued from its records;
+        ``seal_state_json`` of the result is the stored document again."""
         return cls(
             signature=str(document["signature"]),
             timestamp=str(document["timestamp"]),

@@ -12,7 +12,7 @@ import contextlib
 import hashlib
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,37 +26,33 @@ FORMATS = ("warc", "wacz", "html")
 
 
 @dataclass(frozen=True)
+class WrittenCounts:
+    """What the format wrote beside the selection: a WARC's records by type (WARC and WACZ),
+    a WACZ's pages and annotations and whether (and why not) it is signed; nothing for the
+    evidence page."""
+
+    records: Mapping[str, int] | None = None
+    pages: int | None = None
+    annotations: int | None = None
+    signed: bool | None = None
+    signature: str | None = None  # "signed", or "not signed: " and why
+
+
+@dataclass(frozen=True)
 class ExportResult:
+    """The file written (its JSON: ``records.wire.export_result_json``)."""
+
     path: Path
     format: str
     sha256: str
     size: int
     selection: Selection
-    counts: dict[str, Any] = field(default_factory=dict)
+    written: WrittenCounts = field(default_factory=WrittenCounts)
 
     @property
     def verifications(self) -> int:
         """The checks of the selected citations written with them."""
         return sum(len(c.verifications) for c in self.selection.citations)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "path": str(self.path),
-            "format": self.format,
-            "sha256": self.sha256,
-            "bytes": self.size,
-            "selection": self.selection.described,
-            "counts": {
-                "captures": len(self.selection.captures),
-                "snapshots": len(self.selection.snapshot_ids),
-                "citations": len(self.selection.citations),
-                "verifications": self.verifications,
-                **self.counts,
-            },
-            "snapshotIds": self.selection.snapshot_ids,
-            "citationIds": self.selection.citation_ids,
-            "notRecorded": list(self.selection.not_recorded),
-        }
 
 
 def check_output(path: Path, *, force: bool) -> None:
@@ -84,9 +80,9 @@ def export(
         raise InputError(f"unknown export format {fmt!r}; expected one of {', '.join(FORMATS)}")
     check_output(out, force=force)
     with _staged(out, force=force) as staged:
-        counts = _write(workspace, selection, fmt, staged, name=out.name, progress=progress)
+        written = _write(workspace, selection, fmt, staged, name=out.name, progress=progress)
     digest, size = _digest(out)
-    return ExportResult(out, fmt, digest, size, selection, counts)
+    return ExportResult(out, fmt, digest, size, selection, written)
 
 
 def _write(
@@ -97,7 +93,7 @@ def _write(
     *,
     name: str,
     progress: Callable[[int], None] | None,
-) -> dict[str, Any]:
+) -> WrittenCounts:
     from records.attest.checks import refuse_broken_seals, seal_checks_of
     from records.attest.seal import attestor_of
 
@@ -111,7 +107,7 @@ def _write(
                 f"{selection.described} has no recorded citation; the evidence page shows citations"
             )
         target.write_text(render_evidence_page(workspace, selection.citation_ids), "utf-8")
-        return {}
+        return WrittenCounts()
     from records.exports.warc import write_warc
 
     workspace.stores.check_all([capture.evidence for capture in selection.captures])
@@ -126,7 +122,7 @@ def _write(
                 progress=progress,
                 attestations=proofs,
             )
-        return {"records": summary.records}
+        return WrittenCounts(records=summary.records)
     from records.exports.wacz import WARC_NAME, write_wacz
 
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".snap-export-") as folder:
@@ -141,8 +137,7 @@ def _write(
         sign = signer.signed_data if signer is not None else None
         proofs = _attestations(workspace, selection)
         wacz = write_wacz(target, warc, selection, summary, sign, attestations=proofs)
-        written = {**wacz, "signature": why}
-    return {"records": summary.records, **written}
+    return WrittenCounts(summary.records, wacz.pages, wacz.annotations, wacz.signed, why)
 
 
 def _attestations(workspace: Workspace, selection: Selection) -> list[dict[str, Any]]:

@@ -16,6 +16,7 @@ import io
 import json
 import zipfile
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,16 @@ WARC_NAME = "data.warc.gz"
 PAGES_FORMAT = "json-pages-1.0"
 
 
+@dataclass(frozen=True)
+class WaczContents:
+    """What a WACZ holds beside its WARC: its pages, its annotations, and whether its
+    datapackage digest is signed."""
+
+    pages: int
+    annotations: int
+    signed: bool
+
+
 def write_wacz(
     out: Path,
     warc: Path,
@@ -41,7 +52,7 @@ def write_wacz(
     sign: Callable[[str, str], dict[str, Any]] | None = None,
     *,
     attestations: list[dict[str, Any]] | None = None,
-) -> dict[str, Any]:
+) -> WaczContents:
     """Package ``warc`` (written for ``selection``) as a WACZ at ``out``; returns counts.
     ``sign(hash, created)`` gives the ``signedData`` of ``datapackage-digest.json``
     (records.attest.wacz_signing)."""
@@ -69,7 +80,7 @@ def write_wacz(
             _info("datapackage-digest.json", zipfile.ZIP_DEFLATED),
             json.dumps(digest, indent=2).encode("utf-8"),
         )
-    return {"pages": len(pages), "annotations": len(notes), "signed": sign is not None}
+    return WaczContents(len(pages), len(notes), signed=sign is not None)
 
 
 def _pages_header() -> dict[str, Any]:

@@ -61,6 +61,7 @@ from records.imports.report import ImportReport, RecordResult
 from records.imports.sources import Archive, WarcSource, open_archive
 from records.repository import record_snapshot_once
 from records.urls import canonical_url
+from records.vocabulary import ImportOutcome
 from records.workspace import Workspace
 from snapshotter.capture import HEADERS_BLOB, SnapshotRecord, extract_and_store, store_head
 from snapshotter.errors import CaptureError, SnapError
@@ -155,7 +156,7 @@ class _ImportRun:
                     self._advance(offset, done)
                     done = offset
                     result = self._record(source, offset, record, software)
-                    if result is not None and result.outcome != "deferred":
+                    if result is not None and result.outcome != ImportOutcome.DEFERRED:
                         self.report.results.append(result)
             except _Damaged as damaged:
                 reason = " ".join(str(damaged.__cause__ or damaged).split())[:300]
@@ -195,7 +196,9 @@ class _ImportRun:
             software[record_id] = name
             software[None] = name
             return None
-        base = RecordResult(source.name, offset, kind, uri, "skipped", record_id=record_id)
+        base = RecordResult(
+            source.name, offset, kind, uri, ImportOutcome.SKIPPED, record_id=record_id
+        )
         if kind not in ("response", "revisit"):
             return dataclasses.replace(base, reason=f"a {kind} record is not a capture")
         if not uri or not uri.lower().startswith(("http://", "https://")):
@@ -205,9 +208,9 @@ class _ImportRun:
             target_host(uri)
             return self._capture(source, offset, record, base, tool)
         except PayloadRefused as refused:
-            return dataclasses.replace(base, outcome="refused", reason=str(refused))
+            return dataclasses.replace(base, outcome=ImportOutcome.REFUSED, reason=str(refused))
         except CaptureError as error:
-            return dataclasses.replace(base, outcome="refused", reason=error.message)
+            return dataclasses.replace(base, outcome=ImportOutcome.REFUSED, reason=error.message)
 
     def _capture(
         self,
@@ -244,7 +247,7 @@ class _ImportRun:
                     provenance=provenance,
                 )
             )
-            return dataclasses.replace(base, outcome="deferred")
+            return dataclasses.replace(base, outcome=ImportOutcome.DEFERRED)
         if not has_head:
             raise PayloadRefused("the record has no HTTP status line")
         status = http_status(http)
@@ -270,7 +273,7 @@ class _ImportRun:
         location = http.get_header("Location") if 300 <= status < 400 else None
         if location:  # recorded once the archive is read: see _follow
             self.redirects.append(_Redirect(uri, status, location, snapshot, base))
-            return dataclasses.replace(base, outcome="deferred")
+            return dataclasses.replace(base, outcome=ImportOutcome.DEFERRED)
         return self._record_capture(snapshot, base)
 
     def _store_head(self, head: bytes, provenance: dict[str, object]) -> None:
@@ -308,13 +311,13 @@ class _ImportRun:
             base, snapshot_id=snapshot.snapshot_id, capture_id=capture_id, status=snapshot.status
         )
         if created:
-            return dataclasses.replace(done, outcome="imported")
+            return dataclasses.replace(done, outcome=ImportOutcome.IMPORTED)
         if same:
-            return dataclasses.replace(done, outcome="exists")
+            return dataclasses.replace(done, outcome=ImportOutcome.EXISTS)
         other = (recorded.get("warc") or {}).get("recordId") or "a fetch"
         return dataclasses.replace(
             done,
-            outcome="refused",
+            outcome=ImportOutcome.REFUSED,
             reason=f"capture {capture_id} already records this URL at {snapshot.fetched_at}"
             f" (from {other}); not recorded twice",
         )
@@ -365,7 +368,7 @@ class _ImportRun:
             revisit.offset,
             "revisit",
             revisit.uri,
-            "skipped",
+            ImportOutcome.SKIPPED,
             record_id=revisit.record_id,
         )
         original = self._original(revisit)

@@ -550,7 +550,9 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
         """On demand, beside the service's own checkpoints (one per interval after requests
         that recorded anything, and one at shutdown): nothing new when the newest checkpoint
         already covers every entry (``created`` is then false)."""
-        return checkpoints_of(request).now().to_json()
+        from records.wire_attest import checkpoint_result_json
+
+        return checkpoint_result_json(checkpoints_of(request).now())
 
     @app.get(
         "/v1/jobs/{batch}",

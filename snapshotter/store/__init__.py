@@ -7,6 +7,7 @@ neither it nor boto3.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -18,6 +19,7 @@ __all__ = [
     "KINDS",
     "BlobStore",
     "FolderStore",
+    "StoreInit",
     "StoredBlob",
     "blob_key",
     "canonical_location",
@@ -76,9 +78,28 @@ def canonical_location(location: str, *, home: Path | None) -> str:
     return FolderStore(folder, home=home).location
 
 
+@dataclass(frozen=True)
+class StoreInit:
+    """What ``snap store init`` found or made: the store, whether it was created now, and for
+    an S3 bucket its name, whether it has Object Lock and the retention new objects get."""
+
+    store: str
+    created: bool
+    object_lock: bool
+    bucket: str | None = None  # an S3 store's; None: a folder store
+    lock_mode: str | None = None
+    lock_days: int | None = None
+
+    @property
+    def protected(self) -> bool:
+        """False for a bucket without Object Lock: evidence stored there could be deleted (a
+        folder store is protected by write-once files instead)."""
+        return self.bucket is None or self.object_lock
+
+
 def init_store(
     url: str, *, lock_mode: str = "GOVERNANCE", lock_days: int = 365, home: Path | None = None
-) -> dict[str, object]:
+) -> StoreInit:
     """``snap store init``: create the store, or report how an existing one is protected.
 
     An S3 bucket is created with Object Lock (it cannot be turned on for a bucket created without
@@ -89,17 +110,17 @@ def init_store(
     if isinstance(store, FolderStore):
         existed = store.root.exists()
         store.root.mkdir(parents=True, exist_ok=True)
-        return {"store": store.location, "created": not existed, "objectLock": False}
+        return StoreInit(store.location, created=not existed, object_lock=False)
     from snapshotter.store.s3 import S3Store  # only for an s3:// store: a folder needs none
 
     if isinstance(store, S3Store):
         status = store.init_bucket()
-        return {
-            "store": store.location,
-            "bucket": status.bucket,
-            "created": status.created,
-            "objectLock": status.object_lock_enabled,
-            "lockMode": lock_mode,
-            "lockDays": lock_days,
-        }
+        return StoreInit(
+            store.location,
+            created=status.created,
+            object_lock=status.object_lock_enabled,
+            bucket=status.bucket,
+            lock_mode=lock_mode,
+            lock_days=lock_days,
+        )
     raise ConfigError(f"store {url!r} is neither a folder nor an S3 bucket")

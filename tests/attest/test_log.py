@@ -186,11 +186,11 @@ def test_any_change_after_a_checkpoint_is_found(
         execute(workspace, "DELETE FROM log_entries WHERE position = :p", p=which)
     report = verify_log(workspace)
     assert not report.ok, operation
-    positions = {problem["position"] for problem in report.problems}
+    positions = {problem.position for problem in report.problems}
     if operation in ("edit", "delete"):
         assert which in positions
     if operation == "insert":
-        assert any("inserted without a log entry" in p["problem"] for p in report.problems)
+        assert any("inserted without a log entry" in p.problem for p in report.problems)
 
 
 def test_checkpoints_are_consistent_and_cli_reports(workspace: Workspace) -> None:

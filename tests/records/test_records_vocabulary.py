@@ -21,6 +21,7 @@ from records.vocabulary import (
     BlobState,
     CaptureOutcome,
     FailureKind,
+    ImportOutcome,
     ItemState,
     Status,
 )
@@ -29,7 +30,15 @@ ROOT = Path(__file__).resolve().parents[2]
 OWNERS = {ROOT / "records" / "vocabulary.py", ROOT / "verifier" / "status.py"}
 WORDS = {
     member.value
-    for enum in (Status, BlobState, BatchKind, ItemState, FailureKind, CaptureOutcome)
+    for enum in (
+        Status,
+        BlobState,
+        BatchKind,
+        ItemState,
+        FailureKind,
+        CaptureOutcome,
+        ImportOutcome,
+    )
     for member in enum
 } | {REFETCH_FAILED}
 OVERLOADED = {BatchKind.CAPTURE.value}
@@ -38,6 +47,8 @@ KEY_OPENERS = {"{", ",", "\n"}  # what comes before a key in a dict display
 # (file, literal): why the word there is not the vocabulary's
 ALLOWED = {
     ("snap/cli_attest.py", '"intact"'): "snap log verify's verdict in words, not a blob state",
+    ("snap/render.py", '"imported"'): "snap audit's label of a capture an import made, not an"
+    " import's outcome",
 }
 
 
