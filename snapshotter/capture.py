@@ -20,10 +20,10 @@ from snapshotter.head_format import HEADERS_BLOB as HEADERS_BLOB
 from snapshotter.store import BlobStore, StoredBlob
 from snapshotter.store.hashing import source_digest
 from snapshotter.times import wire_time_or_none
-from verifier import NORMALIZER_ID, CodeSpans, normalized_digest
 
 if TYPE_CHECKING:
     from snapshotter.fetch import Fetched, FetchOptions
+    from verifier import CodeSpans
 
 
 @dataclass(frozen=True)
@@ -190,7 +190,12 @@ def _extraction_failure(fetched: Fetched, message: str) -> ExtractionError:
 
 def store_capture(fetched: Fetched, extraction: Extraction, store: BlobStore) -> SnapshotRecord:
     """Write the raw bytes, the text (if any) and the HTTP heads (if any) write-once, tagged
-    with how they were made; the heads' digest and version go into the capture's provenance."""
+    with how they were made; the heads' digest and version go into the capture's provenance.
+
+    The matcher is imported here, not with the module: reading a capture's records back (fsck,
+    show) needs this module's names but never the tokenizer's patterns."""
+    from verifier import NORMALIZER_ID, CodeSpans, normalized_digest
+
     tags = {"extractor": extraction.extractor, "normalizer": NORMALIZER_ID}
     raw_blob = store.put("raw", fetched.raw_digest, fetched.path, tags={"kind": "raw", **tags})
     provenance = dict(fetched.provenance)

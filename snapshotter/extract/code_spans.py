@@ -12,14 +12,16 @@ provenance too (``codeBlob``), so the capture's manifest names it with every oth
 from __future__ import annotations
 
 import json
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import rfc8785
 
 from snapshotter.errors import IntegrityError
 from snapshotter.store.base import blob_key
-from verifier import CodeSpans
 from verifier.errors import CodeSpanError
+
+if TYPE_CHECKING:  # imported where decoded: the tokenizer's patterns stay unloaded until then
+    from verifier import CodeSpans
 
 CODE_BLOB: Final = "codeBlob"
 """The capture provenance's entry naming the blob (``{"hash", "size", "versionId"}``)."""
