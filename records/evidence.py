@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from records.vocabulary import BlobState
-from snapshotter.capture import BROWSER_PROVENANCE, HEADERS_BLOB
 from snapshotter.errors import BlobNotFound, IntegrityError, SnapError, StoreError
+from snapshotter.head_format import BROWSER_PROVENANCE, HEADERS_BLOB
 from snapshotter.store import BlobStore, blob_key, canonical_location, open_store
 from snapshotter.store.hashing import NullSink
 

@@ -15,6 +15,7 @@ from snapshotter.errors import ExtractionError
 from snapshotter.extract import code_spans
 from snapshotter.extract.code_spans import CODE_BLOB
 from snapshotter.extract.result import Extraction, Page
+from snapshotter.head_format import BROWSER_PROVENANCE as BROWSER_PROVENANCE
 from snapshotter.head_format import HEAD_FORMAT as HEAD_FORMAT
 from snapshotter.head_format import HEADERS_BLOB as HEADERS_BLOB
 from snapshotter.store import BlobStore, StoredBlob
@@ -249,9 +250,6 @@ def store_code(
     digest, size = source_digest(data)
     blob = store.put("code", digest, data, tags={**tags, "kind": "code"})
     return digest, blob, {"hash": digest, "size": size, "versionId": blob.version_id}
-
-
-BROWSER_PROVENANCE = "browser"  # the provenance key of a browser capture (snapshotter.browser)
 
 
 def store_head(store: BlobStore, head: bytes, tags: dict[str, str]) -> dict[str, Any]:

@@ -53,7 +53,6 @@ from verifier import closest as closest_passage
 from verifier.closest import Closest, Edit, EditKind
 from verifier.code import NO_CODE, CodeSpans, compared_text
 from verifier.errors import PackError
-from verifier.oneoff import read_windows
 from verifier.status import Status
 from verifier.tokenizer import (
     CASE_MAY_COUNT,
@@ -269,6 +268,8 @@ def check_quote(quote: str, source: str, code: CodeSpans | None = None) -> Quote
     scanned = _only_form(quote)
     if scanned is None:
         return prepare(source).check(quote)
+    from verifier.oneoff import read_windows  # not loaded by a process that prepares sources
+
     answer = read_windows(quote, scanned, source, prepare)
     if answer is None:
         return prepare(source)._check_scans(quote, [(0, scanned)], closest=True)
