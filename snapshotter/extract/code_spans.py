@@ -45,6 +45,8 @@ def decode(data: bytes, *, text_length: int, digest: str) -> CodeSpans:
     whose ranges run past the text, is damaged evidence all the same (``IntegrityError``): the
     text would be compared by other rules than the ones it was captured with.
     """
+    from verifier import CodeSpans  # the tokenizer: loaded only where code spans are read
+
     try:
         document = json.loads(data.decode("utf-8"))
         if not isinstance(document, dict) or document.get("version") != CODE_FORMAT_VERSION:
