@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from records.vocabulary import BlobState
-from snapshotter.capture import BROWSER_PROVENANCE, HEADERS_BLOB
 from snapshotter.errors import BlobNotFound, IntegrityError, SnapError, StoreError
+from snapshotter.head_format import BROWSER_PROVENANCE, HEADERS_BLOB
 from snapshotter.store import BlobStore, blob_key, canonical_location, open_store
 from snapshotter.store.hashing import NullSink
 
@@ -232,10 +232,15 @@ class BlobCheck:
         return blob_key(self.kind, self.digest)
 
 
+def rehash_blob(store: BlobStore, kind: str, digest: str, version_id: str | None = None) -> None:
+    """Stream one blob through the store's verified read path; IntegrityError on mismatch."""
+    store.read_into(kind, digest, NullSink(), version_id=version_id)
+
+
 def blob_state(store: BlobStore, kind: str, digest: str, version_id: str | None) -> BlobCheck:
     """Re-hash the recorded version now, then look for anything written over it."""
     try:
-        store.read_into(kind, digest, NullSink(), version_id=version_id)
+        rehash_blob(store, kind, digest, version_id)
     except IntegrityError as error:
         return BlobCheck(kind, digest, version_id, BlobState.DAMAGED, error.message)
     except BlobNotFound as error:

@@ -20,9 +20,15 @@ from typing import Any
 from sqlalchemy import select
 
 from records.attest.checks import seal_blobs, seal_checks_of
-from records.evidence import BlobCheck, Evidence, blob_state, capture_blobs, recorded_blobs
+from records.evidence import (
+    BlobCheck,
+    Evidence,
+    blob_state,
+    capture_blobs,
+    recorded_blobs,
+    rehash_blob,
+)
 from records.models import Capture, Extraction, Snapshot
-from records.texts import rehash_blob
 from records.vocabulary import BlobState, CaptureOutcome
 from records.workspace import Workspace
 from snapshotter.errors import StoreError

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import (
     BindParameter,
@@ -35,10 +35,11 @@ from records.errors import ExtractionConflict
 from records.models import Base, Capture, Citation, Extraction, Snapshot, Verification, utcnow
 from records.urls import canonical_url, without_tracking
 from records.vocabulary import CaptureOutcome
-from snapshotter.capture import SnapshotRecord, page_json
 from snapshotter.errors import CaptureError, InputError
 from snapshotter.times import parse_time
-from verifier import token_keys
+
+if TYPE_CHECKING:  # the capture module is loaded by what records captures, not by every reader
+    from snapshotter.capture import SnapshotRecord
 
 
 def _table(model: type[Base]) -> Table:
@@ -276,6 +277,8 @@ def record_extraction(
 
 
 def extraction_values(record: SnapshotRecord) -> dict[str, Any]:
+    from snapshotter.capture import page_json
+
     return {
         "snapshot_id": record.snapshot_id,
         "extractor": record.extractor,
@@ -348,6 +351,8 @@ def chosen_extraction(
 
 
 def snapshot_values(record: SnapshotRecord) -> dict[str, Any]:
+    from snapshotter.capture import page_json
+
     return {
         "id": record.snapshot_id,
         "raw_hash": record.raw_hash,
@@ -519,6 +524,8 @@ def citation_id_for(given: str | None, asserted: dict[str, Any]) -> str:
 def citation_conflict(existing: CitationRow, asserted: dict[str, Any]) -> str | None:
     """Why an explicit citation id that is already recorded cannot name this citation, if it
     cannot. Fuller selectors, or a URL or snapshot the first record lacked, are no conflict."""
+    from verifier import token_keys  # the tokenizer: only for a quote that differs
+
     quote = asserted["exact"]
     if quote != existing.exact and token_keys(quote) != token_keys(existing.exact):
         return "a different quote"  # equal after the verifier's normalization is the same quote
@@ -772,6 +779,8 @@ def record_capture_batch(
     A stored capture whose extraction key is already recorded with another text is not
     recorded; its place in the result holds the ExtractionConflict instead (the others are
     recorded: one non-deterministic extraction does not cost the batch)."""
+    from snapshotter.capture import SnapshotRecord
+
     stored = [outcome for outcome in outcomes if isinstance(outcome, SnapshotRecord)]
     existing = _extractions_of(session, [record.snapshot_id for record in stored])
     seen = {key: row.text_hash for key, row in existing.items()}

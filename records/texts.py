@@ -6,18 +6,12 @@ import threading
 from collections import OrderedDict
 from typing import Protocol
 
-from records.evidence import Evidence, StoreResolver
+from records.evidence import Evidence, StoreResolver, rehash_blob
 from records.prepared import PreparedFolder
 from snapshotter.errors import BlobNotFound, IntegrityError, StoreError
 from snapshotter.extract import code_spans
 from snapshotter.store import BlobStore
-from snapshotter.store.hashing import NullSink
 from verifier import CodeSpans, PreparedSource, prepare
-
-
-def rehash_blob(store: BlobStore, kind: str, digest: str, version_id: str | None = None) -> None:
-    """Stream one blob through the store's verified read path; IntegrityError on mismatch."""
-    store.read_into(kind, digest, NullSink(), version_id=version_id)
 
 
 class PreparedCache:

@@ -17,7 +17,6 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from records.attest.checks import seal_checks_of
-from records.capture import capture_source, web_url_refusal
 from records.evidence import Evidence
 from records.inputs import QUOTED, SNIPPET, UNQUOTED, CitationRequest, Position, VerifyInput
 from records.offset_units import span_units
@@ -240,6 +239,8 @@ def capture_missing_sources(
             for url, snapshot_id in cited
             if snapshot_id is None and url and latest_capture(session, url) is None
         }
+    from records.capture import capture_source, web_url_refusal  # only --fetch captures
+
     errors = {}
     for url in sorted(u for u in missing if u):
         checkpoint()

@@ -15,14 +15,15 @@ from snapshotter.errors import ExtractionError
 from snapshotter.extract import code_spans
 from snapshotter.extract.code_spans import CODE_BLOB
 from snapshotter.extract.result import Extraction, Page
+from snapshotter.head_format import BROWSER_PROVENANCE as BROWSER_PROVENANCE
 from snapshotter.head_format import HEAD_FORMAT as HEAD_FORMAT
 from snapshotter.head_format import HEADERS_BLOB as HEADERS_BLOB
 from snapshotter.store import BlobStore, StoredBlob
 from snapshotter.store.hashing import source_digest
-from verifier import NORMALIZER_ID, CodeSpans, normalized_digest
 
 if TYPE_CHECKING:
     from snapshotter.fetch import Fetched, FetchOptions
+    from verifier import CodeSpans
 
 
 @dataclass(frozen=True)
@@ -154,7 +155,12 @@ def _extraction_failure(fetched: Fetched, message: str) -> ExtractionError:
 
 def store_capture(fetched: Fetched, extraction: Extraction, store: BlobStore) -> SnapshotRecord:
     """Write the raw bytes, the text (if any) and the HTTP heads (if any) write-once, tagged
-    with how they were made; the heads' digest and version go into the capture's provenance."""
+    with how they were made; the heads' digest and version go into the capture's provenance.
+
+    The matcher is imported here, not with the module: reading a capture's records back (fsck,
+    show) needs this module's names but never the tokenizer's patterns."""
+    from verifier import NORMALIZER_ID, CodeSpans, normalized_digest
+
     tags = {"extractor": extraction.extractor, "normalizer": NORMALIZER_ID}
     raw_blob = store.put("raw", fetched.raw_digest, fetched.source, tags={"kind": "raw", **tags})
     provenance = dict(fetched.provenance)
@@ -208,9 +214,6 @@ def store_code(
     digest, size = source_digest(data)
     blob = store.put("code", digest, data, tags={**tags, "kind": "code"})
     return digest, blob, {"hash": digest, "size": size, "versionId": blob.version_id}
-
-
-BROWSER_PROVENANCE = "browser"  # the provenance key of a browser capture (snapshotter.browser)
 
 
 def store_head(store: BlobStore, head: bytes, tags: dict[str, str]) -> dict[str, Any]:

@@ -53,8 +53,12 @@ EXTRACTION = (
     "snapshotter.extract.sniff",
     "snapshotter.extract.text",
 )
-# The tokenizer's patterns are compiled when verifier.matcher is imported.
+# The tokenizer's scanner is compiled when verifier.tokenizer is imported (its other patterns on
+# first use).
 MATCHING = ("regex", "verifier.matcher", "verifier.tokenizer")
+# Making a capture (and the one-off windows of a quote checked against an unprepared text): a
+# command that reads stored records back or checks a citation against a stored capture does not.
+CAPTURING = ("snapshotter.capture", "records.capture", "verifier.oneoff")
 # What the shell needs of the layers below it just to parse options and map errors: their
 # errors, option objects, the version, the closest passage's marks, the vocabulary's enums and
 # the time format (pure code with no backend and no matcher).
@@ -165,7 +169,7 @@ def test_verify_on_sqlite(tmp_path: Path, captured_text: tuple[Path, str]) -> No
     assert done.returncode == 0, done.stderr + done.stdout
     assert "quote found" in done.stdout
     unneeded = (*NOT_FOR_SQLITE, *NOT_FOR_FOLDER, *EXTRACTION, *SIGNING, "snapshotter.fetch")
-    assert present(modules, unneeded) == []
+    assert present(modules, (*unneeded, *CAPTURING)) == []
 
 
 def test_verify_of_a_captured_page_on_sqlite(tmp_path: Path) -> None:
@@ -181,7 +185,7 @@ def test_verify_of_a_captured_page_on_sqlite(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr + done.stdout
     assert "quote found" in done.stdout
     unneeded = (*NOT_FOR_SQLITE, *NOT_FOR_FOLDER, *EXTRACTION, *SIGNING, "snapshotter.fetch")
-    assert present(modules, unneeded) == []
+    assert present(modules, (*unneeded, *CAPTURING)) == []
 
 
 def test_fetch_of_html_loads_the_html_extractor_only(tmp_path: Path) -> None:
@@ -230,6 +234,11 @@ COMMANDS = {
 }
 
 
+# The commands that check no quote and make no capture: they load neither the matcher (its
+# patterns cost more to compile than the rest of such a command's own code) nor the capture code.
+CHECKS_NO_QUOTE = frozenset({"show", "audit", "fsck", "attest", "log", "keys", "store", "db"})
+
+
 def test_the_table_names_every_command() -> None:
     """A new command cannot be added without its line above (fetch has tests of its own)."""
     assert {*COMMANDS, "fetch"} == set(cli.commands), "add the command to COMMANDS"
@@ -269,6 +278,8 @@ def test_each_command_loads_what_it_uses_and_nothing_else(
     assert "internal error" not in done.stderr
     assert all(present(modules, (name,)) for name in uses), uses
     unneeded = (*NEVER_HERE, *EXTRACTION, *PROVIDER_ADAPTERS, "snapshotter.fetch")
+    if command[0] in CHECKS_NO_QUOTE:
+        unneeded = (*unneeded, *MATCHING, *CAPTURING)
     assert present(modules, tuple(n for n in unneeded if n not in allowed)) == []
 
 

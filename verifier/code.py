@@ -22,6 +22,7 @@ Pure: no I/O, positions are code points.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from bisect import bisect_right
@@ -37,7 +38,6 @@ from verifier.tokenizer import INVISIBLE
 _BACKTICKS: Final = re.compile(r"`+")
 _BLANK_LINE: Final = re.compile(r"\n[^\S\n]*\n")
 _FENCE_LENGTH: Final = 3
-_NOT_COMPARED: Final = regex.compile(rf"[\s{INVISIBLE}]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,9 +151,16 @@ def _fence_end(runs: list[re.Match[str]], index: int, width: int, text: str) -> 
     return None
 
 
+@functools.cache
+def _not_compared() -> regex.Pattern[str]:
+    """Whitespace and invisible characters, compiled on first use (a quote with no code never
+    needs it)."""
+    return regex.compile(rf"[\s{INVISIBLE}]+")
+
+
 def compared_text(text: str) -> str:
     """What code compares of the text between two tokens: every character but whitespace and
     the invisible ones (zero-width space, soft hyphen, ...), compatibility forms folded (a
     full-width comma is a comma, as everywhere)."""
-    kept = _NOT_COMPARED.sub("", text)
+    kept = _not_compared().sub("", text)
     return kept if kept.isascii() else unicodedata.normalize("NFKC", kept)

@@ -36,6 +36,7 @@ of the source's tokens, and the run does not cut the source.  The steps, in orde
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import operator
@@ -52,7 +53,6 @@ from verifier import closest as closest_passage
 from verifier.closest import Closest, Edit, EditKind
 from verifier.code import NO_CODE, CodeSpans, compared_text
 from verifier.errors import PackError
-from verifier.oneoff import read_windows
 from verifier.status import Status
 from verifier.tokenizer import (
     CASE_MAY_COUNT,
@@ -114,8 +114,6 @@ _EDGE_ELLIPSIS = (
     r"(?:\[\s*(?:\u2026|\.\s?\.\s?\.)\s*\]|\(\s*(?:\u2026|\.\.\.)\s*\)"
     r"|\u2026{1,2}|\u22ef|\.\s?\.\s?\.)"
 )
-_LEADING_ELLIPSIS: Final = regex.compile(rf"^\s*{_EDGE_ELLIPSIS}\s*")
-_TRAILING_ELLIPSIS: Final = regex.compile(rf"\s*{_EDGE_ELLIPSIS}\s*$")
 _ANY_ELLIPSIS: Final = regex.compile(r"\u2026|\u22ef|\.\s?\.\s?\.")
 _WORDISH: Final = frozenset({WORD, NUMBER, CHAR, SCRIPT})
 _LABEL_COLON: Final = "\uff1a"
@@ -270,6 +268,8 @@ def check_quote(quote: str, source: str, code: CodeSpans | None = None) -> Quote
     scanned = _only_form(quote)
     if scanned is None:
         return prepare(source).check(quote)
+    from verifier.oneoff import read_windows  # not loaded by a process that prepares sources
+
     answer = read_windows(quote, scanned, source, prepare)
     if answer is None:
         return prepare(source)._check_scans(quote, [(0, scanned)], closest=True)
@@ -937,9 +937,16 @@ class PreparedSource:
 
 _CODE_COMMA: Final = regex.compile(r"[,;.:]")
 _OPERATOR: Final = r"[[\p{P}\p{S}]--[\p{Ps}\p{Pe}\p{Pi}\p{Pf}\"']]"
-_LONE_MARK: Final = regex.compile(
-    rf"(?<![,;.:])[,;](?![,;.:])|(?<!{_OPERATOR})[.:](?!{_OPERATOR})", regex.VERSION1
-)
+
+
+@functools.cache
+def _lone_mark() -> regex.Pattern[str]:
+    """Compiled on first use: only a quote compared as code needs it."""
+    return regex.compile(
+        rf"(?<![,;.:])[,;](?![,;.:])|(?<!{_OPERATOR})[.:](?!{_OPERATOR})", regex.VERSION1
+    )
+
+
 _INNER: Final = regex.compile(r"[^\s,;.:]")
 
 
@@ -1005,7 +1012,7 @@ def _masked(
             if not inside:
                 continue
             low, high = inside[0] + 1, inside[-1]
-        positions.extend(match.start() for match in _LONE_MARK.finditer(text, low, high))
+        positions.extend(match.start() for match in _lone_mark().finditer(text, low, high))
     if not positions:
         return text, positions
     pieces = [text[start + 1 : end] for start, end in itertools.pairwise([-1, *positions])]
@@ -1078,7 +1085,17 @@ def _unwrapped(quote: str) -> str | None:
 def _strip_edge_ellipses(quote: str) -> str:
     if _ANY_ELLIPSIS.search(quote) is None:  # one search instead of two substitutions
         return quote
-    return _TRAILING_ELLIPSIS.sub("", _LEADING_ELLIPSIS.sub("", quote))
+    leading, trailing = _edge_ellipses()
+    return trailing.sub("", leading.sub("", quote))
+
+
+@functools.cache
+def _edge_ellipses() -> tuple[regex.Pattern[str], regex.Pattern[str]]:
+    """A quote's leading and trailing ellipsis, compiled on first use (most quotes have none)."""
+    return (
+        regex.compile(rf"^\s*{_EDGE_ELLIPSIS}\s*"),
+        regex.compile(rf"\s*{_EDGE_ELLIPSIS}\s*$"),
+    )
 
 
 def _scans(form: str) -> list[Scan]:

@@ -172,14 +172,26 @@ _SCANNER: Final = regex.compile(
 _UNSPACED_UNIT = (
     rf"(?=[{UNSPACED}])[\u0e40-\u0e44\u0ec0-\u0ec4]?\X[\u0e30\u0e32\u0e33\u0e45\u0eb0\u0eb2\u0eb3]*"
 )
+
+
 # Words are scanned with a plain letter class (a class with subtractions is several times
 # slower); the rare word that holds characters of an unspaced script or superscript letters is
 # split again by this scanner.
-_NEEDS_SPLIT: Final = regex.compile(rf"[{UNSPACED}{SUPER_SUB}]")
-_WORD_PARTS: Final = regex.compile(
-    rf"(?P<char>{_UNSPACED_UNIT})|(?P<script>[{SUPER_SUB}]++)|(?P<word>[^{UNSPACED}{SUPER_SUB}]++)",
-    regex.VERSION1,
-)
+# Both are compiled on first use, as are the other patterns below that only some texts need
+# (code, reference marks, invisible characters, the twin's pieces): a plain one-citation check
+# compiles the scanner and little else (compiling a ``regex`` pattern is parsing it in Python).
+@functools.cache
+def _needs_split_pattern() -> regex.Pattern[str]:
+    return regex.compile(rf"[{UNSPACED}{SUPER_SUB}]")
+
+
+@functools.cache
+def _word_parts() -> regex.Pattern[str]:
+    return regex.compile(
+        rf"(?P<char>{_UNSPACED_UNIT})|(?P<script>[{SUPER_SUB}]++)"
+        rf"|(?P<word>[^{UNSPACED}{SUPER_SUB}]++)",
+        regex.VERSION1,
+    )
 
 
 @functools.cache
@@ -216,7 +228,11 @@ _TWIN_RANGES: Final = (
     (0x212B, 0x22FF),
 )
 _TWIN_ALPHABET: Final = "".join(rf"\u{low:04x}-\u{high:04x}" for low, high in _TWIN_RANGES)
-_OUTSIDE_TWIN: Final = re.compile(rf"[^{_TWIN_ALPHABET}]")
+
+
+@functools.cache
+def _outside_twin() -> re.Pattern[str]:
+    return re.compile(rf"[^{_TWIN_ALPHABET}]")
 
 
 class _Twin(NamedTuple):
@@ -348,9 +364,15 @@ def _twin_characters() -> str:
 
 
 _INVISIBLE_RUN = regex.compile(rf"[{INVISIBLE}]+")
-_NOISE_IN_WORD = regex.compile(
-    rf"(?<![{_INDIC}])[\u200c\u200d]|[[{INVISIBLE}]--[\u200c\u200d]]", regex.VERSION1
-)
+
+
+@functools.cache
+def _noise_in_word() -> regex.Pattern[str]:
+    return regex.compile(
+        rf"(?<![{_INDIC}])[\u200c\u200d]|[[{INVISIBLE}]--[\u200c\u200d]]", regex.VERSION1
+    )
+
+
 _HYPHENATION = regex.compile(_HYPHEN_BREAK)
 _ONLY_INVISIBLE = regex.compile(rf"[{INVISIBLE}]*")
 _DASH_SET: Final = frozenset(DASHES)
@@ -588,7 +610,7 @@ def _scanner_batches(
     end: int | None = None,
 ) -> Iterator[Columns]:
     """The scanner's matches from ``start`` on (to ``end``, a place the twin may cut: see
-    ``_TWIN_CUT``), ``chunk`` at a time, as columns."""
+    ``_twin_cut_pattern``), ``chunk`` at a time, as columns."""
     matches = scanner.finditer(text, start, end)
     plan = _plan(scanner)
     while batch := list(itertools.islice(matches, chunk)):
@@ -601,13 +623,19 @@ _TWIN_LONGEST_PIECE: Final = 64
 """A piece longer than this many times its planned size (a text with no place to cut, such as
 "a,b,c,..." without a space) is read by the scanner instead, match by match, so that no text
 makes the twin hold its whole token list at once."""
+
+
 # Where the twin may cut a text into pieces read one by one: after a space, tab or line break that
 # follows a character other than whitespace or a hyphen (a hyphen or soft hyphen can join a word
 # across a line break), and not within ``REFERENCE_REACH`` of a "[" before it (a reference mark
 # holds spaces, and looks past the spaces after it), nor between a "," or ";" and a "]" that close
 # by (a comma looks ahead for one).  No token spans such a cut and nothing the scanner looks at
 # before or after a token crosses it, so each piece scans as it would in the whole text.
-_TWIN_CUT: Final = re.compile(r"[^\s\-\u2010\u00ad][ \t\r\n]")
+@functools.cache
+def _twin_cut_pattern() -> re.Pattern[str]:
+    return re.compile(r"[^\s\-\u2010\u00ad][ \t\r\n]")
+
+
 REFERENCE_REACH: Final = 32
 _COMMA_BEFORE: Final = re.compile("[,;]")
 """More characters than the longest reference mark ("[clarification needed]")."""
@@ -619,14 +647,14 @@ def _twin_batches(
     """The tokens of ``text``, a piece of about ``piece`` characters at a time, as columns: the
     twin reads a piece in its alphabet (``re.split`` gives the whitespace before each token and
     the token, which tile the piece), the scanner any other piece, from its start to its end,
-    where nothing it looks at crosses (``_TWIN_CUT``)."""
+    where nothing it looks at crosses (``_twin_cut_pattern``)."""
     chunk = max(piece // _TWIN_CHARACTERS_PER_TOKEN, 1)
     for start, end in _twin_pieces(text, piece):
         if end - start > piece * _TWIN_LONGEST_PIECE:
             scanner = _scanner(twin.references)
             yield from _scanner_batches(text, scanner, side, position, chunk, start)
             return
-        if _OUTSIDE_TWIN.search(text, start, end) or (
+        if _outside_twin().search(text, start, end) or (
             start == 0 and twin.opens_with_stop.match(text)
         ):
             scanner = _scanner(twin.references)
@@ -638,15 +666,15 @@ def _twin_batches(
 
 
 def _twin_pieces(text: str, piece: int) -> Iterator[tuple[int, int]]:
-    """Spans of about ``piece`` characters that tile ``text``, cut at ``_TWIN_CUT``."""
+    """Spans of about ``piece`` characters that tile ``text``, cut at ``_twin_cut_pattern``."""
     start = 0
     while start < len(text):
         yield start, (start := _twin_cut(text, start + piece))
 
 
 def _twin_cut(text: str, at: int) -> int:
-    """The first place to cut ``text`` from ``at`` on (see ``_TWIN_CUT``), or its end."""
-    while at < len(text) and (cut := _TWIN_CUT.search(text, at)) is not None:
+    """The first place to cut ``text`` from ``at`` on (see ``_twin_cut_pattern``), or its end."""
+    while at < len(text) and (cut := _twin_cut_pattern().search(text, at)) is not None:
         if text.find("[", max(cut.start() - REFERENCE_REACH, 0), cut.end()) < 0 and not (
             _COMMA_BEFORE.search(text, max(cut.end() - REFERENCE_REACH, 0), cut.end())
             and text.find("]", cut.end(), cut.end() + REFERENCE_REACH) >= 0
@@ -736,14 +764,14 @@ def _split_words(
     groups: list[str], texts: list[str], starts: list[int]
 ) -> tuple[list[str], list[str], list[int]]:
     """The batch's tokens with each word that holds characters of an unspaced script or
-    superscript letters split into its units (``_WORD_PARTS``), as ``_general_columns`` splits
+    superscript letters split into its units (``_word_parts``), as ``_general_columns`` splits
     them: so a page of Chinese or Japanese is described in bulk too."""
     split_groups: list[str] = []
     split_texts: list[str] = []
     split_starts: list[int] = []
     for group, raw, start in zip(groups, texts, starts, strict=True):
-        if group == "word" and not raw.isascii() and _NEEDS_SPLIT.search(raw):
-            for part in _WORD_PARTS.finditer(raw):
+        if group == "word" and not raw.isascii() and _needs_split_pattern().search(raw):
+            for part in _word_parts().finditer(raw):
                 split_groups.append(part.lastgroup or "")
                 split_texts.append(part.group())
                 split_starts.append(start + part.start())
@@ -808,8 +836,8 @@ def _general_columns(
                 _append(columns, name, part.group(name), start + part.start(name), glued)
                 position.count += 1
                 glued = True
-        elif group == "word" and not raw.isascii() and _NEEDS_SPLIT.search(raw):
-            for part in _WORD_PARTS.finditer(raw):
+        elif group == "word" and not raw.isascii() and _needs_split_pattern().search(raw):
+            for part in _word_parts().finditer(raw):
                 _append(columns, part.lastgroup or "", part.group(), start + part.start(), glued)
                 position.count += 1
                 glued = True
@@ -822,11 +850,15 @@ def _general_columns(
 
 # What stands before a "[" that makes it an index or a type parameter, not a reference mark: an
 # identifier (with "_", a digit, an inner "." or "::", or camelCase), or a call "name(...)".
-_IDENTIFIER: Final = regex.compile(
-    r"(?:\w*[_\d]\w*|\w+(?:(?:\.|::|->)\w+)+|\w*\p{Ll}\p{Lu}\w*)\Z"
-    r"|(?:\w|\w[.:>]\w)[^\s(]*\([^\s]*\)\Z",
-    regex.VERSION1,
-)
+@functools.cache
+def _identifier() -> regex.Pattern[str]:
+    return regex.compile(
+        r"(?:\w*[_\d]\w*|\w+(?:(?:\.|::|->)\w+)+|\w*\p{Ll}\p{Lu}\w*)\Z"
+        r"|(?:\w|\w[.:>]\w)[^\s(]*\([^\s]*\)\Z",
+        regex.VERSION1,
+    )
+
+
 _CAPITALS_BODY: Final = regex.compile(r"\[(?:[A-Z]{1,2}|0)\]")
 _BRACKET_RUN: Final = regex.compile(r"\S*\Z")
 _RUN_REACH: Final = 64
@@ -850,11 +882,13 @@ def reads_as_index(text: str, start: int, raw: str) -> bool:
             return False
         inner = run[opening:]
         at = start - len(run) + opening
-        return not _REFERENCE_ONLY.fullmatch(inner) or reads_as_index(text, at, inner)
-    return _IDENTIFIER.search(run.lstrip("([{\"'\u201c\u2018")) is not None
+        return not _reference_only().fullmatch(inner) or reads_as_index(text, at, inner)
+    return _identifier().search(run.lstrip("([{\"'\u201c\u2018")) is not None
 
 
-_REFERENCE_ONLY: Final = regex.compile(rf"\[(?i:{_REFERENCE_BODY.replace('[ ]', ' ')})\]")
+@functools.cache
+def _reference_only() -> regex.Pattern[str]:
+    return regex.compile(rf"\[(?i:{_REFERENCE_BODY.replace('[ ]', ' ')})\]")
 
 
 def _append(columns: Columns, group: str, raw: str, start: int, glued: bool) -> None:
@@ -948,7 +982,7 @@ def _needs_split(texts: list[str]) -> bool:
     """Could a token among ``texts`` be a word holding characters of an unspaced script or
     superscript letters, to be split again?  Only the few that are not ASCII are searched."""
     unusual = "".join(itertools.filterfalse(str.isascii, texts))
-    return bool(unusual) and _NEEDS_SPLIT.search(unusual) is not None
+    return bool(unusual) and _needs_split_pattern().search(unusual) is not None
 
 
 _LAST_INDEX: Final = operator.attrgetter("lastindex")
@@ -1085,7 +1119,7 @@ def fold_word(raw: str) -> str:
     """
     if raw.isascii() and raw.isalpha():
         return raw
-    joined = _NOISE_IN_WORD.sub("", _HYPHENATION.sub("", raw))
+    joined = _noise_in_word().sub("", _HYPHENATION.sub("", raw))
     return unicodedata.normalize("NFKC", joined)
 
 

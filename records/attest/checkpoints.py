@@ -19,16 +19,18 @@ from sqlalchemy import select
 
 from records.attest import merkle
 from records.attest.log import (
+    INSERT_CHECKPOINT,
     checkpoint_document,
     checkpoints,
+    entry_count,
     hex_digest,
     latest_checkpoint,
+    latest_checkpoint_row,
     leaf_bytes,
-    log_size,
+    leaf_hashes,
     raw_digest,
-    stored_leaf_hashes,
     stored_leaves,
-    tree_state,
+    tree_state_of,
 )
 from records.attest.seal import attestor_of
 from records.errors import RecordNotFound
@@ -50,10 +52,11 @@ class CheckpointResult:
 
 def make_checkpoint(workspace: Workspace, *, force: bool = False) -> CheckpointResult:
     """Sign and stamp the log's current size and root; nothing new when the newest
-    checkpoint already covers every entry (unless ``force``)."""
+    checkpoint already covers every entry (unless ``force``).  Core statements only (plain
+    rows, ``records.attest.log.CHECKPOINTS``): every recording command ends here."""
     with workspace.db.reading() as session:
-        size, root_hash = tree_state(stored_leaf_hashes(session))
-        last = latest_checkpoint(session)
+        size, root_hash = tree_state_of(leaf_hashes(session))
+        last = latest_checkpoint_row(session)
         if last is not None and last.tree_size == size and not force:
             return _result(last, created=False)
     created_at = datetime.now(UTC)
@@ -61,31 +64,32 @@ def make_checkpoint(workspace: Workspace, *, force: bool = False) -> CheckpointR
     attestor = attestor_of(workspace)
     signature = attestor.sign(document)
     timestamp = attestor.stamp(workspace.store, document)  # network: no transaction open
+    values = {
+        "tree_size": size,
+        "root_hash": root_hash,
+        "document": document.decode("utf-8"),
+        "signature": signature,
+        "timestamp": timestamp,
+        "created_at": created_at,
+    }
     with workspace.db.session() as session:
-        row = LogCheckpoint(
-            tree_size=size,
-            root_hash=root_hash,
-            document=document.decode("utf-8"),
-            signature=signature,
-            timestamp=timestamp,
-            created_at=created_at,
-        )
-        session.add(row)
-        session.flush()
-        return _result(row, created=True)
+        inserted = session.connection().execute(INSERT_CHECKPOINT, values)
+        (checkpoint_id,) = inserted.inserted_primary_key or (None,)
+    return CheckpointResult(checkpoint_id, size, root_hash, True, signature, timestamp)
 
 
 def checkpoint_if_grown(workspace: Workspace) -> CheckpointResult | None:
     """The checkpoint at the end of a batch (a command that recorded anything)."""
     with workspace.db.reading() as session:
-        size = log_size(session)
-        last = latest_checkpoint(session)
+        size = entry_count(session)
+        last = latest_checkpoint_row(session)
     if size == 0 or (last is not None and last.tree_size == size):
         return None
     return make_checkpoint(workspace)
 
 
-def _result(row: LogCheckpoint, *, created: bool) -> CheckpointResult:
+def _result(row: Any, *, created: bool) -> CheckpointResult:
+    """From a ``LogCheckpoint`` or a plain row of its columns."""
     return CheckpointResult(
         row.id, row.tree_size, row.root_hash, created, dict(row.signature), dict(row.timestamp)
     )
@@ -303,7 +307,7 @@ def consistency_between(workspace: Workspace, old_id: int, new_id: int | None) -
                 f"checkpoint {old.id} (size {old.tree_size}) is larger than checkpoint {new.id}"
                 f" (size {new.tree_size}): give the earlier one first"
             )
-        leaves = stored_leaf_hashes(session)
+        leaves = [raw_digest(leaf_hash) for leaf_hash in leaf_hashes(session)]
         old_json, new_json = checkpoint_json(old), checkpoint_json(new)
     sizes, roots = (old.tree_size, new.tree_size), (old.root_hash, new.root_hash)
     proof: list[bytes] = []

@@ -134,6 +134,24 @@ ENTRIES: Table = LogEntry.__table__  # type: ignore[assignment]
 NEXT_POSITION = select(func.coalesce(func.max(ENTRIES.c.position) + 1, 0))
 INSERT_ENTRIES = insert(ENTRIES)
 LOCK = select(func.pg_advisory_xact_lock(LOCK_KEY))
+# The closing checkpoint of every recording command reads and writes through these too: a
+# query of the ORM classes would configure every mapper of the schema first, a cost a
+# one-citation ``snap verify`` pays for nothing else.
+CHECKPOINTS: Table = LogCheckpoint.__table__  # type: ignore[assignment]
+ENTRY_COUNT = select(func.count()).select_from(ENTRIES)
+LEAF_HASHES = select(ENTRIES.c.leaf_hash).order_by(ENTRIES.c.position)
+LATEST_CHECKPOINT = (
+    select(
+        CHECKPOINTS.c.id,
+        CHECKPOINTS.c.tree_size,
+        CHECKPOINTS.c.root_hash,
+        CHECKPOINTS.c.signature,
+        CHECKPOINTS.c.timestamp,
+    )
+    .order_by(CHECKPOINTS.c.id.desc())
+    .limit(1)
+)
+INSERT_CHECKPOINT = insert(CHECKPOINTS)
 
 
 def append(session: Session, rows: Iterable[LeafRow], *, new: bool = False) -> list[int]:
@@ -218,20 +236,29 @@ def checkpoint_document(tree_size: int, root_hash: str, created_at: datetime) ->
     )
 
 
-def stored_leaf_hashes(session: Session) -> list[bytes]:
-    """Every entry's leaf hash, raw, in position order: one column read as plain values, since
-    a checkpoint at the end of each batch reads the whole log (objects cost ten times more)."""
-    query = select(ENTRIES.c.leaf_hash).order_by(ENTRIES.c.position)
-    return [raw_digest(value) for value in session.connection().scalars(query)]
+def tree_state(entries: Sequence[LogEntry]) -> tuple[int, str]:
+    return tree_state_of([entry.leaf_hash for entry in entries])
 
 
-def log_size(session: Session) -> int:
-    return session.connection().scalar(select(func.count()).select_from(ENTRIES)) or 0
-
-
-def tree_state(leaves: Sequence[bytes]) -> tuple[int, str]:
-    """The tree size and root hash over raw leaf hashes."""
+def tree_state_of(leaf_hashes: Sequence[str]) -> tuple[int, str]:
+    """The size and root of the tree of these leaf hashes (``sha256:<hex>``), in log order."""
+    leaves = [raw_digest(leaf_hash) for leaf_hash in leaf_hashes]
     return len(leaves), hex_digest(merkle.root(leaves))
+
+
+def entry_count(session: Session) -> int:
+    return int(session.connection().scalar(ENTRY_COUNT) or 0)
+
+
+def leaf_hashes(session: Session) -> list[str]:
+    """Every entry's leaf hash in log order (Core: see ``CHECKPOINTS``)."""
+    return list(session.connection().scalars(LEAF_HASHES))
+
+
+def latest_checkpoint_row(session: Session) -> Any | None:
+    """The newest checkpoint's id, tree_size, root_hash, signature and timestamp, as a plain
+    row (Core: see ``CHECKPOINTS``); None before the first."""
+    return session.connection().execute(LATEST_CHECKPOINT).first()
 
 
 def checkpoints(session: Session) -> list[LogCheckpoint]:

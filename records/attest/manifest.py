@@ -19,10 +19,13 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from snapshotter.canonical_json import canonical_json
-from snapshotter.capture import BROWSER_PROVENANCE, SnapshotRecord
+from snapshotter.head_format import BROWSER_PROVENANCE
+
+if TYPE_CHECKING:  # loaded by what captures; reading the log back does not need it
+    from snapshotter.capture import SnapshotRecord
 
 MANIFEST_FORMAT = "snap-capture-manifest/1"
 BLOB_SUFFIX = "Blob"

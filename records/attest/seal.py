@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 from records.attest.errors import NO_TIMESTAMP, TimestampUnavailable
 from records.attest.manifest import Manifest, build_manifest
 from records.options import WorkspaceOptions
-from snapshotter.capture import SnapshotRecord
 from snapshotter.store import BlobStore
 from snapshotter.times import wire_time_or_none
 from snapshotter.version import __version__
@@ -26,6 +25,7 @@ if TYPE_CHECKING:
     from records.attest.signing import SigningKey
     from records.attest.timestamps import TsaConfig
     from records.workspace import Workspace
+    from snapshotter.capture import SnapshotRecord  # loaded by what captures, not by readers
 
 # Signing and time-stamping (cryptography, rfc3161-client, urllib) are imported when a key or a
 # TSA is configured, not with this module: every command that records something ends with a

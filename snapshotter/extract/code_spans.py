@@ -12,13 +12,15 @@ provenance too (``codeBlob``), so the capture's manifest names it with every oth
 from __future__ import annotations
 
 import json
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from snapshotter.canonical_json import canonical_json
 from snapshotter.errors import IntegrityError
 from snapshotter.store.base import blob_key
-from verifier import CodeSpans
 from verifier.errors import CodeSpanError
+
+if TYPE_CHECKING:  # imported where decoded: the tokenizer's patterns stay unloaded until then
+    from verifier import CodeSpans
 
 CODE_BLOB: Final = "codeBlob"
 """The capture provenance's entry naming the blob (``{"hash", "size", "versionId"}``)."""
@@ -42,6 +44,8 @@ def decode(data: bytes, *, text_length: int, digest: str) -> CodeSpans:
     whose ranges run past the text, is damaged evidence all the same (``IntegrityError``): the
     text would be compared by other rules than the ones it was captured with.
     """
+    from verifier import CodeSpans  # the tokenizer: loaded only where code spans are read
+
     try:
         document = json.loads(data.decode("utf-8"))
         if not isinstance(document, dict) or document.get("version") != CODE_FORMAT_VERSION:

@@ -180,7 +180,7 @@ def test_any_change_after_a_checkpoint_is_found(
             id=str(target),
         )
         with workspace.db.session() as session:
-            _size, root = log.tree_state(log.stored_leaf_hashes(session))
+            _size, root = log.tree_state_of(log.leaf_hashes(session))
         execute(workspace, "UPDATE log_checkpoints SET root_hash = :root", root=root)
     else:  # delete_entry
         execute(workspace, "DELETE FROM log_entries WHERE position = :p", p=which)
