@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from records.offset_units import offsets_of, span_units
-from verifier import Closest, PreparedSource, Status, describe_span
+from records.offset_units import SpanOffsets, span_offsets
+from verifier import Closest, PreparedSource, Status, TextQuoteSelector, describe_span
 
 PASSING = Status.QUOTE_FOUND
 NO_QUOTE = Status.NO_QUOTE
@@ -21,7 +21,7 @@ SNIPPET_REASON = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Outcome:
     """What one check found, before it is recorded."""
 
@@ -35,23 +35,24 @@ class Outcome:
     details: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CitationResult:
     """A recorded check, ready to print: spans in code points and UTF-16, quote from storage.
 
     What is needed from the source text is taken when the result is made, so results do not
-    keep whole tokenized sources alive across a large batch.
+    keep whole tokenized sources alive across a large batch; and it is kept compact (slots, the
+    quote as its selector, each span as six integers), because a run holds every result until
+    its report is printed: the JSON forms are made when printed (``quote``, ``offsets``).
     """
 
     citation_id: str
     url: str | None
     outcome: Outcome
-    quote: dict[str, str] | None = None  # prefix, exact, suffix as they stand in storage
-    span_utf16: tuple[int, int] | None = None
+    selector: TextQuoteSelector | None = None  # the quote as it stands in storage
     claim_text: str | None = None
     verification_id: int | None = None
-    offsets: dict[str, Any] | None = None  # the span in code points, UTF-16 and UTF-8
-    closest_offsets: dict[str, Any] | None = None
+    span: SpanOffsets | None = None  # the span found, in code points, UTF-16 and UTF-8
+    closest_span: SpanOffsets | None = None  # the closest passage's, likewise
 
     @classmethod
     def of(
@@ -63,28 +64,37 @@ class CitationResult:
         claim_text: str | None = None,
         verification_id: int | None = None,
     ) -> CitationResult:
-        quote = span_utf16 = offsets = closest_offsets = None
+        selector = span = closest_span = None
         if source is not None and outcome.start is not None and outcome.end is not None:
-            text = source.source
-            selector, _ = describe_span(text, outcome.start, outcome.end)
-            quote = {"prefix": selector.prefix, "exact": selector.exact, "suffix": selector.suffix}
-            converter = offsets_of(text)
-            span_utf16 = (converter.to_utf16(outcome.start), converter.to_utf16(outcome.end))
-            offsets = span_units(text, outcome.start, outcome.end)
+            selector, _ = describe_span(source.source, outcome.start, outcome.end)
+            span = span_offsets(source.source, outcome.start, outcome.end)
         if source is not None and outcome.closest is not None:
             closest = outcome.closest
-            closest_offsets = span_units(source.source, closest.start, closest.end)
+            closest_span = span_offsets(source.source, closest.start, closest.end)
         return cls(
-            citation_id,
-            url,
-            outcome,
-            quote,
-            span_utf16,
-            claim_text,
-            verification_id,
-            offsets,
-            closest_offsets,
+            citation_id, url, outcome, selector, claim_text, verification_id, span, closest_span
         )
+
+    @property
+    def quote(self) -> dict[str, str] | None:
+        """Prefix, exact and suffix as they stand in storage."""
+        if self.selector is None:
+            return None
+        selector = self.selector
+        return {"prefix": selector.prefix, "exact": selector.exact, "suffix": selector.suffix}
+
+    @property
+    def span_utf16(self) -> tuple[int, int] | None:
+        return None if self.span is None else (self.span.utf16_start, self.span.utf16_end)
+
+    @property
+    def offsets(self) -> dict[str, Any] | None:
+        """The span in code points, UTF-16 and UTF-8."""
+        return None if self.span is None else self.span.to_json()
+
+    @property
+    def closest_offsets(self) -> dict[str, Any] | None:
+        return None if self.closest_span is None else self.closest_span.to_json()
 
     @property
     def status(self) -> Status:

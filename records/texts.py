@@ -186,18 +186,18 @@ class SnapshotTexts:
                 self._seal_documents.pop(dropped, None)
         return self._sealed[key]
 
-    def seal_document(self, evidence: Evidence) -> dict[str, Any] | None:
-        """``seal(evidence).to_json()``, made once per capture and text and shared by the
-        outcomes of every citation read through it (a few hundred bytes a citation over a
-        large batch): read only."""
+    def seal_details(self, evidence: Evidence) -> dict[str, Any] | None:
+        """``{"seal": seal(evidence).to_json()}``, made once per capture and text and shared
+        by the outcomes of every citation read through it that has no details of its own (a
+        few hundred bytes a citation over a large batch): read only."""
         state = self.seal(evidence)
         if state is None or evidence.seal is None:
             return None
         key = (evidence.seal.capture_id, evidence.snapshot_id, evidence.text_hash)
-        document = self._seal_documents.get(key)
-        if document is None:
-            document = self._seal_documents[key] = state.to_json()
-        return document
+        details = self._seal_documents.get(key)
+        if details is None:
+            details = self._seal_documents[key] = {"seal": state.to_json()}
+        return details
 
     def _load(self, evidence: Evidence) -> PreparedSource | StoreError:
         store = self._stores.store_for(evidence)

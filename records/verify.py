@@ -415,10 +415,11 @@ def check_against(
     were written to, or a seal that does not hold; a store that cannot be reached raises
     StoreError (nothing is recorded)."""
     outcome, source = _check_against(texts, evidence, request)
-    seal = texts.seal_document(evidence) if evidence.text_hash is not None else None
-    if seal is None:
+    sealed = texts.seal_details(evidence) if evidence.text_hash is not None else None
+    if sealed is None:
         return outcome, source
-    return replace(outcome, details={**outcome.details, "seal": seal}), source
+    details = {**outcome.details, **sealed} if outcome.details else sealed  # shared, read only
+    return replace(outcome, details=details), source
 
 
 def _check_against(
