@@ -70,15 +70,16 @@ class ReverifyReport:
         }
 
     def to_json(self) -> dict[str, Any]:
+        return {"results": [r.to_json() for r in self.results], **self.json_besides_results()}
+
+    def json_besides_results(self) -> dict[str, Any]:
+        """``to_json`` but its ``results``: for a printer that makes each result's JSON as it
+        writes it (``snap reverify --json``), never all at once."""
         failed = [
             {"url": url, "status": REFETCH_FAILED, "reason": reason}
             for url, reason in sorted(self.refetch_errors.items())
         ]
-        return {
-            "results": [r.to_json() for r in self.results],
-            "refetchFailed": failed,
-            "summary": self.summary(),
-        }
+        return {"refetchFailed": failed, "summary": self.summary()}
 
 
 def select_citations(

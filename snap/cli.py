@@ -20,7 +20,7 @@ import click
 
 from records.vocabulary import BatchKind, ItemState
 from snap import __version__, render
-from snap.cli_support import F, emit_json, json_option, workspace
+from snap.cli_support import F, emit_json, emit_json_list, json_option, workspace
 from snap.config import Settings, settings_of
 from snap.errors import InputError, SnapError, VerifierError, exit_code_of
 from snap.paths import InputFile, OutputFile
@@ -518,8 +518,9 @@ def reverify(
         with progress_counter(plan.size, "re-verifying") as bar:
             report = submit_reverify(ws, plan, progress=bar.update)
             checkpoint_log(ws)
-    if as_json:
-        emit_json(report.to_json())
+    if as_json:  # as emit_json(report.to_json()), a result at a time
+        results = (result.to_json() for result in report.results)
+        emit_json_list({"results": [], **report.json_besides_results()}, "results", results)
     else:
         click.echo(render.reverify_report(report))
     ctx.exit(0 if report.passed else 1)
