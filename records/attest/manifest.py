@@ -15,6 +15,7 @@ browser capture's ``screenshotBlob``, ``domBlob`` … join without a change here
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -60,9 +61,42 @@ class Manifest:
         return cls(document, canonical(document))
 
 
+JSON_INTEGERS = 2**53 - 1  # the largest integer JCS writes (an IEEE double holds it exactly)
+
+
 def canonical(document: Any) -> bytes:
-    """RFC 8785 bytes of a JSON value."""
+    """RFC 8785 bytes of a JSON value.
+
+    A flat object of ASCII keys whose values are strings, booleans, nulls and integers JCS
+    can write (every verification's log leaf: one per citation of a reverify run, a sixth of
+    a profiled run's time spent in the ``rfc8785`` package) is written by the standard
+    library's C encoder instead, which writes those values exactly as JCS does: keys sorted
+    by code point (for ASCII keys the same order as JCS's UTF-16 units), no whitespace, and
+    the same minimal escapes (quote, backslash, the two-character forms of backspace, tab,
+    line feed, form feed and carriage return, a lowercase six-character form for the other
+    control characters).  A string the encoder passes a lone surrogate through, and anything
+    else, goes to ``rfc8785``, which refuses what JCS cannot write (a property test holds
+    the two equal)."""
+    if _flat_object(document):
+        text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        try:
+            return text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: rfc8785 refuses it
+            pass
     return rfc8785.dumps(document)
+
+
+def _flat_object(document: Any) -> bool:
+    if type(document) is not dict:
+        return False
+    for key, value in document.items():
+        if type(key) is not str or not key.isascii():
+            return False
+        if value is None or isinstance(value, (str, bool)):
+            continue
+        if not isinstance(value, int) or not -JSON_INTEGERS <= value <= JSON_INTEGERS:
+            return False
+    return True
 
 
 def method_of(provenance: dict[str, Any], url: str, method: str = "") -> CaptureMethod:
