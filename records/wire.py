@@ -137,12 +137,20 @@ def by_status_json(by_status: Mapping[Status, int]) -> dict[str, int]:
 
 def reverify_report_json(report: ReverifyReport) -> dict[str, Any]:
     """``snap reverify --json`` and ``POST /v1/reverify`` run in-process."""
+    return {
+        "results": [citation_result_json(result) for result in report.results],
+        **reverify_report_json_besides_results(report),
+    }
+
+
+def reverify_report_json_besides_results(report: ReverifyReport) -> dict[str, Any]:
+    """``reverify_report_json`` but its ``results``: for a printer that writes each result's
+    JSON as it goes (``snap reverify --json``), never the whole list at once."""
     failed = [
         {"url": url, "status": REFETCH_FAILED, "reason": reason}
         for url, reason in sorted(report.refetch_errors.items())
     ]
     return {
-        "results": [citation_result_json(result) for result in report.results],
         "refetchFailed": failed,
         "summary": {
             "total": len(report.results),

@@ -20,7 +20,7 @@ import click
 
 from records.vocabulary import BatchKind, ItemState
 from snap import __version__, render
-from snap.cli_support import F, emit_json, json_option, workspace
+from snap.cli_support import F, emit_json, emit_json_list, json_option, workspace
 from snap.config import Settings, settings_of
 from snap.errors import InputError, SnapError, VerifierError, exit_code_of
 from snap.paths import InputFile, OutputFile
@@ -499,7 +499,7 @@ def reverify(
     refused (exit 2). Exit 1 when any citation fails or any refetch failed. With --enqueue,
     each snapshot group is a task for workers; snap jobs BATCH shows what they found.
     """
-    from records.wire import reverify_report_json
+    from records.wire import citation_result_json, reverify_report_json_besides_results
     from snap.reverify_submission import (
         QueuedPlan,
         Queueing,
@@ -522,8 +522,10 @@ def reverify(
         with progress_counter(plan.size, "re-verifying") as bar:
             report = submit_reverify(ws, plan, progress=bar.update)
             checkpoint_log(ws)
-    if as_json:
-        emit_json(reverify_report_json(report))
+    if as_json:  # as emit_json(reverify_report_json(report)), a result at a time
+        results = (citation_result_json(result) for result in report.results)
+        besides = reverify_report_json_besides_results(report)
+        emit_json_list({"results": [], **besides}, "results", results)
     else:
         click.echo(render.reverify_report(report))
     ctx.exit(0 if report.passed else 1)
