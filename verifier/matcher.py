@@ -298,7 +298,7 @@ def prepare(source: str, code: CodeSpans | None = None) -> PreparedSource:
 def _number_new_keys(vocabulary: dict[str, int], keys: list[str]) -> None:
     """Give the keys not yet in ``vocabulary`` the next ids, in the order first met, with C-level
     calls only (a ``__missing__`` hook would be a Python call per distinct key)."""
-    fresh = itertools.filterfalse(vocabulary.__contains__, dict.fromkeys(keys))
+    fresh = dict.fromkeys(itertools.filterfalse(vocabulary.__contains__, keys))
     vocabulary.update(zip(fresh, itertools.count(len(vocabulary))))
 
 

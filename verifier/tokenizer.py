@@ -57,7 +57,7 @@ import re
 import sys
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, Final, NamedTuple
+from typing import Final, NamedTuple
 
 import regex
 
@@ -215,14 +215,41 @@ _TWIN_RANGES: Final = (
     (0x2100, 0x2129),
     (0x212B, 0x22FF),
 )
-_TWIN_ALPHABET: Final = "".join(rf"\u{low:04x}-\u{high:04x}" for low, high in _TWIN_RANGES)
-_OUTSIDE_TWIN: Final = re.compile(rf"[^{_TWIN_ALPHABET}]")
+# The wide twin's alphabet adds Chinese and Japanese text (CJK ideographs, kana, CJK punctuation,
+# full-width forms) and the box drawing and geometric shapes of text-mode diagrams.  It reads a
+# character of an unspaced script as a token of its own (the scanner reads a run of them as one
+# word and splits it into units, ``_split_words``): the same tokens, with three exceptions kept
+# out.  The characters that extend a grapheme (U+302A-U+302F, the kana voicing marks U+3099,
+# U+309A, U+FF9E, U+FF9F) are left out of the alphabet, and a piece where a combining mark or a
+# hyphenated line break follows such a character is read by the scanner (``_wide_guard``), since
+# there the scanner's unit is longer than one character.
+_WIDE_RANGES: Final = (
+    *_TWIN_RANGES,
+    (0x2500, 0x25FF),
+    (0x3000, 0x3029),
+    (0x3030, 0x3098),
+    (0x309B, 0x30FF),
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0xF900, 0xFAFF),
+    (0xFF00, 0xFF9D),
+    (0xFFA0, 0xFFEF),
+)
+
+
+def _alphabet(ranges: tuple[tuple[int, int], ...]) -> str:
+    return "".join(rf"\u{low:04x}-\u{high:04x}" for low, high in ranges)
+
+
+_OUTSIDE_TWIN: Final = re.compile(rf"[^{_alphabet(_TWIN_RANGES)}]")
+_OUTSIDE_WIDE: Final = re.compile(rf"[^{_alphabet(_WIDE_RANGES)}]")
 
 
 class _Twin(NamedTuple):
     """The twin scanner, worked out with what reads its results (see above).
 
-    ``pattern`` has the scanner's named groups (the tests compare its matches with the scanner's);
+    ``pattern`` has the scanner's named groups and, in the wide twin, ``char`` (the tests compare
+    its matches with the scanner's);
     ``splitter`` is the same pattern with two groups,
     the whitespace before a token and the token, for ``re.split``: its pieces tile the text, so
     spans are running sums of lengths, with no match object per token.  A token's kind follows
@@ -235,6 +262,7 @@ class _Twin(NamedTuple):
     kind_of: re.Pattern[str]
     opens_with_stop: re.Pattern[str]
     references: bool
+    wide: bool
 
 
 _TWIN_AFTER: Final = 1 << 16
@@ -257,6 +285,9 @@ class _TwinDemand:
 
 
 _TWIN_DEMAND: Final = _TwinDemand()
+_WIDE_DEMAND: Final = _TwinDemand()
+"""Characters of pieces the scanner read that the wide twin could have read (building the wide
+twin costs about 0.1 s: its classes span the CJK ideographs)."""
 
 
 def _scanner_for(text: str, references: bool) -> _Twin | regex.Pattern[str]:
@@ -272,24 +303,28 @@ def _scanner(references: bool) -> regex.Pattern[str]:
 
 
 @functools.cache
-def _twin(references: bool) -> _Twin:
-    """The scanner's twin (see ``_TWIN_RANGES``), built on first use (about 20 ms)."""
-    space = _members(r"\s")
-    line_space = _members(r"[^\S\n]")
-    letter = _members(_LETTER)
-    lower = _members(r"\p{Ll}")
-    digit = _members(r"\p{Nd}")
-    script = _members(f"[{SUPER_SUB}]")
-    quotes = _members(f"[{DOUBLE_QUOTES}{SINGLE_QUOTES}]")
-    opening = _members(r"\p{Ps}")
-    closing = _members(r"\p{Pe}")
-    symbol = _members(_SYMBOL_CHAR)
-    stop = _members(f"[{_SENTENCE_BEFORE_GAP}]")
-    closers = _members(f"[{_CLOSERS}]")
-    cited = _members(r"[\p{L}\p{N}\p{M}.,;:!?)\]\"'\u201d\u2019\u00bb]")
-    cite_end = _members(r"[.,;:!?)\"'\u201d\u2019\u00bb\[]")
-    next_word = _members(rf"[\p{{L}}\p{{N}}(\[{DOUBLE_QUOTES}{SINGLE_QUOTES}]")
-    comma_break = _members(rf"[\s\p{{Pf}}{DOUBLE_QUOTES}{SINGLE_QUOTES}]")
+def _twin(references: bool, wide: bool = False) -> _Twin:
+    """The scanner's twin (see ``_TWIN_RANGES``), built on first use (about 20 ms); ``wide``:
+    over the wide alphabet (``_WIDE_RANGES``)."""
+    members = functools.partial(_members, wide=wide)
+    space = members(r"\s")
+    line_space = members(r"[^\S\n]")
+    letter = members(rf"[{_LETTER}--[{UNSPACED}]]")
+    unspaced = members(rf"[{_LETTER}&&[{UNSPACED}]]")
+    char = f"(?P<char>[{unspaced}])|" if unspaced else ""  # the narrow alphabet has none
+    lower = members(r"\p{Ll}")
+    digit = members(r"\p{Nd}")
+    script = members(f"[{SUPER_SUB}]")
+    quotes = members(f"[{DOUBLE_QUOTES}{SINGLE_QUOTES}]")
+    opening = members(r"\p{Ps}")
+    closing = members(r"\p{Pe}")
+    symbol = members(_SYMBOL_CHAR)
+    stop = members(f"[{_SENTENCE_BEFORE_GAP}]")
+    closers = members(f"[{_CLOSERS}]")
+    cited = members(r"[\p{L}\p{N}\p{M}.,;:!?)\]\"'\u201d\u2019\u00bb]")
+    cite_end = members(r"[.,;:!?)\"'\u201d\u2019\u00bb\[]")
+    next_word = members(rf"[\p{{L}}\p{{N}}(\[{DOUBLE_QUOTES}{SINGLE_QUOTES}]")
+    comma_break = members(rf"[\s\p{{Pf}}{DOUBLE_QUOTES}{SINGLE_QUOTES}]")
     glued_comma = (
         rf"[,;](?:(?![{comma_break}]|[,;.:]+(?:[{space}]|$)|$|\[(?i:{_REFERENCE_BODY})\])"
         rf"|(?=[^\[\]{_LINE_END}]{{0,{_IN_BRACKETS}}}\]))"
@@ -301,6 +336,7 @@ def _twin(references: bool) -> _Twin:
         else "(?!)"
     )
     alternatives = rf"""
+          {char}
           (?P<word>[{letter}]++(?:[\-\u2010][{line_space}]*+\r?\n[{line_space}]*+
                                  (?=[{lower}])[{letter}]++)*+)
         | (?P<number>[{digit}]++(?:[.,'\u2019_][{digit}]++)*+)
@@ -313,7 +349,7 @@ def _twin(references: bool) -> _Twin:
         | (?P<ellipsis>\.\.\.|\u2026|\u22ef)
         | (?P<symbol>(?:[{symbol}]|[{stop}](?![{closers}]|$)|{glued_comma})++)"""
     unnamed = re.sub(r"\(\?P<\w+>", "(?:", alternatives)
-    kind_of = rf"""(?P<word>[{letter}])|(?P<number>[{digit}])|(?P<script>[{script}])
+    kind_of = rf"""{char}(?P<word>[{letter}])|(?P<number>[{digit}])|(?P<script>[{script}])
         |(?P<reference>\[.)|(?P<quote>[{quotes}])|(?P<open>[{opening}])|(?P<close>[{closing}])
         |(?P<ellipsis>(?:\.\.\.|\u2026|\u22ef)\Z)|(?P<symbol>)"""
     return _Twin(
@@ -322,14 +358,35 @@ def _twin(references: bool) -> _Twin:
         re.compile(kind_of, re.VERBOSE),
         re.compile(rf"[{space}]*[{stop}]"),
         references,
+        wide,
     )
 
 
 @functools.cache
-def _members(character_class: str) -> str:
-    """The characters of the twin's alphabet that ``character_class`` (a ``regex`` class) takes,
-    as the body of a ``re`` class, in ranges."""
-    codes = list(map(ord, regex.findall(character_class, _twin_characters(), regex.VERSION1)))
+def _wide_guard() -> re.Pattern[str]:
+    """Where the wide twin and the scanner's units may differ (see ``_WIDE_RANGES``): a
+    character of an unspaced script followed by a character that extends its grapheme, or by a
+    hyphenated line break (the scanner's word may go on across it, and then its last unit holds
+    the hyphen)."""
+    unspaced = _members(rf"[{_LETTER}&&[{UNSPACED}]]", wide=True)
+    extending = _members(r"\X", wide=True, after="\u6f22")
+    line_space = _members(r"[^\S\n]", wide=True)
+    hyphen_break = rf"[\-\u2010][{line_space}]*\r?\n"
+    return re.compile(rf"[{unspaced}](?:[{extending}]|{hyphen_break})")
+
+
+@functools.cache
+def _members(character_class: str, wide: bool = False, after: str = "") -> str:
+    """The characters of the twin's alphabet (``wide``: the wide twin's) that
+    ``character_class`` (a ``regex`` pattern) takes, as the body of a ``re`` class, in ranges;
+    ``after``: the characters that the pattern takes together with ``after`` before them."""
+    characters = _twin_characters(wide)
+    if after:
+        pattern = regex.compile(character_class, regex.VERSION1)
+        taken = [char for char in characters if pattern.fullmatch(after + char)]
+        codes = list(map(ord, taken))
+    else:
+        codes = list(map(ord, regex.findall(character_class, characters, regex.VERSION1)))
     runs: list[list[int]] = []
     for code in codes:
         if runs and runs[-1][1] == code - 1:
@@ -342,9 +399,10 @@ def _members(character_class: str) -> str:
 
 
 @functools.cache
-def _twin_characters() -> str:
-    """Every character of the twin's alphabet, in order."""
-    return "".join(chr(code) for low, high in _TWIN_RANGES for code in range(low, high + 1))
+def _twin_characters(wide: bool = False) -> str:
+    """Every character of the twin's alphabet (``wide``: the wide twin's), in order."""
+    ranges = _WIDE_RANGES if wide else _TWIN_RANGES
+    return "".join(chr(code) for low, high in ranges for code in range(low, high + 1))
 
 
 _INVISIBLE_RUN = regex.compile(rf"[{INVISIBLE}]+")
@@ -476,6 +534,7 @@ CASE_MAY_COUNT: Final = SENSITIVE | 3 << CASE_SHIFT
 _NUMBERISH_BEFORE: Final = bytes(
     1 if flags & KIND_MASK in (NUMBER, SCRIPT, SYMBOL, OPEN, CLOSE) else 0 for flags in range(256)
 )
+_CASE_RULE: Final = bytes(flags >> CASE_SHIFT for flags in range(256))
 _NUMBERISH_AFTER: Final = bytes(
     1 if flags & KIND_MASK in (NUMBER, SYMBOL, OPEN, CLOSE) else 0 for flags in range(256)
 )
@@ -488,7 +547,7 @@ Neighbour = tuple[int, int, str]
 class Columns(NamedTuple):
     """The tokens of one batch, column by column, so a prepared source extends its arrays with
     whole columns instead of appending token by token.  ``flags`` holds the kind with the
-    ``GLUED`` and ``SENSITIVE`` bits; ``cases`` the ``_CASE_*`` rule of each token."""
+    ``GLUED`` and ``SENSITIVE`` bits, and the ``_CASE_*`` rule in the bits from ``CASE_SHIFT``."""
 
     texts: list[str]
     starts: list[int]
@@ -496,7 +555,16 @@ class Columns(NamedTuple):
     flags: list[int]
     keys: list[str]
     exacts: list[str]
-    cases: list[int]
+
+    @classmethod
+    def empty(cls) -> Columns:
+        return cls([], [], [], [], [], [])
+
+    @classmethod
+    def joined(cls, parts: list[Columns]) -> Columns:
+        """The batches ``parts``, in order, as one."""
+        columns = zip(*parts, strict=True)
+        return cls(*(list(itertools.chain.from_iterable(column)) for column in columns))
 
     def neighbour(self, index: int) -> Neighbour:
         """What the case rule reads of token ``index`` as a word's neighbour."""
@@ -626,15 +694,33 @@ def _twin_batches(
             scanner = _scanner(twin.references)
             yield from _scanner_batches(text, scanner, side, position, chunk, start)
             return
-        if _OUTSIDE_TWIN.search(text, start, end) or (
-            start == 0 and twin.opens_with_stop.match(text)
-        ):
+        reader = _piece_reader(text, start, end, twin)
+        if reader is None:
             scanner = _scanner(twin.references)
             yield from _scanner_batches(text, scanner, side, position, chunk, start, end)
             continue
-        parts = twin.splitter.split(text[start:end])
+        parts = reader.splitter.split(text[start:end])
         offsets = list(itertools.accumulate(map(len, parts), initial=start))
-        yield _twin_columns(text, parts[2::3], offsets[2::3], offsets[3::3], side, position, twin)
+        yield _twin_columns(text, parts[2::3], offsets[2::3], offsets[3::3], side, position, reader)
+
+
+def _piece_reader(text: str, start: int, end: int, twin: _Twin) -> _Twin | None:
+    """The twin that reads the piece ``start:end`` of ``text``: ``twin`` when the piece is in its
+    alphabet, else the wide twin when it is in that one's (and the wide twin has been earned,
+    ``_WIDE_DEMAND``); None when the scanner must read it."""
+    if not _OUTSIDE_TWIN.search(text, start, end):
+        reader = twin
+    elif (
+        _OUTSIDE_WIDE.search(text, start, end)
+        or not _WIDE_DEMAND.met(end - start)
+        or _wide_guard().search(text, start, end)
+    ):
+        return None
+    else:
+        reader = _twin(twin.references, wide=True)
+    if start == 0 and reader.opens_with_stop.match(text):
+        return None
+    return reader
 
 
 def _twin_pieces(text: str, piece: int) -> Iterator[tuple[int, int]]:
@@ -669,14 +755,67 @@ def _twin_columns(
     word to split again.  A twin's text has no invisible characters, so glued is touching.
     ``ends``: where each token ends, which is where the split's next part starts."""
     if not texts:
-        return Columns([], [], [], [], [], [], [])
-    described = list(zip(*map(_TWIN_DESCRIPTIONS.__getitem__, texts), strict=True))
-    if _SIDE_ITEM in described[0] or _needs_split(texts):
-        groups = [_twin_group(twin, raw) for raw in texts]
-        return _general_columns(text, groups, texts, starts, side, position)
+        return Columns.empty()
+    described = list(map(_TWIN_DESCRIPTIONS.__getitem__, texts))
+    flags = list(map(_FLAGS_OF, described))
+    special = _special_tokens(text, texts, starts, ends, flags)
+    if not special:
+        return _twin_bulk(texts, starts, ends, described, flags, side, position)
+    parts = []
+    at = 0
+    for index in [*special, len(texts)]:
+        if at < index:
+            span = slice(at, index)
+            parts.append(
+                _twin_bulk(
+                    texts[span], starts[span], ends[span], described[span], flags[span], side,
+                    position,
+                )
+            )  # fmt: skip
+        if index < len(texts):
+            raw = texts[index]
+            group = _twin_group(twin, raw)
+            parts.append(_general_columns(text, [group], [raw], [starts[index]], side, position))
+        at = index + 1
+    return Columns.joined(parts)
+
+
+def _special_tokens(
+    text: str, texts: list[str], starts: list[int], ends: list[int], flags: list[int]
+) -> list[int]:
+    """Where a piece read by a twin has a reference mark, or a word to split again: those few
+    tokens are read one by one (``_general_columns``), the others in bulk.  (A twin reads a
+    character of an unspaced script as a token of its own, and a superscript that is not a
+    letter as a script token, as the scanner's split would: only a word holding superscript
+    letters is split again.)"""
+    marks: Iterable[int] = ()
+    if _SIDE_ITEM in flags:
+        side_items = map(operator.eq, flags, itertools.repeat(_SIDE_ITEM))
+        marks = itertools.compress(itertools.count(), side_items)
+    if not _superscript_letters().search(text, starts[0], ends[-1]):
+        return list(marks)
+    words = (
+        index
+        for index, raw in enumerate(texts)
+        if not raw.isascii() and _SUPER_SUB_LETTER.search(raw)
+    )
+    return sorted({*marks, *words})
+
+
+def _twin_bulk(
+    texts: list[str],
+    starts: list[int],
+    ends: list[int],
+    described: list[Description],
+    flags: list[int],
+    side: list[SideItem],
+    position: _Position,
+) -> Columns:
+    """The columns of tokens read by a twin, described in bulk.  A twin's text has no invisible
+    characters, so glued is touching."""
     before_ends = [position.last_end, *ends[:-1]]
     gaps = list(map(operator.mul, map(operator.eq, starts, before_ends), itertools.repeat(GLUED)))
-    return _bulk_columns(texts, starts, ends, gaps, described, side, position)
+    return _bulk_columns(texts, starts, ends, gaps, described, flags, side, position)
 
 
 def _twin_group(twin: _Twin, raw: str) -> str:
@@ -720,8 +859,7 @@ def _batch_columns(
     else:
         prefixes = list(map(plan.prefixes.__getitem__, numbers))
     ends = list(map(operator.add, starts, map(len, texts)))
-    coded = map(operator.add, prefixes, texts)
-    described = zip(*map(_DESCRIPTIONS.__getitem__, coded), strict=True)
+    described = list(map(_DESCRIPTIONS.__getitem__, map(operator.add, prefixes, texts)))
     gaps = [
         GLUED
         if start == end
@@ -729,7 +867,8 @@ def _batch_columns(
         else 0
         for start, end in zip(starts, [position.last_end, *ends[:-1]], strict=True)
     ]
-    return _bulk_columns(texts, starts, ends, gaps, described, side, position)
+    flags = list(map(_FLAGS_OF, described))
+    return _bulk_columns(texts, starts, ends, gaps, described, flags, side, position)
 
 
 def _split_words(
@@ -759,20 +898,22 @@ def _bulk_columns(
     starts: list[int],
     ends: list[int],
     gaps: list[int],
-    described: Iterable[tuple[Any, ...]],
+    described: list[Description],
+    flags: list[int],
     side: list[SideItem],
     position: _Position,
 ) -> Columns:
-    """The columns of a batch described in bulk (``described``: its descriptions' columns), for
-    the scanner's batches and the twin's pieces alike: the first token is not glued at the start
-    of the text or after a side item, and ``position`` moves past the batch."""
-    kinds, keys, exacts, cases = described
+    """The columns of a batch described in bulk (``described``: its tokens' descriptions,
+    ``flags`` the first column of them), for the scanner's batches and the twin's pieces alike:
+    the first token is not glued at the start of the text or after a side item, and
+    ``position`` moves past the batch."""
     if position.count == 0 or (side and side[-1].before == position.count):
         gaps[0] = 0
     position.count += len(starts)
     position.last_end = ends[-1]
-    flags = list(map(operator.or_, kinds, gaps))
-    return Columns(texts, starts, ends, flags, list(keys), list(exacts), list(cases))
+    keys = list(map(_KEY_OF, described))
+    exacts = list(map(_EXACT_OF, described))
+    return Columns(texts, starts, ends, list(map(operator.or_, flags, gaps)), keys, exacts)
 
 
 def _general_columns(
@@ -784,7 +925,7 @@ def _general_columns(
     position: _Position,
 ) -> Columns:
     """The columns of a batch with side items or words to split again, token by token."""
-    columns = Columns([], [], [], [], [], [], [])
+    columns = Columns.empty()
     for group, raw, start in zip(groups, texts, starts, strict=True):
         end = start + len(raw)
         index_mark = group == "reference" and (
@@ -858,14 +999,13 @@ _REFERENCE_ONLY: Final = regex.compile(rf"\[(?i:{_REFERENCE_BODY.replace('[ ]', 
 
 
 def _append(columns: Columns, group: str, raw: str, start: int, glued: bool) -> None:
-    kind, key, exact, case = _DESCRIPTIONS[_GROUP_CODES[group] + raw]
+    kind, key, exact, _ = _DESCRIPTIONS[_GROUP_CODES[group] + raw]
     columns.texts.append(raw)
     columns.starts.append(start)
     columns.ends.append(start + len(raw))
     columns.flags.append(kind | GLUED if glued else kind)
     columns.keys.append(key)
     columns.exacts.append(exact)
-    columns.cases.append(case)
 
 
 def _settle_inner(text: str, columns: Columns, before_first: Neighbour | None) -> None:
@@ -878,7 +1018,8 @@ def _settle_inner(text: str, columns: Columns, before_first: Neighbour | None) -
     """
     count = len(columns.starts)
     if count < _BULK_SETTLE:
-        candidates: Iterable[int] = itertools.compress(range(count - 1), columns.cases)
+        cases = map(operator.rshift, columns.flags, itertools.repeat(CASE_SHIFT))
+        candidates: Iterable[int] = itertools.compress(range(count - 1), list(cases))
     else:
         candidates = _near_candidates(columns)
     for index in candidates:
@@ -894,7 +1035,8 @@ def _near_candidates(columns: Columns) -> Iterator[int]:
     before = b"\x01" + flags[:-1].translate(_NUMBERISH_BEFORE)
     after = flags[1:].translate(_NUMBERISH_AFTER)
     near = map(operator.or_, before, after)
-    wanted = map(operator.and_, columns.cases, map(operator.or_, near, itertools.repeat(2)))
+    cases = flags.translate(_CASE_RULE)
+    wanted = map(operator.and_, cases, map(operator.or_, near, itertools.repeat(2)))
     return itertools.compress(range(count - 1), wanted)
 
 
@@ -903,7 +1045,7 @@ def _settle_last(
 ) -> None:
     """Settle the case of the last token of ``columns``, now that the token after it is known."""
     last = len(columns.starts) - 1
-    if columns.cases[last]:
+    if columns.flags[last] >> CASE_SHIFT:
         before = columns.neighbour(last - 1) if last > 0 else before_first
         _settle(text, columns, last, before, after)
 
@@ -944,6 +1086,16 @@ def case_counts(
     return False
 
 
+@functools.cache
+def _superscript_letters() -> re.Pattern[str]:
+    """The superscript and subscript letters of the wide twin's alphabet, which the scanner
+    splits out of a word (``_split_words``)."""
+    return re.compile(f"[{_members(rf'[[{SUPER_SUB}]&&{_LETTER}]', wide=True)}]")
+
+
+_SUPER_SUB_LETTER: Final = regex.compile(rf"[[{SUPER_SUB}]&&{_LETTER}]", regex.VERSION1)
+
+
 def _needs_split(texts: list[str]) -> bool:
     """Could a token among ``texts`` be a word holding characters of an unspaced script or
     superscript letters, to be split again?  Only the few that are not ASCII are searched."""
@@ -952,6 +1104,9 @@ def _needs_split(texts: list[str]) -> bool:
 
 
 _LAST_INDEX: Final = operator.attrgetter("lastindex")
+_FLAGS_OF: Final = operator.itemgetter(0)
+_KEY_OF: Final = operator.itemgetter(1)
+_EXACT_OF: Final = operator.itemgetter(2)
 _START: Final = regex.Match.start
 _GROUP: Final = regex.Match.group
 
@@ -1017,7 +1172,7 @@ class _TwinDescriptions(dict[str, Description]):
     def __missing__(self, raw: str) -> Description:
         if len(self) >= _DESCRIPTIONS_LIMIT:
             self.clear()
-        group = _twin_group(_twin(True), raw)
+        group = _twin_group(_twin(True, wide=_OUTSIDE_TWIN.match(raw) is not None), raw)
         if group in SIDE_KINDS:
             description: Description = (_SIDE_ITEM, "", "", _CASE_NEVER)
         else:
