@@ -613,11 +613,13 @@ def iter_columns(
     A batch is yielded once the next one is scanned, since the case of its last word can depend
     on the token after it.  ``settle=False`` leaves the case unsettled (only the ``SENSITIVE``
     bit of mixed case is set; the rule is in the bits from ``CASE_SHIFT``): a prepared source
-    settles it with ``case_counts`` for the few tokens a quote is compared with.  ``code``
-    says whether a place is code, where a "[1]" is tokens, not a reference mark.
+    settles it with ``case_counts`` for the few tokens a quote is compared with, reading the
+    exact forms from the text, so the ``exacts`` column is then not to be read (a batch read in
+    bulk leaves it empty).  ``code`` says whether a place is code, where a "[1]" is tokens, not a
+    reference mark.
     """
     scanner = _scanner_for(text, references)
-    position = _Position(code)
+    position = _Position(code, exacts=settle)
     pending: Columns | None = None  # scanned, all but its last word settled
     before_pending: Neighbour | None = None  # the token before the pending batch's first
     if isinstance(scanner, _Twin):
@@ -828,9 +830,10 @@ class _Position:
     """Where scanning stands: tokens yielded so far and the end of the last one; and, for a
     text with code, which places are code (a "[1]" there is an index, never a reference mark)."""
 
-    __slots__ = ("code", "count", "last_end")
+    __slots__ = ("code", "count", "exacts", "last_end")
 
-    def __init__(self, code: Callable[[int], bool] | None = None) -> None:
+    def __init__(self, code: Callable[[int], bool] | None = None, exacts: bool = True) -> None:
+        self.exacts = exacts  # is the exacts column wanted (see ``iter_columns``)?
         self.count = 0
         self.last_end = 0
         self.code = code
@@ -912,7 +915,7 @@ def _bulk_columns(
     position.count += len(starts)
     position.last_end = ends[-1]
     keys = list(map(_KEY_OF, described))
-    exacts = list(map(_EXACT_OF, described))
+    exacts = list(map(_EXACT_OF, described)) if position.exacts else []
     return Columns(texts, starts, ends, list(map(operator.or_, flags, gaps)), keys, exacts)
 
 
