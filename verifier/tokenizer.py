@@ -287,7 +287,7 @@ class _TwinDemand:
 _TWIN_DEMAND: Final = _TwinDemand()
 _WIDE_DEMAND: Final = _TwinDemand()
 """Characters of pieces the scanner read that the wide twin could have read (building the wide
-twin costs about 0.1 s: its classes span the CJK ideographs)."""
+twin costs about 50 ms: its classes span the CJK ideographs)."""
 
 
 def _scanner_for(text: str, references: bool) -> _Twin | regex.Pattern[str]:
@@ -1150,15 +1150,41 @@ def _plan(scanner: regex.Pattern[str]) -> _Plan:
     )
 
 
-class _Descriptions(dict[str, Description]):
-    """Descriptions by group code + token text, so a whole batch is described by one C-level
-    map (texts repeat their tokens); bounded, emptied whenever it is full."""
+class _Generations(dict[str, Description]):
+    """Descriptions by text, so a whole batch is described by one C-level map (texts repeat
+    their tokens); bounded in two generations.  When the dictionary is full its entries become
+    the old generation (the one before is dropped) and it starts empty: a description still in
+    use is moved back from the old generation on its first miss, at a fraction of the cost of
+    working it out again (a process that prepares page after page keeps its language's words).
+    """
+
+    __slots__ = ("_old",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._old: dict[str, Description] = {}
 
     def __missing__(self, coded: str) -> Description:
+        description = self._old.get(coded)
+        if description is None:
+            description = self._work_out(coded)
         if len(self) >= _DESCRIPTIONS_LIMIT:
+            self._old = dict(self)
             self.clear()
-        description = self[coded] = _describe(_CODE_GROUPS[ord(coded[0])], coded[1:])
+        self[coded] = description
         return description
+
+    def _work_out(self, coded: str) -> Description:
+        raise NotImplementedError
+
+
+class _Descriptions(_Generations):
+    """Descriptions by group code + token text."""
+
+    __slots__ = ()
+
+    def _work_out(self, coded: str) -> Description:
+        return _describe(_CODE_GROUPS[ord(coded[0])], coded[1:])
 
 
 _DESCRIPTIONS: Final = _Descriptions()
@@ -1168,20 +1194,17 @@ _SIDE_ITEM: Final = -1
 """The kind ``_TWIN_DESCRIPTIONS`` gives a reference mark, which is a side item, not a token."""
 
 
-class _TwinDescriptions(dict[str, Description]):
-    """Descriptions by token text alone, for the twin, whose token texts tell their group (see
-    ``_Twin``); bounded like ``_Descriptions``."""
+class _TwinDescriptions(_Generations):
+    """Descriptions by token text alone, for the twins, whose token texts tell their group (see
+    ``_Twin``)."""
 
-    def __missing__(self, raw: str) -> Description:
-        if len(self) >= _DESCRIPTIONS_LIMIT:
-            self.clear()
+    __slots__ = ()
+
+    def _work_out(self, raw: str) -> Description:
         group = _twin_group(_twin(True, wide=_OUTSIDE_TWIN.match(raw) is not None), raw)
         if group in SIDE_KINDS:
-            description: Description = (_SIDE_ITEM, "", "", _CASE_NEVER)
-        else:
-            description = _describe(group, raw)
-        self[raw] = description
-        return description
+            return (_SIDE_ITEM, "", "", _CASE_NEVER)
+        return _describe(group, raw)
 
 
 _TWIN_DESCRIPTIONS: Final = _TwinDescriptions()
