@@ -210,6 +210,7 @@ def run(rounds: int) -> dict[str, Any]:
     spread_quotes = {
         name: _texts(draw_quotes(text, QUOTES_PER_PREPARED, rng)) for name, text in texts.items()
     }
+    tokens = {name: len(prepare(text)) for name, text in texts.items()}
     gc.collect()
     gc.freeze()  # the corpus and the quote sets are the bench's, not a checker's: not traversed
     load_before = os.getloadavg()
@@ -260,6 +261,9 @@ def run(rounds: int) -> dict[str, Any]:
             name: [len(calls), sum(len(q) for _, q in calls)] for name, calls in sets.items()
         },
         "books": list(books),
+        "tokens_per_mb": {
+            name: tokens[name] / (len(text.encode("utf-8")) / 1e6) for name, text in texts.items()
+        },
         "clock": "cpu" if clock is CLOCK["cpu"] else "wall",
         "missing": corpus.missing,
     }
@@ -301,7 +305,10 @@ def print_report(report: dict[str, Any]) -> None:
         " one-off check reads)"
     )
     print("\nGoal 2: preparing ÷ the JS reference's tokenizing, throughput (≥ 1×)")
-    print(f"  {'text':<22} {'ratio':>12}   snap / JS / regex floor MB/s (medians)")
+    print(
+        f"  {'text':<22} {'ratio':>12}   snap / JS / regex floor MB/s (medians); snap's tokens"
+        " per MB"
+    )
     for name in rows[0]["prepare"]:
         figures = [row["prepare"][name] for row in rows]
         ratio = _min_median([f["throughput_vs_js"] for f in figures])
@@ -309,7 +316,8 @@ def print_report(report: dict[str, Any]) -> None:
             f"{statistics.median(f[key] for f in figures):.2f}"
             for key in ("snap_mb_s", "js_mb_s", "floor_mb_s")
         )
-        print(f"  {name:<22} {ratio:>12}   {rates}")
+        per_mb = report["tokens_per_mb"][name]
+        print(f"  {name:<22} {ratio:>12}   {rates}; {per_mb:,.0f}")
     if "linearity" in rows[0]:
         linearity = _min_median([row["linearity"] for row in rows])
         print(f"  linearity, s/MB at 4 MB ÷ at 1 MB (≈ 1): {linearity}")

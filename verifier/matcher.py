@@ -298,7 +298,7 @@ def prepare(source: str, code: CodeSpans | None = None) -> PreparedSource:
 def _number_new_keys(vocabulary: dict[str, int], keys: list[str]) -> None:
     """Give the keys not yet in ``vocabulary`` the next ids, in the order first met, with C-level
     calls only (a ``__missing__`` hook would be a Python call per distinct key)."""
-    fresh = itertools.filterfalse(vocabulary.__contains__, dict.fromkeys(keys))
+    fresh = dict.fromkeys(itertools.filterfalse(vocabulary.__contains__, keys))
     vocabulary.update(zip(fresh, itertools.count(len(vocabulary))))
 
 
@@ -347,8 +347,9 @@ class PreparedSource:
         in_code = self._in_span if self._code else None
         for columns in iter_columns(scanned_text, side, settle=False, code=in_code):
             _number_new_keys(vocabulary, columns.keys)
-            self._ids.extend(map(vocabulary.__getitem__, columns.keys))
-            self._starts.extend(columns.starts)
+            # fromlist converts a list at once, about twice as fast as extend
+            self._ids.fromlist(list(map(vocabulary.__getitem__, columns.keys)))
+            self._starts.fromlist(columns.starts)
             self._extend_lengths(columns.starts, columns.ends)
             self._meta.extend(columns.flags)
         self._vocabulary = vocabulary

@@ -57,7 +57,7 @@ import re
 import sys
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, Final, NamedTuple
+from typing import Final, NamedTuple
 
 import regex
 
@@ -227,18 +227,48 @@ _TWIN_RANGES: Final = (
     (0x2100, 0x2129),
     (0x212B, 0x22FF),
 )
-_TWIN_ALPHABET: Final = "".join(rf"\u{low:04x}-\u{high:04x}" for low, high in _TWIN_RANGES)
+# The wide twin's alphabet adds Chinese and Japanese text (CJK ideographs, kana, CJK punctuation,
+# full-width forms) and the box drawing and geometric shapes of text-mode diagrams.  It reads a
+# character of an unspaced script as a token of its own (the scanner reads a run of them as one
+# word and splits it into units, ``_split_words``): the same tokens, with three exceptions kept
+# out.  The characters that extend a grapheme (U+302A-U+302F, the kana voicing marks U+3099,
+# U+309A, U+FF9E, U+FF9F) are left out of the alphabet, and a piece where a combining mark or a
+# hyphenated line break follows such a character is read by the scanner (``_wide_guard``), since
+# there the scanner's unit is longer than one character.
+_WIDE_RANGES: Final = (
+    *_TWIN_RANGES,
+    (0x2500, 0x25FF),
+    (0x3000, 0x3029),
+    (0x3030, 0x3098),
+    (0x309B, 0x30FF),
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0xF900, 0xFAFF),
+    (0xFF00, 0xFF9D),
+    (0xFFA0, 0xFFEF),
+)
+
+
+def _alphabet(ranges: tuple[tuple[int, int], ...]) -> str:
+    return "".join(rf"\u{low:04x}-\u{high:04x}" for low, high in ranges)
 
 
 @functools.cache
 def _outside_twin() -> re.Pattern[str]:
-    return re.compile(rf"[^{_TWIN_ALPHABET}]")
+    """Compiled on first use, as the tokenizer's other patterns that not every text needs."""
+    return re.compile(rf"[^{_alphabet(_TWIN_RANGES)}]")
+
+
+@functools.cache
+def _outside_wide() -> re.Pattern[str]:
+    return re.compile(rf"[^{_alphabet(_WIDE_RANGES)}]")
 
 
 class _Twin(NamedTuple):
     """The twin scanner, worked out with what reads its results (see above).
 
-    ``pattern`` has the scanner's named groups (the tests compare its matches with the scanner's);
+    ``pattern`` has the scanner's named groups and, in the wide twin, ``char`` (the tests compare
+    its matches with the scanner's);
     ``splitter`` is the same pattern with two groups,
     the whitespace before a token and the token, for ``re.split``: its pieces tile the text, so
     spans are running sums of lengths, with no match object per token.  A token's kind follows
@@ -251,6 +281,7 @@ class _Twin(NamedTuple):
     kind_of: re.Pattern[str]
     opens_with_stop: re.Pattern[str]
     references: bool
+    wide: bool
 
 
 _TWIN_AFTER: Final = 1 << 16
@@ -273,6 +304,9 @@ class _TwinDemand:
 
 
 _TWIN_DEMAND: Final = _TwinDemand()
+_WIDE_DEMAND: Final = _TwinDemand()
+"""Characters of pieces the scanner read that the wide twin could have read (building the wide
+twin costs about 50 ms: its classes span the CJK ideographs)."""
 
 
 def _scanner_for(text: str, references: bool) -> _Twin | regex.Pattern[str]:
@@ -288,24 +322,28 @@ def _scanner(references: bool) -> regex.Pattern[str]:
 
 
 @functools.cache
-def _twin(references: bool) -> _Twin:
-    """The scanner's twin (see ``_TWIN_RANGES``), built on first use (about 20 ms)."""
-    space = _members(r"\s")
-    line_space = _members(r"[^\S\n]")
-    letter = _members(_LETTER)
-    lower = _members(r"\p{Ll}")
-    digit = _members(r"\p{Nd}")
-    script = _members(f"[{SUPER_SUB}]")
-    quotes = _members(f"[{DOUBLE_QUOTES}{SINGLE_QUOTES}]")
-    opening = _members(r"\p{Ps}")
-    closing = _members(r"\p{Pe}")
-    symbol = _members(_SYMBOL_CHAR)
-    stop = _members(f"[{_SENTENCE_BEFORE_GAP}]")
-    closers = _members(f"[{_CLOSERS}]")
-    cited = _members(r"[\p{L}\p{N}\p{M}.,;:!?)\]\"'\u201d\u2019\u00bb]")
-    cite_end = _members(r"[.,;:!?)\"'\u201d\u2019\u00bb\[]")
-    next_word = _members(rf"[\p{{L}}\p{{N}}(\[{DOUBLE_QUOTES}{SINGLE_QUOTES}]")
-    comma_break = _members(rf"[\s\p{{Pf}}{DOUBLE_QUOTES}{SINGLE_QUOTES}]")
+def _twin(references: bool, wide: bool = False) -> _Twin:
+    """The scanner's twin (see ``_TWIN_RANGES``), built on first use (about 20 ms); ``wide``:
+    over the wide alphabet (``_WIDE_RANGES``)."""
+    members = functools.partial(_members, wide=wide)
+    space = members(r"\s")
+    line_space = members(r"[^\S\n]")
+    letter = members(rf"[{_LETTER}--[{UNSPACED}]]")
+    unspaced = members(rf"[{_LETTER}&&[{UNSPACED}]]")
+    char = f"(?P<char>[{unspaced}])|" if unspaced else ""  # the narrow alphabet has none
+    lower = members(r"\p{Ll}")
+    digit = members(r"\p{Nd}")
+    script = members(f"[{SUPER_SUB}]")
+    quotes = members(f"[{DOUBLE_QUOTES}{SINGLE_QUOTES}]")
+    opening = members(r"\p{Ps}")
+    closing = members(r"\p{Pe}")
+    symbol = members(_SYMBOL_CHAR)
+    stop = members(f"[{_SENTENCE_BEFORE_GAP}]")
+    closers = members(f"[{_CLOSERS}]")
+    cited = members(r"[\p{L}\p{N}\p{M}.,;:!?)\]\"'\u201d\u2019\u00bb]")
+    cite_end = members(r"[.,;:!?)\"'\u201d\u2019\u00bb\[]")
+    next_word = members(rf"[\p{{L}}\p{{N}}(\[{DOUBLE_QUOTES}{SINGLE_QUOTES}]")
+    comma_break = members(rf"[\s\p{{Pf}}{DOUBLE_QUOTES}{SINGLE_QUOTES}]")
     glued_comma = (
         rf"[,;](?:(?![{comma_break}]|[,;.:]+(?:[{space}]|$)|$|\[(?i:{_REFERENCE_BODY})\])"
         rf"|(?=[^\[\]{_LINE_END}]{{0,{_IN_BRACKETS}}}\]))"
@@ -317,6 +355,7 @@ def _twin(references: bool) -> _Twin:
         else "(?!)"
     )
     alternatives = rf"""
+          {char}
           (?P<word>[{letter}]++(?:[\-\u2010][{line_space}]*+\r?\n[{line_space}]*+
                                  (?=[{lower}])[{letter}]++)*+)
         | (?P<number>[{digit}]++(?:[.,'\u2019_][{digit}]++)*+)
@@ -329,7 +368,7 @@ def _twin(references: bool) -> _Twin:
         | (?P<ellipsis>\.\.\.|\u2026|\u22ef)
         | (?P<symbol>(?:[{symbol}]|[{stop}](?![{closers}]|$)|{glued_comma})++)"""
     unnamed = re.sub(r"\(\?P<\w+>", "(?:", alternatives)
-    kind_of = rf"""(?P<word>[{letter}])|(?P<number>[{digit}])|(?P<script>[{script}])
+    kind_of = rf"""{char}(?P<word>[{letter}])|(?P<number>[{digit}])|(?P<script>[{script}])
         |(?P<reference>\[.)|(?P<quote>[{quotes}])|(?P<open>[{opening}])|(?P<close>[{closing}])
         |(?P<ellipsis>(?:\.\.\.|\u2026|\u22ef)\Z)|(?P<symbol>)"""
     return _Twin(
@@ -338,14 +377,35 @@ def _twin(references: bool) -> _Twin:
         re.compile(kind_of, re.VERBOSE),
         re.compile(rf"[{space}]*[{stop}]"),
         references,
+        wide,
     )
 
 
 @functools.cache
-def _members(character_class: str) -> str:
-    """The characters of the twin's alphabet that ``character_class`` (a ``regex`` class) takes,
-    as the body of a ``re`` class, in ranges."""
-    codes = list(map(ord, regex.findall(character_class, _twin_characters(), regex.VERSION1)))
+def _wide_guard() -> re.Pattern[str]:
+    """Where the wide twin and the scanner's units may differ (see ``_WIDE_RANGES``): a
+    character of an unspaced script followed by a character that extends its grapheme, or by a
+    hyphenated line break (the scanner's word may go on across it, and then its last unit holds
+    the hyphen)."""
+    unspaced = _members(rf"[{_LETTER}&&[{UNSPACED}]]", wide=True)
+    extending = _members(r"\X", wide=True, after="\u6f22")
+    line_space = _members(r"[^\S\n]", wide=True)
+    hyphen_break = rf"[\-\u2010][{line_space}]*\r?\n"
+    return re.compile(rf"[{unspaced}](?:[{extending}]|{hyphen_break})")
+
+
+@functools.cache
+def _members(character_class: str, wide: bool = False, after: str = "") -> str:
+    """The characters of the twin's alphabet (``wide``: the wide twin's) that
+    ``character_class`` (a ``regex`` pattern) takes, as the body of a ``re`` class, in ranges;
+    ``after``: the characters that the pattern takes together with ``after`` before them."""
+    characters = _twin_characters(wide)
+    if after:
+        pattern = regex.compile(character_class, regex.VERSION1)
+        taken = [char for char in characters if pattern.fullmatch(after + char)]
+        codes = list(map(ord, taken))
+    else:
+        codes = list(map(ord, regex.findall(character_class, characters, regex.VERSION1)))
     runs: list[list[int]] = []
     for code in codes:
         if runs and runs[-1][1] == code - 1:
@@ -358,9 +418,10 @@ def _members(character_class: str) -> str:
 
 
 @functools.cache
-def _twin_characters() -> str:
-    """Every character of the twin's alphabet, in order."""
-    return "".join(chr(code) for low, high in _TWIN_RANGES for code in range(low, high + 1))
+def _twin_characters(wide: bool = False) -> str:
+    """Every character of the twin's alphabet (``wide``: the wide twin's), in order."""
+    ranges = _WIDE_RANGES if wide else _TWIN_RANGES
+    return "".join(chr(code) for low, high in ranges for code in range(low, high + 1))
 
 
 _INVISIBLE_RUN = regex.compile(rf"[{INVISIBLE}]+")
@@ -498,6 +559,7 @@ CASE_MAY_COUNT: Final = SENSITIVE | 3 << CASE_SHIFT
 _NUMBERISH_BEFORE: Final = bytes(
     1 if flags & KIND_MASK in (NUMBER, SCRIPT, SYMBOL, OPEN, CLOSE) else 0 for flags in range(256)
 )
+_CASE_RULE: Final = bytes(flags >> CASE_SHIFT for flags in range(256))
 _NUMBERISH_AFTER: Final = bytes(
     1 if flags & KIND_MASK in (NUMBER, SYMBOL, OPEN, CLOSE) else 0 for flags in range(256)
 )
@@ -510,7 +572,7 @@ Neighbour = tuple[int, int, str]
 class Columns(NamedTuple):
     """The tokens of one batch, column by column, so a prepared source extends its arrays with
     whole columns instead of appending token by token.  ``flags`` holds the kind with the
-    ``GLUED`` and ``SENSITIVE`` bits; ``cases`` the ``_CASE_*`` rule of each token."""
+    ``GLUED`` and ``SENSITIVE`` bits, and the ``_CASE_*`` rule in the bits from ``CASE_SHIFT``."""
 
     texts: list[str]
     starts: list[int]
@@ -518,7 +580,16 @@ class Columns(NamedTuple):
     flags: list[int]
     keys: list[str]
     exacts: list[str]
-    cases: list[int]
+
+    @classmethod
+    def empty(cls) -> Columns:
+        return cls([], [], [], [], [], [])
+
+    @classmethod
+    def joined(cls, parts: list[Columns]) -> Columns:
+        """The batches ``parts``, in order, as one."""
+        columns = zip(*parts, strict=True)
+        return cls(*(list(itertools.chain.from_iterable(column)) for column in columns))
 
     def neighbour(self, index: int) -> Neighbour:
         """What the case rule reads of token ``index`` as a word's neighbour."""
@@ -567,11 +638,13 @@ def iter_columns(
     A batch is yielded once the next one is scanned, since the case of its last word can depend
     on the token after it.  ``settle=False`` leaves the case unsettled (only the ``SENSITIVE``
     bit of mixed case is set; the rule is in the bits from ``CASE_SHIFT``): a prepared source
-    settles it with ``case_counts`` for the few tokens a quote is compared with.  ``code``
-    says whether a place is code, where a "[1]" is tokens, not a reference mark.
+    settles it with ``case_counts`` for the few tokens a quote is compared with, reading the
+    exact forms from the text, so the ``exacts`` column is then not to be read (a batch read in
+    bulk leaves it empty).  ``code`` says whether a place is code, where a "[1]" is tokens, not a
+    reference mark.
     """
     scanner = _scanner_for(text, references)
-    position = _Position(code)
+    position = _Position(code, exacts=settle)
     pending: Columns | None = None  # scanned, all but its last word settled
     before_pending: Neighbour | None = None  # the token before the pending batch's first
     if isinstance(scanner, _Twin):
@@ -654,15 +727,33 @@ def _twin_batches(
             scanner = _scanner(twin.references)
             yield from _scanner_batches(text, scanner, side, position, chunk, start)
             return
-        if _outside_twin().search(text, start, end) or (
-            start == 0 and twin.opens_with_stop.match(text)
-        ):
+        reader = _piece_reader(text, start, end, twin)
+        if reader is None:
             scanner = _scanner(twin.references)
             yield from _scanner_batches(text, scanner, side, position, chunk, start, end)
             continue
-        parts = twin.splitter.split(text[start:end])
+        parts = reader.splitter.split(text[start:end])
         offsets = list(itertools.accumulate(map(len, parts), initial=start))
-        yield _twin_columns(text, parts[2::3], offsets[2::3], offsets[3::3], side, position, twin)
+        yield _twin_columns(text, parts[2::3], offsets[2::3], offsets[3::3], side, position, reader)
+
+
+def _piece_reader(text: str, start: int, end: int, twin: _Twin) -> _Twin | None:
+    """The twin that reads the piece ``start:end`` of ``text``: ``twin`` when the piece is in its
+    alphabet, else the wide twin when it is in that one's (and the wide twin has been earned,
+    ``_WIDE_DEMAND``); None when the scanner must read it."""
+    if not _outside_twin().search(text, start, end):
+        reader = twin
+    elif (
+        _outside_wide().search(text, start, end)
+        or not _WIDE_DEMAND.met(end - start)
+        or _wide_guard().search(text, start, end)
+    ):
+        return None
+    else:
+        reader = _twin(twin.references, wide=True)
+    if start == 0 and reader.opens_with_stop.match(text):
+        return None
+    return reader
 
 
 def _twin_pieces(text: str, piece: int) -> Iterator[tuple[int, int]]:
@@ -697,14 +788,67 @@ def _twin_columns(
     word to split again.  A twin's text has no invisible characters, so glued is touching.
     ``ends``: where each token ends, which is where the split's next part starts."""
     if not texts:
-        return Columns([], [], [], [], [], [], [])
-    described = list(zip(*map(_TWIN_DESCRIPTIONS.__getitem__, texts), strict=True))
-    if _SIDE_ITEM in described[0] or _needs_split(texts):
-        groups = [_twin_group(twin, raw) for raw in texts]
-        return _general_columns(text, groups, texts, starts, side, position)
+        return Columns.empty()
+    described = list(map(_TWIN_DESCRIPTIONS.__getitem__, texts))
+    flags = list(map(_FLAGS_OF, described))
+    special = _special_tokens(text, texts, starts, ends, flags)
+    if not special:
+        return _twin_bulk(texts, starts, ends, described, flags, side, position)
+    parts = []
+    at = 0
+    for index in [*special, len(texts)]:
+        if at < index:
+            span = slice(at, index)
+            parts.append(
+                _twin_bulk(
+                    texts[span], starts[span], ends[span], described[span], flags[span], side,
+                    position,
+                )
+            )  # fmt: skip
+        if index < len(texts):
+            raw = texts[index]
+            group = _twin_group(twin, raw)
+            parts.append(_general_columns(text, [group], [raw], [starts[index]], side, position))
+        at = index + 1
+    return Columns.joined(parts)
+
+
+def _special_tokens(
+    text: str, texts: list[str], starts: list[int], ends: list[int], flags: list[int]
+) -> list[int]:
+    """Where a piece read by a twin has a reference mark, or a word to split again: those few
+    tokens are read one by one (``_general_columns``), the others in bulk.  (A twin reads a
+    character of an unspaced script as a token of its own, and a superscript that is not a
+    letter as a script token, as the scanner's split would: only a word holding superscript
+    letters is split again.)"""
+    marks: Iterable[int] = ()
+    if _SIDE_ITEM in flags:
+        side_items = map(operator.eq, flags, itertools.repeat(_SIDE_ITEM))
+        marks = itertools.compress(itertools.count(), side_items)
+    if not _superscript_letters().search(text, starts[0], ends[-1]):
+        return list(marks)
+    words = (
+        index
+        for index, raw in enumerate(texts)
+        if not raw.isascii() and _SUPER_SUB_LETTER.search(raw)
+    )
+    return sorted({*marks, *words})
+
+
+def _twin_bulk(
+    texts: list[str],
+    starts: list[int],
+    ends: list[int],
+    described: list[Description],
+    flags: list[int],
+    side: list[SideItem],
+    position: _Position,
+) -> Columns:
+    """The columns of tokens read by a twin, described in bulk.  A twin's text has no invisible
+    characters, so glued is touching."""
     before_ends = [position.last_end, *ends[:-1]]
     gaps = list(map(operator.mul, map(operator.eq, starts, before_ends), itertools.repeat(GLUED)))
-    return _bulk_columns(texts, starts, ends, gaps, described, side, position)
+    return _bulk_columns(texts, starts, ends, gaps, described, flags, side, position)
 
 
 def _twin_group(twin: _Twin, raw: str) -> str:
@@ -717,9 +861,10 @@ class _Position:
     """Where scanning stands: tokens yielded so far and the end of the last one; and, for a
     text with code, which places are code (a "[1]" there is an index, never a reference mark)."""
 
-    __slots__ = ("code", "count", "last_end")
+    __slots__ = ("code", "count", "exacts", "last_end")
 
-    def __init__(self, code: Callable[[int], bool] | None = None) -> None:
+    def __init__(self, code: Callable[[int], bool] | None = None, exacts: bool = True) -> None:
+        self.exacts = exacts  # is the exacts column wanted (see ``iter_columns``)?
         self.count = 0
         self.last_end = 0
         self.code = code
@@ -748,8 +893,7 @@ def _batch_columns(
     else:
         prefixes = list(map(plan.prefixes.__getitem__, numbers))
     ends = list(map(operator.add, starts, map(len, texts)))
-    coded = map(operator.add, prefixes, texts)
-    described = zip(*map(_DESCRIPTIONS.__getitem__, coded), strict=True)
+    described = list(map(_DESCRIPTIONS.__getitem__, map(operator.add, prefixes, texts)))
     gaps = [
         GLUED
         if start == end
@@ -757,7 +901,8 @@ def _batch_columns(
         else 0
         for start, end in zip(starts, [position.last_end, *ends[:-1]], strict=True)
     ]
-    return _bulk_columns(texts, starts, ends, gaps, described, side, position)
+    flags = list(map(_FLAGS_OF, described))
+    return _bulk_columns(texts, starts, ends, gaps, described, flags, side, position)
 
 
 def _split_words(
@@ -787,20 +932,22 @@ def _bulk_columns(
     starts: list[int],
     ends: list[int],
     gaps: list[int],
-    described: Iterable[tuple[Any, ...]],
+    described: list[Description],
+    flags: list[int],
     side: list[SideItem],
     position: _Position,
 ) -> Columns:
-    """The columns of a batch described in bulk (``described``: its descriptions' columns), for
-    the scanner's batches and the twin's pieces alike: the first token is not glued at the start
-    of the text or after a side item, and ``position`` moves past the batch."""
-    kinds, keys, exacts, cases = described
+    """The columns of a batch described in bulk (``described``: its tokens' descriptions,
+    ``flags`` the first column of them), for the scanner's batches and the twin's pieces alike:
+    the first token is not glued at the start of the text or after a side item, and
+    ``position`` moves past the batch."""
     if position.count == 0 or (side and side[-1].before == position.count):
         gaps[0] = 0
     position.count += len(starts)
     position.last_end = ends[-1]
-    flags = list(map(operator.or_, kinds, gaps))
-    return Columns(texts, starts, ends, flags, list(keys), list(exacts), list(cases))
+    keys = list(map(_KEY_OF, described))
+    exacts = list(map(_EXACT_OF, described)) if position.exacts else []
+    return Columns(texts, starts, ends, list(map(operator.or_, flags, gaps)), keys, exacts)
 
 
 def _general_columns(
@@ -812,7 +959,7 @@ def _general_columns(
     position: _Position,
 ) -> Columns:
     """The columns of a batch with side items or words to split again, token by token."""
-    columns = Columns([], [], [], [], [], [], [])
+    columns = Columns.empty()
     for group, raw, start in zip(groups, texts, starts, strict=True):
         end = start + len(raw)
         index_mark = group == "reference" and (
@@ -892,14 +1039,13 @@ def _reference_only() -> regex.Pattern[str]:
 
 
 def _append(columns: Columns, group: str, raw: str, start: int, glued: bool) -> None:
-    kind, key, exact, case = _DESCRIPTIONS[_GROUP_CODES[group] + raw]
+    kind, key, exact, _ = _DESCRIPTIONS[_GROUP_CODES[group] + raw]
     columns.texts.append(raw)
     columns.starts.append(start)
     columns.ends.append(start + len(raw))
     columns.flags.append(kind | GLUED if glued else kind)
     columns.keys.append(key)
     columns.exacts.append(exact)
-    columns.cases.append(case)
 
 
 def _settle_inner(text: str, columns: Columns, before_first: Neighbour | None) -> None:
@@ -912,7 +1058,8 @@ def _settle_inner(text: str, columns: Columns, before_first: Neighbour | None) -
     """
     count = len(columns.starts)
     if count < _BULK_SETTLE:
-        candidates: Iterable[int] = itertools.compress(range(count - 1), columns.cases)
+        cases = map(operator.rshift, columns.flags, itertools.repeat(CASE_SHIFT))
+        candidates: Iterable[int] = itertools.compress(range(count - 1), list(cases))
     else:
         candidates = _near_candidates(columns)
     for index in candidates:
@@ -928,7 +1075,8 @@ def _near_candidates(columns: Columns) -> Iterator[int]:
     before = b"\x01" + flags[:-1].translate(_NUMBERISH_BEFORE)
     after = flags[1:].translate(_NUMBERISH_AFTER)
     near = map(operator.or_, before, after)
-    wanted = map(operator.and_, columns.cases, map(operator.or_, near, itertools.repeat(2)))
+    cases = flags.translate(_CASE_RULE)
+    wanted = map(operator.and_, cases, map(operator.or_, near, itertools.repeat(2)))
     return itertools.compress(range(count - 1), wanted)
 
 
@@ -937,7 +1085,7 @@ def _settle_last(
 ) -> None:
     """Settle the case of the last token of ``columns``, now that the token after it is known."""
     last = len(columns.starts) - 1
-    if columns.cases[last]:
+    if columns.flags[last] >> CASE_SHIFT:
         before = columns.neighbour(last - 1) if last > 0 else before_first
         _settle(text, columns, last, before, after)
 
@@ -978,6 +1126,16 @@ def case_counts(
     return False
 
 
+@functools.cache
+def _superscript_letters() -> re.Pattern[str]:
+    """The superscript and subscript letters of the wide twin's alphabet, which the scanner
+    splits out of a word (``_split_words``)."""
+    return re.compile(f"[{_members(rf'[[{SUPER_SUB}]&&{_LETTER}]', wide=True)}]")
+
+
+_SUPER_SUB_LETTER: Final = regex.compile(rf"[[{SUPER_SUB}]&&{_LETTER}]", regex.VERSION1)
+
+
 def _needs_split(texts: list[str]) -> bool:
     """Could a token among ``texts`` be a word holding characters of an unspaced script or
     superscript letters, to be split again?  Only the few that are not ASCII are searched."""
@@ -986,6 +1144,9 @@ def _needs_split(texts: list[str]) -> bool:
 
 
 _LAST_INDEX: Final = operator.attrgetter("lastindex")
+_FLAGS_OF: Final = operator.itemgetter(0)
+_KEY_OF: Final = operator.itemgetter(1)
+_EXACT_OF: Final = operator.itemgetter(2)
 _START: Final = regex.Match.start
 _GROUP: Final = regex.Match.group
 
@@ -1026,15 +1187,41 @@ def _plan(scanner: regex.Pattern[str]) -> _Plan:
     )
 
 
-class _Descriptions(dict[str, Description]):
-    """Descriptions by group code + token text, so a whole batch is described by one C-level
-    map (texts repeat their tokens); bounded, emptied whenever it is full."""
+class _Generations(dict[str, Description]):
+    """Descriptions by text, so a whole batch is described by one C-level map (texts repeat
+    their tokens); bounded in two generations.  When the dictionary is full its entries become
+    the old generation (the one before is dropped) and it starts empty: a description still in
+    use is moved back from the old generation on its first miss, at a fraction of the cost of
+    working it out again (a process that prepares page after page keeps its language's words).
+    """
+
+    __slots__ = ("_old",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._old: dict[str, Description] = {}
 
     def __missing__(self, coded: str) -> Description:
+        description = self._old.get(coded)
+        if description is None:
+            description = self._work_out(coded)
         if len(self) >= _DESCRIPTIONS_LIMIT:
+            self._old = dict(self)
             self.clear()
-        description = self[coded] = _describe(_CODE_GROUPS[ord(coded[0])], coded[1:])
+        self[coded] = description
         return description
+
+    def _work_out(self, coded: str) -> Description:
+        raise NotImplementedError
+
+
+class _Descriptions(_Generations):
+    """Descriptions by group code + token text."""
+
+    __slots__ = ()
+
+    def _work_out(self, coded: str) -> Description:
+        return _describe(_CODE_GROUPS[ord(coded[0])], coded[1:])
 
 
 _DESCRIPTIONS: Final = _Descriptions()
@@ -1044,20 +1231,17 @@ _SIDE_ITEM: Final = -1
 """The kind ``_TWIN_DESCRIPTIONS`` gives a reference mark, which is a side item, not a token."""
 
 
-class _TwinDescriptions(dict[str, Description]):
-    """Descriptions by token text alone, for the twin, whose token texts tell their group (see
-    ``_Twin``); bounded like ``_Descriptions``."""
+class _TwinDescriptions(_Generations):
+    """Descriptions by token text alone, for the twins, whose token texts tell their group (see
+    ``_Twin``)."""
 
-    def __missing__(self, raw: str) -> Description:
-        if len(self) >= _DESCRIPTIONS_LIMIT:
-            self.clear()
-        group = _twin_group(_twin(True), raw)
+    __slots__ = ()
+
+    def _work_out(self, raw: str) -> Description:
+        group = _twin_group(_twin(True, wide=_outside_twin().match(raw) is not None), raw)
         if group in SIDE_KINDS:
-            description: Description = (_SIDE_ITEM, "", "", _CASE_NEVER)
-        else:
-            description = _describe(group, raw)
-        self[raw] = description
-        return description
+            return (_SIDE_ITEM, "", "", _CASE_NEVER)
+        return _describe(group, raw)
 
 
 _TWIN_DESCRIPTIONS: Final = _TwinDescriptions()

@@ -211,3 +211,32 @@ def test_case_is_settled_across_batch_edges(text: str, sensitive: list[str]) -> 
     for chunk in (1, 2, 1024):
         rows = _rows(text, [], True, chunk)
         assert [row[0] for row in rows if row[7]] == sensitive
+
+
+def test_the_description_cache_is_bounded_and_keeps_what_is_still_in_use(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """When the cache is full its entries become the old generation: a description still in use
+    comes back from there, the same as worked out anew, and the cache never holds more than
+    two generations."""
+    from verifier import tokenizer
+
+    monkeypatch.setattr(tokenizer, "_DESCRIPTIONS_LIMIT", 4)
+    cache = tokenizer._TwinDescriptions()
+    work_out = tokenizer._TwinDescriptions._work_out
+    worked_out: list[str] = []
+
+    def spy(self: tokenizer._TwinDescriptions, raw: str) -> tokenizer.Description:
+        worked_out.append(raw)
+        return work_out(self, raw)
+
+    monkeypatch.setattr(tokenizer._TwinDescriptions, "_work_out", spy)
+    words = ["alpha", "Beta", "MB", "x", "5", "…"]
+    for word in words:
+        assert cache[word] == work_out(cache, word)
+    assert len(cache) <= 4
+    assert cache["alpha"] == work_out(cache, "alpha")
+    assert worked_out == words  # "alpha" came back from the old generation
+    for word in [f"w{number}" for number in range(20)]:
+        cache[word]
+        assert len(cache) <= 4

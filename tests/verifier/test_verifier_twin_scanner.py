@@ -212,6 +212,12 @@ def test_a_piece_the_twin_cannot_read_goes_to_the_scanner(text: str) -> None:
     assert rows_and_side(text, tokenizer._twin(True), True, 1, 64) == expected
 
 
+@pytest.fixture(autouse=True)
+def wide_twin_not_yet_earned(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts with the wide twin unearned (other tests may have earned it)."""
+    monkeypatch.setattr(tokenizer, "_WIDE_DEMAND", tokenizer._TwinDemand())
+
+
 def test_only_the_pieces_outside_the_alphabet_go_to_the_scanner() -> None:
     """One character outside the alphabet costs its piece, not the whole text."""
     plain = "Plain words of prose, and more of them. " * 4
@@ -295,3 +301,90 @@ def test_words_of_unspaced_scripts_are_split_alike_in_bulk(text: str, references
     assert rows_and_side(text, original(references), references, 16) == general_rows(
         text, references
     )
+
+
+# The wide twin (``tokenizer._WIDE_RANGES``): Chinese and Japanese text, box drawing.
+WIDE = tokenizer._twin_characters(wide=True)
+WIDE_ONLY = "".join(sorted(set(WIDE) - set(ALPHABET)))
+CJK_FRAGMENTS = [
+    "漢字", "日本語の", "中文，", "。", "、", "「引用」", "（注）", "ー", "々", "〇", "ｶﾀｶﾅ",
+    "Ｆｕｌｌ", "１２３", "─", "│", "├──", "●", "\u3000", "漢-\nabc", "字\u2010\r\nxy", "漢-\n 字",
+    "漢\u0301",
+    "か\u3099", "ｶﾞ", "Debian用", "x²漢", "ª漢", "漢ª", "漢[1]", "漢 [1] 字", "漢,", "漢.", "漢:",
+    "漢。 ", "…", "漢...", "A+漢", "〜", "・", "〽", "※",
+]  # fmt: skip
+
+
+def earn_the_wide_twin(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tokenizer._WIDE_DEMAND, "scanned", tokenizer._TWIN_AFTER)
+
+
+def wide_texts() -> st.SearchStrategy[str]:
+    """Texts over the wide twin's alphabet, with a few characters outside it."""
+    part = st.one_of(
+        st.sampled_from(COMMON),
+        st.sampled_from(FRAGMENTS),
+        st.sampled_from(CJK_FRAGMENTS),
+        st.sampled_from(WIDE_ONLY),
+        st.sampled_from(ALPHABET),
+        st.from_regex(r"[a-z]{1,6}", fullmatch=True),
+    )
+    return st.lists(part, max_size=40).map("".join)
+
+
+@settings(max_examples=500, derandomize=True, deadline=None)
+@given(text=wide_texts(), references=st.booleans(), chunk=st.sampled_from([1, 2, 256]))
+def test_the_wide_twin_makes_the_scanners_tokens(text: str, references: bool, chunk: int) -> None:
+    """The scanner reads a run of CJK characters as one word and splits it into units; the wide
+    twin reads each unit as a token: the same tokens, flags and side items, wherever the pieces
+    are cut."""
+    expected = rows_and_side(text, original(references), references)
+    with pytest.MonkeyPatch.context() as patch:
+        earn_the_wide_twin(patch)
+        twin = tokenizer._twin(references)
+        for piece in (1, 3, 16):
+            assert rows_and_side(text, twin, references, chunk, piece) == expected, piece
+
+
+def test_every_wide_character_is_scanned_alike_in_every_context(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    earn_the_wide_twin(monkeypatch)
+    ideographs = regex.compile(r"\p{Han}")
+    sample = [c for i, c in enumerate(WIDE_ONLY) if not ideographs.match(c) or i % 97 == 0]
+    for character in sample:
+        for text in contexts(character):
+            expected = rows_and_side(text, original(True), True)
+            assert rows_and_side(text, tokenizer._twin(True), True, 1, 64) == expected, text
+
+
+def test_no_wide_character_extends_a_grapheme_or_is_invisible() -> None:
+    """A character of an unspaced script is a unit of its own unless a character that extends
+    its grapheme follows it: none of those is in the wide alphabet (the guard sends a piece
+    where one from the narrow alphabet follows it to the scanner)."""
+    assert [c for c in WIDE_ONLY if regex.fullmatch(r"\X", "\u6f22" + c)] == []
+    assert regex.search(rf"[{INVISIBLE}]", WIDE_ONLY) is None
+    emoji_start = r"[\U0001f000-\U0001faff\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff]"
+    assert regex.search(emoji_start, WIDE_ONLY) is None
+
+
+def test_a_cjk_piece_is_read_by_the_wide_twin_once_it_has_been_earned(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    text = "中文的文本，「引用」。"
+    assert pieces_read_by_the_scanner(text, 64) == [(0, len(text))]
+    earn_the_wide_twin(monkeypatch)
+    assert pieces_read_by_the_scanner(text, 64) == []
+    assert rows_and_side(text, tokenizer._twin(True), True, 1, 64) == rows_and_side(
+        text, original(True), True
+    )
+
+
+@pytest.mark.parametrize("text", ["文字-\nabc", "漢\u0301字", "ok 😀 漢字", "สวัสดี 漢"])
+def test_a_cjk_piece_the_wide_twin_cannot_read_goes_to_the_scanner(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    earn_the_wide_twin(monkeypatch)
+    assert pieces_read_by_the_scanner(text, 64) == [(0, len(text))]
+    expected = rows_and_side(text, original(True), True)
+    assert rows_and_side(text, tokenizer._twin(True), True, 1, 64) == expected
