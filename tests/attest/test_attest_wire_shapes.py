@@ -23,7 +23,7 @@ from tests.attest.conftest import attesting_env
 from tests.attest.test_attest_subjects import QUOTE, citation_ids, run
 from tests.attest.tsa import LocalTsa
 from tests.attest.wire_shapes_attest_pinned import PINNED
-from tests.records.test_records_wire_shapes import flat
+from tests.records.test_records_wire_shapes import shapes_found, types_not_pinned
 
 
 def run_json(env: dict[str, str], *args: str, code: int = 0) -> Any:
@@ -78,13 +78,6 @@ def changed(home: Path) -> None:
 
 
 def test_every_attestation_wire_shape_is_as_pinned(documents: dict[str, Any]) -> None:
-    found: dict[str, set[str]] = {}
-    for name, document in documents.items():
-        flat(document, name, found)
+    found = shapes_found(documents)
     assert list(found) == list(PINNED)  # every key, in order, and no other
-    unexpected = {
-        path: sorted(types - set(PINNED[path].split("|")))
-        for path, types in found.items()
-        if not types <= set(PINNED[path].split("|"))
-    }
-    assert unexpected == {}
+    assert types_not_pinned(found, PINNED) == {}

@@ -22,7 +22,7 @@ import pytest
 
 from tests.http_fixtures import LoopbackServer
 from tests.records.conftest import Backend
-from tests.records.test_records_wire_shapes import QUOTE, flat, run_json
+from tests.records.test_records_wire_shapes import QUOTE, run_json, shapes_found, types_not_pinned
 from tests.records.wire_shapes_checks_pinned import PINNED
 
 TIDE_QUOTE = "The tide tables for the harbour were first printed in 1902"
@@ -127,13 +127,6 @@ def failed_urls_named(document: dict[str, Any], url: str) -> dict[str, Any]:
 
 
 def test_every_check_wire_shape_is_as_pinned(documents: dict[str, Any]) -> None:
-    found: dict[str, set[str]] = {}
-    for name, document in documents.items():
-        flat(document, name, found)
+    found = shapes_found(documents)
     assert list(found) == list(PINNED)  # every key, in order, and no other
-    unexpected = {
-        path: sorted(types - set(PINNED[path].split("|")))
-        for path, types in found.items()
-        if not types <= set(PINNED[path].split("|"))
-    }
-    assert unexpected == {}
+    assert types_not_pinned(found, PINNED) == {}

@@ -23,7 +23,7 @@ from tests.http_fixtures import LoopbackServer
 from tests.imports.warcs import OTHER, PAGE, CrawlerWarc
 from tests.records.conftest import Backend
 from tests.records.test_records_wire_shapes import PAGE as HARBOUR
-from tests.records.test_records_wire_shapes import QUOTE, flat, run_json
+from tests.records.test_records_wire_shapes import QUOTE, run_json, shapes_found, types_not_pinned
 from tests.records.wire_shapes_moves_pinned import PINNED
 
 
@@ -128,13 +128,6 @@ def of_documents(documents: dict[str, Any]) -> list[str]:
 def test_every_export_import_and_relocation_shape_is_as_pinned(
     documents: dict[str, Any],
 ) -> None:
-    found: dict[str, set[str]] = {}
-    for name, document in documents.items():
-        flat(document, name, found)
+    found = shapes_found(documents)
     assert list(found) == of_documents(documents)  # every key, in order, and no other
-    unexpected = {
-        path: sorted(types - set(PINNED[path].split("|")))
-        for path, types in found.items()
-        if not types <= set(PINNED[path].split("|"))
-    }
-    assert unexpected == {}
+    assert types_not_pinned(found, PINNED) == {}
