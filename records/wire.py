@@ -14,6 +14,7 @@ test_records_wire_shapes_moves.py; times are written by ``snapshotter.times``.
 from __future__ import annotations
 
 import base64
+import hashlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -354,6 +355,19 @@ def shown_json(shown: Shown) -> dict[str, Any]:
             document["exchanges"] = [exchange_json(item) for item in shown.exchanges]
     document["origin"] = shown.origin
     return document
+
+
+def shown_written_json(shown: Shown, path: str) -> dict[str, Any]:
+    """``snap show --output FILE --json``: what was written where, and its digest (the bytes
+    were re-hashed against the snapshot's own digest when read)."""
+    raw = shown.raw or b""
+    return {
+        "snapshotId": shown.snapshot_id,
+        "what": shown.what,
+        "path": path,
+        "size": len(raw),
+        "sha256": hashlib.sha256(raw).hexdigest(),
+    }
 
 
 def exchange_json(exchange: Exchange) -> dict[str, Any]:

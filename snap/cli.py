@@ -574,21 +574,16 @@ def show(
 
     with workspace(ctx, existing=True) as ws:
         shown = run_show(ws, snapshot_id, what=what, page=page, around=around)
+    from records.wire import shown_json, shown_written_json
+
     if output is not None and shown.raw is not None:
         write_output(output, shown.raw)
-        document: dict[str, Any] = {
-            "snapshotId": shown.snapshot_id,
-            "what": shown.what,
-            "path": str(output),
-        }
-        document |= {"size": len(shown.raw), "sha256": hashlib.sha256(shown.raw).hexdigest()}
         if as_json:
-            emit_json(document)
+            emit_json(shown_written_json(shown, str(output)))
         else:
-            click.echo(f"wrote {output} ({document['size']} bytes, sha256:{document['sha256']})")
+            digest = hashlib.sha256(shown.raw).hexdigest()
+            click.echo(f"wrote {output} ({len(shown.raw)} bytes, sha256:{digest})")
     elif as_json:
-        from records.wire import shown_json
-
         emit_json(shown_json(shown))
     elif shown.raw is not None:
         sys.stdout.buffer.write(shown.raw)

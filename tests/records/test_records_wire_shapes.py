@@ -123,6 +123,9 @@ def documents(backend: Backend, http_server: LoopbackServer, tmp_path: Path) -> 
         "show": run_json(backend, "show", snapshot),
         "show --headers": run_json(backend, "show", "--headers", snapshot),
         "show --raw": run_json(backend, "show", "--raw", snapshot),
+        "show --raw --output": run_json(
+            backend, "show", "--raw", "--output", str(tmp_path / "raw.html"), snapshot
+        ),
         "fsck": run_json(backend, "fsck"),
     }
 
