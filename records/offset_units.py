@@ -9,7 +9,7 @@ report is made from).
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any
 
 from verifier.errors import OffsetError
 from verifier.offsets import TextOffsets
@@ -25,45 +25,16 @@ def offsets_of(text: str) -> TextOffsets:
     return TextOffsets(text)
 
 
-class SpanOffsets(NamedTuple):
-    """A span in all three units, as six integers: what a result keeps until its report is
-    printed (a tuple, where the three nested dicts of its JSON form take about four times the
-    memory; a run of 100,000 citations holds one or two per citation)."""
-
-    start: int
-    end: int
-    utf16_start: int
-    utf16_end: int
-    utf8_start: int
-    utf8_end: int
-
-    def to_json(self) -> dict[str, dict[str, int]]:
-        """``{unit: {"start", "end"}}``, the form every ``--json`` prints."""
-        return {
-            CODEPOINT: {"start": self.start, "end": self.end},
-            UTF16: {"start": self.utf16_start, "end": self.utf16_end},
-            UTF8: {"start": self.utf8_start, "end": self.utf8_end},
-        }
-
-
-def span_offsets(text: str, start: int, end: int) -> SpanOffsets:
-    """``text[start:end]`` (code points) in all three units."""
+def span_units(text: str, start: int, end: int) -> dict[str, dict[str, int]]:
+    """``text[start:end]`` (code points) as ``{unit: {"start", "end"}}`` in all three units."""
     if not 0 <= start <= end <= len(text):
         raise OffsetError(f"span {start}–{end} does not lie in a text of {len(text)} code points")
     offsets = offsets_of(text)
-    return SpanOffsets(
-        start,
-        end,
-        offsets.to_utf16(start),
-        offsets.to_utf16(end),
-        offsets.to_utf8(start),
-        offsets.to_utf8(end),
-    )
-
-
-def span_units(text: str, start: int, end: int) -> dict[str, dict[str, int]]:
-    """``text[start:end]`` (code points) as ``{unit: {"start", "end"}}`` in all three units."""
-    return span_offsets(text, start, end).to_json()
+    return {
+        CODEPOINT: {"start": start, "end": end},
+        UTF16: {"start": offsets.to_utf16(start), "end": offsets.to_utf16(end)},
+        UTF8: {"start": offsets.to_utf8(start), "end": offsets.to_utf8(end)},
+    }
 
 
 def utf8_to_codepoint(text: str, offset: int) -> int:
