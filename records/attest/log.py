@@ -23,8 +23,8 @@ from sqlalchemy import Table, func, insert, select
 from sqlalchemy.orm import Session
 
 from records.attest import merkle
-from records.attest.manifest import canonical
 from records.models import Capture, Extraction, LogCheckpoint, LogEntry, Verification
+from snapshotter.canonical_json import canonical_json
 
 LOCK_KEY = 0x736E61706C6F67  # "snaplog": the advisory lock taken by appenders on PostgreSQL
 CHECKPOINT_FORMAT = "snap-log-checkpoint/1"
@@ -113,7 +113,7 @@ def verification_document(row: Any) -> dict[str, Any]:
 
 
 def leaf_bytes(row: LeafRow) -> bytes:
-    return canonical(leaf_document(row))
+    return canonical_json(leaf_document(row))
 
 
 def hex_digest(raw: bytes) -> str:
@@ -158,7 +158,7 @@ def append(session: Session, rows: Iterable[LeafRow], *, new: bool = False) -> l
     """Append ``rows`` (flushed, with ids) to the log, skipping any already in it (``new``:
     the caller has just inserted them, so none can be); their positions, in order."""
     documents = [(row, leaf_document(row)) for row in rows]
-    leaves = [(str(doc["kind"]), str(row.id), canonical(doc)) for row, doc in documents]
+    leaves = [(str(doc["kind"]), str(row.id), canonical_json(doc)) for row, doc in documents]
     return append_leaves(session, leaves, new=new)
 
 
@@ -168,7 +168,7 @@ def append_verification_rows(session: Session, rows: Iterable[Any]) -> list[int]
     order of their ids."""
     ordered = sorted(rows, key=lambda row: int(row.id))
     leaves = [
-        ("verification", str(row.id), canonical(verification_document(row))) for row in ordered
+        ("verification", str(row.id), canonical_json(verification_document(row))) for row in ordered
     ]
     return append_leaves(session, leaves, new=True)
 
@@ -226,7 +226,7 @@ def stored_leaves(session: Session) -> list[LogEntry]:
 
 
 def checkpoint_document(tree_size: int, root_hash: str, created_at: datetime) -> bytes:
-    return canonical(
+    return canonical_json(
         {
             "format": CHECKPOINT_FORMAT,
             "treeSize": tree_size,
@@ -234,10 +234,6 @@ def checkpoint_document(tree_size: int, root_hash: str, created_at: datetime) ->
             "createdAt": _time(created_at),
         }
     )
-
-
-def tree_state(entries: Sequence[LogEntry]) -> tuple[int, str]:
-    return tree_state_of([entry.leaf_hash for entry in entries])
 
 
 def tree_state_of(leaf_hashes: Sequence[str]) -> tuple[int, str]:

@@ -61,12 +61,7 @@ class Manifest:
 
     @classmethod
     def of(cls, document: dict[str, Any]) -> Manifest:
-        return cls(document, canonical(document))
-
-
-def canonical(document: Any) -> bytes:
-    """RFC 8785 bytes of a JSON value."""
-    return canonical_json(document)
+        return cls(document, canonical_json(document))
 
 
 def method_of(provenance: dict[str, Any], url: str, method: str = "") -> CaptureMethod:
