@@ -13,7 +13,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 
@@ -34,10 +34,14 @@ from records.attest.log import (
 )
 from records.attest.seal import attestor_of
 from records.errors import RecordNotFound
-from records.models import Capture, Extraction, LogCheckpoint, LogEntry, Verification
 from records.workspace import Workspace
 from snapshotter.errors import InputError
 from snapshotter.store import BlobStore
+
+# Making a checkpoint (every recording command ends with one) reads and writes the tables; the
+# ORM classes are imported by the commands that check the log or prove records in it.
+if TYPE_CHECKING:
+    from records.models import LogCheckpoint, LogEntry
 
 
 @dataclass(frozen=True)
@@ -160,6 +164,8 @@ def verify_log(workspace: Workspace) -> LogReport:
 
 
 def _rows(session: Any) -> dict[tuple[str, str], Any]:
+    from records.models import Capture, Extraction, Verification
+
     found: dict[tuple[str, str], Any] = {}
     for kind, model in (
         ("capture", Capture),
@@ -294,6 +300,8 @@ class Consistency:
 def consistency_between(workspace: Workspace, old_id: int, new_id: int | None) -> Consistency:
     """The consistency proof from checkpoint ``old_id`` to ``new_id`` (default: the newest),
     computed from the stored log and checked against both signed roots."""
+    from records.models import LogCheckpoint
+
     with workspace.db.reading() as session:
         old = session.get(LogCheckpoint, old_id)
         new = latest_checkpoint(session) if new_id is None else session.get(LogCheckpoint, new_id)
@@ -441,6 +449,8 @@ def inclusion_proofs(
 
 
 def _rows_of(session: Any, kind: str, record_id: str) -> bytes | None:
+    from records.models import Capture, Extraction, Verification
+
     model = {"capture": Capture, "extraction": Extraction, "verification": Verification}[kind]
     row = session.get(model, int(record_id))
     return None if row is None else leaf_bytes(row)
