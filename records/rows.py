@@ -19,7 +19,7 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from sqlalchemy import (
     JSON,
@@ -101,18 +101,20 @@ class CitationRow:
     page: str | None
 
 
-class ExtractionLike(Protocol):
-    """What choosing among a snapshot's extractions reads: an ``ExtractionRow`` or the ORM's
-    ``Extraction``."""
+if TYPE_CHECKING:  # for the type checker only: a Protocol class costs its creation at import
 
-    @property
-    def id(self) -> int: ...
+    class ExtractionLike(Protocol):
+        """What choosing among a snapshot's extractions reads: an ``ExtractionRow`` or the
+        ORM's ``Extraction``."""
 
-    @property
-    def text_hash(self) -> str | None: ...
+        @property
+        def id(self) -> int: ...
+
+        @property
+        def text_hash(self) -> str | None: ...
 
 
-AnyExtraction = TypeVar("AnyExtraction", bound=ExtractionLike)
+AnyExtraction = TypeVar("AnyExtraction", bound="ExtractionLike")
 
 
 CAPTURE_COLUMNS = tuple(CaptureRow.__dataclass_fields__)
