@@ -232,7 +232,7 @@ COMMANDS = {
         ("sqlalchemy.orm", "snapshotter.extract.text"),
         ("snapshotter.extract.sniff", "snapshotter.extract.text"),
     ),
-    "log": (("log", "verify"), ("sqlalchemy.orm", "records.attest.checkpoints"), ()),
+    "log": (("log", "verify"), ("sqlalchemy.orm", "records.attest.log_checks"), ()),
     "keys": (("keys", "show"), (), SIGNING),
     "store": (("store", "init"), ("snapshotter.store.local",), ()),
     "db": (("db", "upgrade"), ("sqlalchemy",), ("alembic",)),
