@@ -51,12 +51,7 @@ from bench_verifier import make_source  # noqa: E402
 from records.db import Database  # noqa: E402
 from records.evidence import Evidence  # noqa: E402
 from records.models import Citation, Snapshot  # noqa: E402
-from records.repository import (  # noqa: E402
-    choose_extraction,
-    idempotency_key,
-    record_snapshot,
-    record_verifications,
-)
+from records.repository import choose_extraction, record_snapshot  # noqa: E402
 from records.reverify import (  # noqa: E402
     recheck,
     reverify,
@@ -64,6 +59,7 @@ from records.reverify import (  # noqa: E402
     select_citation_keys,
     select_citations,
 )
+from records.rows import idempotency_key, record_verifications  # noqa: E402
 from records.texts import SnapshotTexts  # noqa: E402
 from records.verify import verification_values  # noqa: E402
 from records.workspace import Workspace  # noqa: E402

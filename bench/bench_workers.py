@@ -54,12 +54,9 @@ from records.jobs import (  # noqa: E402
     reverify_items,
 )
 from records.models import Citation, Snapshot  # noqa: E402
-from records.repository import (  # noqa: E402
-    choose_extraction,
-    idempotency_key,
-    record_verifications,
-)
+from records.repository import choose_extraction  # noqa: E402
 from records.reverify import recheck, reverify  # noqa: E402
+from records.rows import idempotency_key, record_verifications  # noqa: E402
 from records.texts import SnapshotTexts  # noqa: E402
 from records.verify import verification_values  # noqa: E402
 from records.vocabulary import BatchKind, ItemState  # noqa: E402

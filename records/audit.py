@@ -15,8 +15,8 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from records.attest.checkpoints import inclusion_proofs
 from records.attest.checks import SealState, seal_blobs, seal_checks_of
+from records.attest.log_checks import inclusion_proofs
 from records.errors import RecordNotFound
 from records.evidence import BlobCheck, Evidence, blob_state, capture_blobs, recorded_blobs
 from records.ids import resolve_citation_id, resolve_snapshot_id
@@ -34,7 +34,7 @@ from records.workspace import Workspace
 from snapshotter.errors import InputError
 
 BlobRef = tuple[str, str, str | None]  # kind, digest, recorded version
-LogProof = Mapping[str, Any]  # an inclusion proof and its checkpoint (records.attest.checkpoints)
+LogProof = Mapping[str, Any]  # an inclusion proof and its checkpoint (records.attest.log_checks)
 
 
 @dataclass(frozen=True)

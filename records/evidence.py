@@ -39,7 +39,7 @@ class TextColumns(Protocol):
 
 class SnapshotColumns(TextColumns, Protocol):
     """What evidence is made of, from a snapshot: the ORM ``Snapshot`` or a plain row of it
-    (``records.repository.SnapshotRow``, what the verify path reads)."""
+    (``records.rows.SnapshotRow``, what the verify path reads)."""
 
     @property
     def id(self) -> str: ...

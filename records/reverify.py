@@ -30,11 +30,10 @@ from records.repository import (
     citations_by_id,
     citations_matching,
     get_snapshot,
-    idempotency_key,
     latest_capture,
     newest_stored_capture,
-    record_verifications,
 )
+from records.rows import idempotency_key, record_verifications
 from records.texts import SnapshotTexts
 from records.verify import check_against, verification_values
 from records.vocabulary import BatchKind

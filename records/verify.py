@@ -30,7 +30,7 @@ from records.outcome import (
     count_by_status,
     stored_details,
 )
-from records.repository import (
+from records.rows import (
     CaptureRow,
     ExtractionRow,
     SnapshotRow,
@@ -40,7 +40,6 @@ from records.repository import (
     citation_rows,
     extraction_rows,
     idempotency_key,
-    latest_capture,
     latest_capture_row,
     pin_first_snapshot,
     record_citations,
@@ -234,10 +233,11 @@ def capture_missing_sources(
     cited = [(r.url, r.snapshot_id) for r in given.requests]
     cited += [(d.url, d.snapshot_id) for d in given.documents]
     with workspace.db.reading() as session:
+        connection = session.connection()
         missing = {
             url
             for url, snapshot_id in cited
-            if snapshot_id is None and url and latest_capture(session, url) is None
+            if snapshot_id is None and url and latest_capture_row(connection, url) is None
         }
     from records.capture import capture_source, web_url_refusal  # only --fetch captures
 

@@ -14,13 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the serialisers read the results; importing them loads cryptography
     from records.attest.attest import Attestation, AttestedCapture
-    from records.attest.checkpoints import (
-        CheckpointResult,
-        Consistency,
-        LogProblem,
-        LogReport,
-    )
+    from records.attest.checkpoints import CheckpointResult
     from records.attest.checks import SealState
+    from records.attest.log_checks import Consistency, LogProblem, LogReport
     from records.attest.signing import SigningKey
 
 

@@ -360,10 +360,8 @@ def verify(
 
     Exit 0 when every quote is found, 1 when any is not, 2 when FILE cannot be used.
     """
-    from records.emit import emit_verified
     from records.inputs import load_document_map, load_verify_input
     from records.verify import verify_citations
-    from records.wire import verify_report_json
 
     given = load_verify_input(file, load_document_map(documents_path))
     if emit_path is not None:
@@ -372,6 +370,8 @@ def verify(
         report = verify_citations(ws, given, fetch_missing=fetch_missing)
         checkpoint_log(ws)
         if emit_path is not None:
+            from records.emit import emit_verified  # the ORM's models: only --emit reads them
+
             emitted = emit_verified(ws, report.results)
             write_json_file(emit_path, emitted)
             click.echo(
@@ -380,6 +380,8 @@ def verify(
                 err=True,
             )
     if as_json:
+        from records.wire import verify_report_json  # the JSON shapes: only --json writes them
+
         emit_json(verify_report_json(report))
     else:
         click.echo(render.verify_report(report))

@@ -102,7 +102,7 @@ def log_checkpoint(ctx: click.Context, as_json: bool) -> None:
 def log_verify(ctx: click.Context, as_json: bool) -> None:
     """Recompute the log from the database and check every checkpoint; exit 1 on any row
     changed, removed or inserted behind the log's back."""
-    from records.attest.checkpoints import verify_log
+    from records.attest.log_checks import verify_log
 
     with workspace(ctx, existing=True) as ws:
         report = verify_log(ws)
@@ -137,7 +137,7 @@ def log_consistency(
     of checkpoint FROM, for someone who holds the two checkpoints and not the log. Exit 1 when
     it does not, or a checkpoint's signature or token does not check."""
     from records.attest.attest import write_consistency_files
-    from records.attest.checkpoints import consistency_between
+    from records.attest.log_checks import consistency_between
     from records.wire_attest import consistency_json
 
     with workspace(ctx, existing=True) as ws:

@@ -8,11 +8,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from snapshotter.special_addresses import IPNetwork
 from snapshotter.version import __version__
 
+# For the type checker only: the special-address tables are built when imported, and only
+# the guard (fetching) needs them.
 if TYPE_CHECKING:
     from snapshotter.guard import AllowList
+    from snapshotter.special_addresses import IPNetwork
 
 DEFAULT_USER_AGENT = f"snap/{__version__} (+citation snapshot)"
 TOTAL_TIMEOUT_FACTOR = 10  # without a deadline, a capture may take this many read timeouts

@@ -83,6 +83,10 @@ FOUNDATIONS = frozenset(
         "verifier.status",
     }
 )
+# The typed ORM's mapped classes and the queries of them: a command that only reads and writes
+# plain rows through the Core tables (``records.tables``, ``records.rows``) never builds the
+# mappers, the largest part of a one-citation ``snap verify`` above the ORM's import (issue 25).
+ORM_MODELS = ("records.models", "records.repository", "records.emit")
 # The HTTP service and the queue: loaded by ``snap serve`` and ``snap worker`` (or --enqueue) only.
 SERVICE = ("fastapi", "starlette", "uvicorn", "prometheus_client", "pydantic", "snap.service")
 QUEUE = ("celery", "kombu", "redis", "snap.workers")
@@ -169,7 +173,8 @@ def test_verify_on_sqlite(tmp_path: Path, captured_text: tuple[Path, str]) -> No
     assert done.returncode == 0, done.stderr + done.stdout
     assert "quote found" in done.stdout
     unneeded = (*NOT_FOR_SQLITE, *NOT_FOR_FOLDER, *EXTRACTION, *SIGNING, "snapshotter.fetch")
-    assert present(modules, (*unneeded, *CAPTURING)) == []
+    assert present(modules, (*unneeded, *CAPTURING, *ORM_MODELS)) == []
+    assert "records.tables" in modules  # the control: it read and recorded through the tables
 
 
 def test_verify_of_a_captured_page_on_sqlite(tmp_path: Path) -> None:
@@ -185,7 +190,8 @@ def test_verify_of_a_captured_page_on_sqlite(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr + done.stdout
     assert "quote found" in done.stdout
     unneeded = (*NOT_FOR_SQLITE, *NOT_FOR_FOLDER, *EXTRACTION, *SIGNING, "snapshotter.fetch")
-    assert present(modules, (*unneeded, *CAPTURING)) == []
+    assert present(modules, (*unneeded, *CAPTURING, *ORM_MODELS)) == []
+    assert "records.tables" in modules  # the control: it read and recorded through the tables
 
 
 def test_fetch_of_html_loads_the_html_extractor_only(tmp_path: Path) -> None:
@@ -202,7 +208,11 @@ def test_fetch_of_html_loads_the_html_extractor_only(tmp_path: Path) -> None:
 # check: what it must load (the control that it did the work) and what it may load beyond
 # NEVER_HERE's exclusions (Alembic for ``db upgrade``, the text extractor for ``reextract``).
 COMMANDS = {
-    "verify": (("verify", "{citation}"), ("sqlalchemy.orm", "verifier.matcher"), ()),
+    "verify": (
+        ("verify", "{citation}"),
+        ("sqlalchemy.orm", "verifier.matcher", "records.tables", "records.rows"),
+        (),
+    ),
     "show": (("show", "{snapshot}"), ("sqlalchemy.orm",), ()),
     "audit": (("audit", "--url", "{url}"), ("sqlalchemy.orm",), ()),
     "fsck": (("fsck",), ("sqlalchemy.orm",), ()),
@@ -222,7 +232,7 @@ COMMANDS = {
         ("sqlalchemy.orm", "snapshotter.extract.text"),
         ("snapshotter.extract.sniff", "snapshotter.extract.text"),
     ),
-    "log": (("log", "verify"), ("sqlalchemy.orm", "records.attest.checkpoints"), ()),
+    "log": (("log", "verify"), ("sqlalchemy.orm", "records.attest.log_checks"), ()),
     "keys": (("keys", "show"), (), SIGNING),
     "store": (("store", "init"), ("snapshotter.store.local",), ()),
     "db": (("db", "upgrade"), ("sqlalchemy",), ("alembic",)),
@@ -237,6 +247,8 @@ COMMANDS = {
 # The commands that check no quote and make no capture: they load neither the matcher (its
 # patterns cost more to compile than the rest of such a command's own code) nor the capture code.
 CHECKS_NO_QUOTE = frozenset({"show", "audit", "fsck", "attest", "log", "keys", "store", "db"})
+# The commands that read and write plain rows only: they never import the ORM's models.
+PLAIN_ROWS = frozenset({"verify"})
 
 
 def test_the_table_names_every_command() -> None:
@@ -280,6 +292,8 @@ def test_each_command_loads_what_it_uses_and_nothing_else(
     unneeded = (*NEVER_HERE, *EXTRACTION, *PROVIDER_ADAPTERS, "snapshotter.fetch")
     if command[0] in CHECKS_NO_QUOTE:
         unneeded = (*unneeded, *MATCHING, *CAPTURING)
+    if command[0] in PLAIN_ROWS:
+        unneeded = (*unneeded, *ORM_MODELS)
     assert present(modules, tuple(n for n in unneeded if n not in allowed)) == []
 
 

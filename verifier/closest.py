@@ -25,7 +25,6 @@ with its last.
 
 from __future__ import annotations
 
-import difflib
 import enum
 import operator
 from collections.abc import Callable, Hashable, Mapping, Sequence
@@ -170,6 +169,8 @@ def align(
     the two are alike (a number for a number, a word spelled alike: a changed token), else as
     added (a gap at the passage's edge).
     """
+    import difflib  # a quote found as written needs no alignment: loaded on first use
+
     matcher = difflib.SequenceMatcher(None, list(quote_keys), list(source_keys[lo:hi]), False)
     steps = [
         Step(_KINDS[tag], q0, q1, lo + s0, lo + s1) for tag, q0, q1, s0, s1 in matcher.get_opcodes()
@@ -198,6 +199,8 @@ def align(
 def spelled_alike(a: str, b: str) -> bool:
     """Are two words spelled alike enough to be one word changed ("bank", "bed"), rather than
     two different words?  Half their letters in common, by difflib's ratio."""
+    import difflib
+
     return difflib.SequenceMatcher(None, a, b, False).ratio() >= ALIKE
 
 

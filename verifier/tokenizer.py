@@ -424,7 +424,9 @@ def _twin_characters(wide: bool = False) -> str:
     return "".join(chr(code) for low, high in ranges for code in range(low, high + 1))
 
 
-_INVISIBLE_RUN = regex.compile(rf"[{INVISIBLE}]+")
+@functools.cache
+def _invisible_run() -> regex.Pattern[str]:
+    return regex.compile(rf"[{INVISIBLE}]+")
 
 
 @functools.cache
@@ -434,11 +436,19 @@ def _noise_in_word() -> regex.Pattern[str]:
     )
 
 
-_HYPHENATION = regex.compile(_HYPHEN_BREAK)
-_ONLY_INVISIBLE = regex.compile(rf"[{INVISIBLE}]*")
+@functools.cache
+def _hyphenation() -> regex.Pattern[str]:
+    return regex.compile(_HYPHEN_BREAK)
+
+
+@functools.cache
+def _only_invisible() -> regex.Pattern[str]:
+    return regex.compile(rf"[{INVISIBLE}]*")
+
+
 _DASH_SET: Final = frozenset(DASHES)
 # Characters that often open the gap between two tokens and are not invisible: a gap starting
-# with one is not glued, so the gap need not be matched against ``_ONLY_INVISIBLE``.
+# with one is not glued, so the gap need not be matched against ``_only_invisible()``.
 _VISIBLE_GAP: Final = frozenset(" \n\t\r,.;:!?\u3001\u3002\uff0c")
 _DOUBLE_SET: Final = frozenset(DOUBLE_QUOTES)
 _FRACTION_SET: Final = frozenset("\u00bc\u00bd\u00be\u2189") | frozenset(
@@ -830,7 +840,7 @@ def _special_tokens(
     words = (
         index
         for index, raw in enumerate(texts)
-        if not raw.isascii() and _SUPER_SUB_LETTER.search(raw)
+        if not raw.isascii() and _super_sub_letter().search(raw)
     )
     return sorted({*marks, *words})
 
@@ -897,7 +907,7 @@ def _batch_columns(
     gaps = [
         GLUED
         if start == end
-        or (text[end] not in _VISIBLE_GAP and _ONLY_INVISIBLE.fullmatch(text, end, start))
+        or (text[end] not in _VISIBLE_GAP and _only_invisible().fullmatch(text, end, start))
         else 0
         for start, end in zip(starts, [position.last_end, *ends[:-1]], strict=True)
     ]
@@ -972,7 +982,7 @@ def _general_columns(
             start == position.last_end
             or (
                 text[position.last_end] not in _VISIBLE_GAP
-                and _ONLY_INVISIBLE.fullmatch(text, position.last_end, start) is not None
+                and _only_invisible().fullmatch(text, position.last_end, start) is not None
             )
         )
         if glued and side and side[-1].before == position.count:
@@ -1006,7 +1016,11 @@ def _identifier() -> regex.Pattern[str]:
     )
 
 
-_CAPITALS_BODY: Final = regex.compile(r"\[(?:[A-Z]{1,2}|0)\]")
+@functools.cache
+def _capitals_body() -> regex.Pattern[str]:
+    return regex.compile(r"\[(?:[A-Z]{1,2}|0)\]")
+
+
 _BRACKET_RUN: Final = regex.compile(r"\S*\Z")
 _RUN_REACH: Final = 64
 """Characters read back from a "[" for the code before it (a longer run is read from its end)."""
@@ -1019,7 +1033,7 @@ def reads_as_index(text: str, start: int, raw: str) -> bool:
     ("items_2[1]", "self.items[0]"), a call ("sys.exc_info()[1]") or an index ("x_1[0][1]"),
     which are read from the text before it up to the whitespace (a plain word is prose:
     "arr[1]" stays a mark)."""
-    if _CAPITALS_BODY.fullmatch(raw):
+    if _capitals_body().fullmatch(raw):
         return True
     before = _BRACKET_RUN.search(text, max(start - _RUN_REACH, 0), start)
     run = before.group() if before else ""
@@ -1133,7 +1147,9 @@ def _superscript_letters() -> re.Pattern[str]:
     return re.compile(f"[{_members(rf'[[{SUPER_SUB}]&&{_LETTER}]', wide=True)}]")
 
 
-_SUPER_SUB_LETTER: Final = regex.compile(rf"[[{SUPER_SUB}]&&{_LETTER}]", regex.VERSION1)
+@functools.cache
+def _super_sub_letter() -> regex.Pattern[str]:
+    return regex.compile(rf"[[{SUPER_SUB}]&&{_LETTER}]", regex.VERSION1)
 
 
 def _needs_split(texts: list[str]) -> bool:
@@ -1303,7 +1319,7 @@ def fold_word(raw: str) -> str:
     """
     if raw.isascii() and raw.isalpha():
         return raw
-    joined = _noise_in_word().sub("", _HYPHENATION.sub("", raw))
+    joined = _noise_in_word().sub("", _hyphenation().sub("", raw))
     return unicodedata.normalize("NFKC", joined)
 
 
@@ -1312,7 +1328,7 @@ def _fold_compat(raw: str) -> str:
     """NFKC for digits and unspaced-script characters (full-width forms), apostrophes unified."""
     if raw.isascii():
         return raw
-    folded = unicodedata.normalize("NFKC", _INVISIBLE_RUN.sub("", raw))
+    folded = unicodedata.normalize("NFKC", _invisible_run().sub("", raw))
     return folded.replace("\u2019", "'")
 
 

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from sqlalchemy import select
 
-from records.attest.checkpoints import inclusion_proof, signature_problem, token_problem
+from records.attest.log_checks import inclusion_proof, signature_problem, token_problem
 from records.attest.timestamps import load_chain
 from records.errors import RecordNotFound
 from records.ids import resolve_citation_id, resolve_snapshot_id
@@ -328,7 +328,7 @@ def export_attestations(
 ) -> list[dict[str, Any]]:
     """For an export: each capture's manifest, signature, token and inclusion proof, and each
     verification's inclusion proof, with the checkpoint they are proved against."""
-    from records.attest.checkpoints import inclusion_proofs
+    from records.attest.log_checks import inclusion_proofs
 
     wanted = [("capture", str(capture_id)) for capture_id, _ in captures]
     wanted += [("verification", str(vid)) for vid in verification_ids]

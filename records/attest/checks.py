@@ -242,7 +242,7 @@ def seal_checks_of(workspace: Workspace) -> SealChecks:
     """The workspace's seal checks, made on first use with the configured TSA chain; one per
     process, shared by its threads (``snap serve``)."""
     if not isinstance(workspace.seal_checks, SealChecks):
-        from records.attest.checkpoints import tsa_chain  # cryptography only with a chain
+        from records.attest.log_checks import tsa_chain  # cryptography only with a chain
 
         workspace.seal_checks = SealChecks(tsa_chain(workspace), workspace.db)
     return workspace.seal_checks
@@ -257,7 +257,7 @@ def _token(store: BlobStore, stamp: dict[str, Any]) -> bytes | None:
 def _compute(
     data: bytes, signed: dict[str, Any], stamp: dict[str, Any], reply: bytes | None, chain: Any
 ) -> _Verdict:
-    from records.attest.checkpoints import reply_problem, signature_problem
+    from records.attest.log_checks import reply_problem, signature_problem
 
     try:
         document = json.loads(data)

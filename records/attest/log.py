@@ -17,18 +17,25 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Table, func, insert, select
+from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
 from records.attest import merkle
-from records.models import Capture, Extraction, LogCheckpoint, LogEntry, Verification
+from records.tables import LOG_CHECKPOINTS, LOG_ENTRIES
 from snapshotter.canonical_json import canonical_json
+
+# The ORM classes are imported where a function is handed or gives back ORM objects: appending
+# plain verification rows and making a checkpoint (every recording command) need only the
+# tables, and a one-citation ``snap verify`` never builds the mappers.
+if TYPE_CHECKING:
+    from records.models import Capture, Extraction, LogCheckpoint, LogEntry, Verification
+
+    LeafRow = Capture | Extraction | Verification
 
 LOCK_KEY = 0x736E61706C6F67  # "snaplog": the advisory lock taken by appenders on PostgreSQL
 CHECKPOINT_FORMAT = "snap-log-checkpoint/1"
-LeafRow = Capture | Extraction | Verification
 
 
 def _time(value: datetime | None) -> str | None:
@@ -37,6 +44,8 @@ def _time(value: datetime | None) -> str | None:
 
 def leaf_document(row: LeafRow) -> dict[str, Any]:
     """The columns of a record that the log vouches for (JSON, strings and integers only)."""
+    from records.models import Capture, Extraction  # loaded by whoever made the ORM object
+
     if isinstance(row, Capture):
         provenance = row.provenance or {}
         manifest = provenance.get("manifest") or {}
@@ -130,14 +139,14 @@ def kind_of(row: LeafRow) -> str:
 
 # Core statements on the table, run on the session's connection: the ORM adds nothing to rows
 # that are only inserted, and costs more than the statements themselves.
-ENTRIES: Table = LogEntry.__table__  # type: ignore[assignment]
+ENTRIES = LOG_ENTRIES
 NEXT_POSITION = select(func.coalesce(func.max(ENTRIES.c.position) + 1, 0))
 INSERT_ENTRIES = insert(ENTRIES)
 LOCK = select(func.pg_advisory_xact_lock(LOCK_KEY))
 # The closing checkpoint of every recording command reads and writes through these too: a
 # query of the ORM classes would configure every mapper of the schema first, a cost a
 # one-citation ``snap verify`` pays for nothing else.
-CHECKPOINTS: Table = LogCheckpoint.__table__  # type: ignore[assignment]
+CHECKPOINTS = LOG_CHECKPOINTS
 ENTRY_COUNT = select(func.count()).select_from(ENTRIES)
 LEAF_HASHES = select(ENTRIES.c.leaf_hash).order_by(ENTRIES.c.position)
 LATEST_CHECKPOINT = (
@@ -215,6 +224,8 @@ def append_leaves(
 def entry_holds(session: Session, row: LeafRow) -> bool:
     """Whether the row's log entry is there and still matches the row as it is now (what
     ``snap log verify`` checks of every row, asked of one)."""
+    from records.models import LogEntry
+
     query = select(LogEntry.leaf_hash).where(
         LogEntry.kind == kind_of(row), LogEntry.record_id == str(row.id)
     )
@@ -222,6 +233,8 @@ def entry_holds(session: Session, row: LeafRow) -> bool:
 
 
 def stored_leaves(session: Session) -> list[LogEntry]:
+    from records.models import LogEntry
+
     return list(session.scalars(select(LogEntry).order_by(LogEntry.position)))
 
 
@@ -258,9 +271,13 @@ def latest_checkpoint_row(session: Session) -> Any | None:
 
 
 def checkpoints(session: Session) -> list[LogCheckpoint]:
+    from records.models import LogCheckpoint
+
     return list(session.scalars(select(LogCheckpoint).order_by(LogCheckpoint.id)))
 
 
 def latest_checkpoint(session: Session) -> LogCheckpoint | None:
+    from records.models import LogCheckpoint
+
     query = select(LogCheckpoint).order_by(LogCheckpoint.id.desc()).limit(1)
     return session.scalars(query).first()

@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from records.attest.errors import NO_TIMESTAMP, TimestampUnavailable
-from records.attest.manifest import Manifest, build_manifest
 from records.options import WorkspaceOptions
 from snapshotter.store import BlobStore
 from snapshotter.times import wire_time_or_none
 from snapshotter.version import __version__
 
 if TYPE_CHECKING:
+    from records.attest.manifest import Manifest
     from records.attest.signing import SigningKey
     from records.attest.timestamps import TsaConfig
     from records.workspace import Workspace
@@ -121,6 +121,8 @@ def signing_key_path(settings: KeySettings) -> Path:
 
 def seal(attestor: Attestor, store: BlobStore, record: SnapshotRecord) -> SnapshotRecord:
     """The record with its manifest stored, signed and (when a TSA is set) stamped."""
+    from records.attest.manifest import build_manifest  # a capture's: a checkpoint needs none
+
     manifest = build_manifest(record, software=software())
     provenance = {**record.provenance, **seal_manifest(attestor, store, manifest)}
     return dataclasses.replace(record, provenance=provenance)

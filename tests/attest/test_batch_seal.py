@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import event
 
-from records.attest.checkpoints import verify_log
+from records.attest.log_checks import verify_log
 from records.capture import capture_sources
 from records.db import Database
 from records.workspace import Workspace

@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from records.attest import log
-from records.attest.checkpoints import make_checkpoint, verify_log
+from records.attest.checkpoints import make_checkpoint
+from records.attest.log_checks import verify_log
 from records.models import Capture
 from records.workspace import Workspace
 from snap.cli import cli

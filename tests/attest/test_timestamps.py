@@ -13,7 +13,7 @@ import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 
-from records.attest.checkpoints import signature_problem
+from records.attest.log_checks import signature_problem
 from records.attest.timestamps import timestamp_problem
 from records.capture import capture_source
 from records.workspace import Workspace

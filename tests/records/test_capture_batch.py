@@ -20,7 +20,7 @@ from sqlalchemy import select
 import records.capture as capture_module
 import snapshotter.fetch as fetch_module
 import snapshotter.store.batch as batch_module
-from records.attest.checkpoints import verify_log
+from records.attest.log_checks import verify_log
 from records.capture import capture_source, capture_sources
 from records.models import Capture, Extraction
 from records.repository import record_capture_batch

@@ -17,8 +17,8 @@ from records.capture import capture_source
 from records.citation_input import parse_document
 from records.fsck import fsck, plan_fsck
 from records.models import Citation, Extraction, Verification
-from records.repository import record_verifications
 from records.reverify import reverify, select_citations
+from records.rows import record_verifications
 from records.verify import verify_citations
 from records.vocabulary import BlobState
 from records.workspace import Workspace

@@ -1,0 +1,403 @@
+"""The log checked (``snap log verify``), consistency proofs between its checkpoints (``snap
+log consistency``) and inclusion proofs for exports and ``snap attest``: every leaf recomputed
+from the rows as they are now, every checkpoint's root, signature and timestamp checked.
+Making checkpoints is ``records.attest.checkpoints``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import select
+
+from records.attest import merkle
+from records.attest.log import (
+    checkpoints,
+    hex_digest,
+    latest_checkpoint,
+    leaf_bytes,
+    leaf_hashes,
+    raw_digest,
+    stored_leaves,
+)
+from records.errors import RecordNotFound
+from records.workspace import Workspace
+from snapshotter.errors import InputError
+from snapshotter.store import BlobStore
+
+# The ORM classes are imported by the functions that read them (the log's own module does not
+# load them: appending and checkpointing use the tables).
+if TYPE_CHECKING:
+    from records.models import LogCheckpoint, LogEntry
+
+
+@dataclass(frozen=True)
+class LogProblem:
+    """One thing ``snap log verify`` found wrong: in words, at which log position (when one
+    is known) and, for a row changed, removed or inserted, which record."""
+
+    problem: str
+    position: int | None = None
+    kind: str | None = None  # "capture", "extraction" or "verification"
+    record_id: str | None = None
+
+
+@dataclass(frozen=True)
+class LogReport:
+    """``snap log verify``: the log's size, its checkpoints and every problem found (its
+    JSON: ``records.wire_attest.log_report_json``)."""
+
+    entries: int
+    checkpoints: int
+    problems: tuple[LogProblem, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+@dataclass
+class _Findings:
+    """The problems found so far, in the order found."""
+
+    problems: list[LogProblem] = field(default_factory=list)
+
+    def add(
+        self,
+        problem: str,
+        *,
+        position: int | None = None,
+        kind: str | None = None,
+        record_id: str | None = None,
+    ) -> None:
+        self.problems.append(LogProblem(problem, position, kind, record_id))
+
+
+def verify_log(workspace: Workspace) -> LogReport:
+    """Recompute every leaf from the rows, find rows the log does not hold, and check every
+    checkpoint (root, signature, timestamp) and each one's consistency with the one before."""
+    found = _Findings()
+    with workspace.db.reading() as session:
+        entries = stored_leaves(session)
+        rows = _rows(session)
+        stored = checkpoints(session)
+    _check_rows(found, entries, rows)
+    leaves = [raw_digest(entry.leaf_hash) for entry in entries]
+    chain = tsa_chain(workspace)
+    previous: LogCheckpoint | None = None
+    intact = 0  # the largest checkpointed prefix whose root still holds
+    for checkpoint in stored:
+        if _check_checkpoint(found, workspace.store, checkpoint, leaves, intact, chain):
+            intact = max(intact, checkpoint.tree_size)
+        if previous is not None:
+            _check_consistency(found, previous, checkpoint, leaves)
+        previous = checkpoint
+    return LogReport(len(entries), len(stored), tuple(found.problems))
+
+
+def _rows(session: Any) -> dict[tuple[str, str], Any]:
+    from records.models import Capture, Extraction, Verification
+
+    found: dict[tuple[str, str], Any] = {}
+    for kind, model in (
+        ("capture", Capture),
+        ("extraction", Extraction),
+        ("verification", Verification),
+    ):
+        for row in session.scalars(select(model)):
+            found[(kind, str(row.id))] = row
+    return found
+
+
+def _check_rows(
+    report: _Findings, entries: list[LogEntry], rows: dict[tuple[str, str], Any]
+) -> None:
+    logged: set[tuple[str, str]] = set()
+    for expected, entry in enumerate(entries):
+        if entry.position != expected:
+            report.add(
+                f"no entry at position {expected}: the log skips to {entry.position}",
+                position=expected,
+            )
+            break
+    for entry in entries:
+        key = (entry.kind, entry.record_id)
+        logged.add(key)
+        row = rows.get(key)
+        if row is None:
+            report.add(
+                f"{entry.kind} {entry.record_id} was removed from the database",
+                position=entry.position,
+                kind=entry.kind,
+                record_id=entry.record_id,
+            )
+            continue
+        now = hex_digest(merkle.leaf_hash(leaf_bytes(row)))
+        if now != entry.leaf_hash:
+            report.add(
+                f"{entry.kind} {entry.record_id} was changed after it was logged",
+                position=entry.position,
+                kind=entry.kind,
+                record_id=entry.record_id,
+            )
+    for kind, record_id in sorted(set(rows) - logged):
+        report.add(
+            f"{kind} {record_id} was inserted without a log entry", kind=kind, record_id=record_id
+        )
+
+
+def tsa_chain(workspace: Workspace) -> tuple[Any, ...] | None:
+    """The configured TSA chain, to check tokens against; None checks their imprint only."""
+    path = workspace.settings.tsa_chain
+    if path is None:
+        return None
+    from records.attest.timestamps import load_chain  # cryptography: only with a chain
+
+    return load_chain(path)
+
+
+def _check_checkpoint(
+    report: _Findings,
+    store: BlobStore,
+    checkpoint: LogCheckpoint,
+    leaves: list[bytes],
+    intact: int,
+    chain: tuple[Any, ...] | None,
+) -> bool:
+    """Report what is wrong with one checkpoint; whether its root still holds."""
+    label = f"checkpoint {checkpoint.id} (size {checkpoint.tree_size})"
+    document = checkpoint.document.encode("utf-8")
+    try:
+        stated = json.loads(document)
+    except ValueError:
+        report.add(f"{label}: its document is not JSON")
+        return False
+    if (stated.get("treeSize"), stated.get("rootHash")) != (
+        checkpoint.tree_size,
+        checkpoint.root_hash,
+    ):
+        report.add(f"{label}: its columns differ from its signed document")
+    holds = False
+    if checkpoint.tree_size > len(leaves):
+        report.add(f"{label}: the log now holds only {len(leaves)} entries", position=len(leaves))
+    elif hex_digest(merkle.root(leaves[: checkpoint.tree_size])) == checkpoint.root_hash:
+        holds = True
+    else:
+        report.add(
+            f"{label}: the log's first {checkpoint.tree_size} entries no longer have"
+            f" its root: an entry at a position from {intact} to {checkpoint.tree_size - 1}"
+            " was changed, removed or moved",
+            position=intact,
+        )
+    problem = signature_problem(checkpoint.signature, document)
+    if problem is not None:
+        report.add(f"{label}: {problem}")
+    problem = token_problem(store, checkpoint.timestamp, document, chain=chain)
+    if problem is not None:
+        report.add(f"{label}: {problem}")
+    return holds
+
+
+def _check_consistency(
+    report: _Findings, old: LogCheckpoint, new: LogCheckpoint, leaves: list[bytes]
+) -> None:
+    if new.tree_size < old.tree_size or new.tree_size > len(leaves) or old.tree_size == 0:
+        if new.tree_size < old.tree_size:
+            report.add(f"checkpoint {new.id} is smaller than checkpoint {old.id} before it")
+        return
+    proof = merkle.consistency_proof(old.tree_size, leaves[: new.tree_size])
+    if not merkle.verify_consistency(
+        old.tree_size, new.tree_size, raw_digest(old.root_hash), raw_digest(new.root_hash), proof
+    ):
+        report.add(f"checkpoint {new.id} does not extend checkpoint {old.id}")
+
+
+@dataclass(frozen=True)
+class Consistency:
+    """RFC 9162's consistency proof that the log of one checkpoint extends the log of an
+    earlier one: with both checkpoints (documents, signatures, tokens), the other side checks
+    it offline, holding only the two checkpoints (``check_consistency.py``, hashlib only)."""
+
+    old: dict[str, Any]
+    new: dict[str, Any]
+    proof: tuple[str, ...]
+    holds: bool  # checked here against both checkpoints' roots
+    problems: tuple[str, ...] = ()  # a checkpoint's signature or token that does not check
+
+    @property
+    def ok(self) -> bool:
+        return self.holds and not self.problems
+
+
+def consistency_between(workspace: Workspace, old_id: int, new_id: int | None) -> Consistency:
+    """The consistency proof from checkpoint ``old_id`` to ``new_id`` (default: the newest),
+    computed from the stored log and checked against both signed roots."""
+    from records.models import LogCheckpoint
+
+    with workspace.db.reading() as session:
+        old = session.get(LogCheckpoint, old_id)
+        new = latest_checkpoint(session) if new_id is None else session.get(LogCheckpoint, new_id)
+        if old is None or new is None:
+            missing = old_id if old is None else new_id
+            raise RecordNotFound(
+                f"no log checkpoint {missing} is recorded (snap log verify lists them)"
+            )
+        if old.tree_size > new.tree_size:
+            raise InputError(
+                f"checkpoint {old.id} (size {old.tree_size}) is larger than checkpoint {new.id}"
+                f" (size {new.tree_size}): give the earlier one first"
+            )
+        leaves = [raw_digest(leaf_hash) for leaf_hash in leaf_hashes(session)]
+        old_json, new_json = checkpoint_json(old), checkpoint_json(new)
+    sizes, roots = (old.tree_size, new.tree_size), (old.root_hash, new.root_hash)
+    proof: list[bytes] = []
+    if 0 < sizes[0] < sizes[1] <= len(leaves):
+        proof = merkle.consistency_proof(sizes[0], leaves[: sizes[1]])
+    holds = sizes[0] > 0 and merkle.verify_consistency(
+        *sizes, raw_digest(roots[0]), raw_digest(roots[1]), proof
+    )
+    chain = tsa_chain(workspace)
+    problems = [
+        problem
+        for checkpoint in (old_json, new_json)
+        for problem in _with_token(workspace.store, checkpoint, chain)
+    ]
+    return Consistency(old_json, new_json, tuple(p.hex() for p in proof), holds, tuple(problems))
+
+
+def _with_token(store: BlobStore, checkpoint: dict[str, Any], chain: Any) -> list[str]:
+    """The checkpoint's token inlined (base64) for the other side; what does not check."""
+    document = str(checkpoint["document"]).encode("utf-8")
+    problems = []
+    problem = signature_problem(checkpoint.get("signature") or {}, document)
+    if problem is not None:
+        problems.append(f"checkpoint {checkpoint['id']}: {problem}")
+    stamp = dict(checkpoint.get("timestamp") or {})
+    if stamp.get("state") == "stamped":
+        problem = token_problem(store, stamp, document, chain=chain)
+        if problem is not None:
+            problems.append(f"checkpoint {checkpoint['id']}: {problem}")
+        else:
+            reply = store.get("timestamp", str(stamp["hash"]), version_id=stamp.get("versionId"))
+            checkpoint["timestamp"] = {**stamp, "token": base64.b64encode(reply).decode("ascii")}
+    return problems
+
+
+def signature_problem(recorded: dict[str, Any], data: bytes) -> str | None:
+    """None when the recorded signature (with its public key) is over ``data``; "not signed"
+    is not a problem, a signature that does not check is."""
+    if recorded.get("state") != "signed":
+        return None
+    # cryptography is loaded for a signature to check, not by every command that checkpoints
+    from records.attest.signing import Signature, load_public_pem, verify_signature
+
+    try:
+        public = load_public_pem(str(recorded.get("publicKey", "")))
+    except Exception:
+        return "its public key cannot be read"
+    signature = Signature(
+        str(recorded.get("algorithm")), str(recorded.get("keyId")), str(recorded.get("value"))
+    )
+    if not verify_signature(public, signature, data):
+        return "its signature does not verify"
+    return None
+
+
+def token_problem(
+    store: BlobStore, recorded: dict[str, Any], data: bytes, *, chain: Any
+) -> str | None:
+    """None when the stored timestamp reply stamps SHA-256(``data``) (and, given the TSA
+    chain, verifies against it); a missing or damaged token blob is a problem."""
+    if recorded.get("state") != "stamped":
+        return None
+    try:
+        reply = store.get("timestamp", str(recorded["hash"]), version_id=recorded.get("versionId"))
+    except Exception as error:
+        return f"its timestamp token cannot be read ({getattr(error, 'message', error)})"
+    return reply_problem(reply, data, chain=chain)
+
+
+def reply_problem(reply: bytes, data: bytes, *, chain: Any) -> str | None:
+    """None when the timestamp ``reply`` stamps SHA-256(``data``) and, given the TSA chain,
+    verifies against it; without a chain only its imprint is compared."""
+    if chain is None:
+        from rfc3161_client import decode_timestamp_response
+
+        try:
+            imprint = decode_timestamp_response(reply).tst_info.message_imprint.message
+        except ValueError:
+            return "its timestamp token is not an RFC 3161 reply"
+        if imprint != hashlib.sha256(data).digest():
+            return "its timestamp token stamps another digest"
+        return None
+    from records.attest.timestamps import timestamp_problem
+
+    problem = timestamp_problem(chain, reply, data)
+    return None if problem is None else f"its timestamp token {problem}"
+
+
+def inclusion_proof(workspace: Workspace, kind: str, record_id: str) -> dict[str, Any] | None:
+    """The record's leaf, its position and the audit path to the newest checkpoint that holds
+    it, with that checkpoint: all the other side needs to check it offline."""
+    return inclusion_proofs(workspace, [(kind, record_id)]).get((kind, record_id))
+
+
+def inclusion_proofs(
+    workspace: Workspace, wanted: list[tuple[str, str]]
+) -> dict[tuple[str, str], dict[str, Any] | None]:
+    """``inclusion_proof`` of several records, reading the log once."""
+    if not wanted:
+        return {}
+    with workspace.db.reading() as session:
+        entries = stored_leaves(session)
+        checkpoint = latest_checkpoint(session)
+        by_key = {(e.kind, e.record_id): e for e in entries}
+        rows = {key: _rows_of(session, *key) for key in wanted if key in by_key}
+    leaves = [raw_digest(e.leaf_hash) for e in entries]
+    proofs: dict[tuple[str, str], dict[str, Any] | None] = {}
+    for key in wanted:
+        entry = by_key.get(key)
+        if entry is None:
+            proofs[key] = None
+            continue
+        if checkpoint is None or checkpoint.tree_size <= entry.position:
+            proofs[key] = {
+                "position": entry.position,
+                "leafHash": entry.leaf_hash,
+                "checkpoint": None,
+            }
+            continue
+        path = merkle.inclusion_proof(entry.position, leaves[: checkpoint.tree_size])
+        leaf = rows.get(key)
+        proofs[key] = {
+            "position": entry.position,
+            "treeSize": checkpoint.tree_size,
+            "leaf": base64.b64encode(leaf).decode("ascii") if leaf else None,
+            "leafHash": entry.leaf_hash,
+            "path": [p.hex() for p in path],
+            "checkpoint": checkpoint_json(checkpoint),
+        }
+    return proofs
+
+
+def _rows_of(session: Any, kind: str, record_id: str) -> bytes | None:
+    from records.models import Capture, Extraction, Verification
+
+    model = {"capture": Capture, "extraction": Extraction, "verification": Verification}[kind]
+    row = session.get(model, int(record_id))
+    return None if row is None else leaf_bytes(row)
+
+
+def checkpoint_json(checkpoint: LogCheckpoint) -> dict[str, Any]:
+    return {
+        "id": checkpoint.id,
+        "document": checkpoint.document,
+        "treeSize": checkpoint.tree_size,
+        "rootHash": checkpoint.root_hash,
+        "signature": checkpoint.signature,
+        "timestamp": checkpoint.timestamp,
+    }
