@@ -133,6 +133,21 @@ class _Best(NamedTuple):
 _Span = tuple[Sequence[int], int, int]
 
 
+class _Spans:
+    """``_Search._span`` of each position in ``order``, worked out when first asked for."""
+
+    def __init__(self, search: _Search, last_start: int) -> None:
+        self._search, self._last_start = search, last_start
+        self._spans: dict[int, _Span] = {}
+
+    def __getitem__(self, processed: int) -> _Span:
+        span = self._spans.get(processed)
+        if span is None:
+            position = self._search.order[processed]
+            span = self._spans[processed] = self._search._span(position, self._last_start)
+        return span
+
+
 _BUDGET: Final = 32
 """Reads of the source a search that does not count windows may make, per window the cap
 allows: well above what any quote of the real pages needed, and a bound on the time a search
@@ -164,20 +179,19 @@ class _Search:
         order, counts = self.order, self.counts
         length = len(order)
         last_start = max(len(self.source_keys) - length, 0)
-        spans = [self._span(position, last_start) for position in order]
+        spans = _Spans(self, last_start)
         stop, total = length, 0
         for processed, position in enumerate(order):
             if total >= max_occurrences:
                 stop = processed
                 break
             total += counts[position]
-        near, met = length, 0
+        near, met = length, 0  # from every occurrence, in range or not: at or before the cap
         for processed in range(stop):
-            _, lo, hi = spans[processed]
-            if met + hi - lo >= max_windows:
+            if met + counts[order[processed]] >= max_windows:
                 near = processed
                 break
-            met += hi - lo
+            met += counts[order[processed]]
         best = _Best(-1, 0)
         budget = _BUDGET * max_windows
         for processed in range(stop):
@@ -246,7 +260,7 @@ class _Search:
                 return processed
         return len(self.order)
 
-    def _weigh_cost(self, spans: list[_Span], first: int, best: int, last: int = 0) -> int:
+    def _weigh_cost(self, spans: _Spans, first: int, best: int, last: int = 0) -> int:
         """What weighing the positions from ``order[first]`` on one by one (to ``order[last]``
         excluded, if given) costs, in reads of the source (``_weigh``: ``allowed + 1`` reads a
         window), at twice a read's cost.  Votes are counted only when weighing the next position
@@ -258,13 +272,13 @@ class _Search:
             (spans[k][2] - spans[k][1]) * (length - k - best + 1) for k in range(first, end)
         )
 
-    def _vote_cost(self, spans: list[_Span], first: int, best: int) -> int:
+    def _vote_cost(self, spans: _Spans, first: int, best: int) -> int:
         """What ``_vote`` from ``order[first]`` costs, in the units of ``_weigh_cost``: about
         1.5 reads a window."""
         last = len(self.order) - best + 1
         return 3 * sum(spans[k][2] - spans[k][1] for k in range(first, last + 1))
 
-    def _vote(self, spans: list[_Span], first: int, best: _Best, stop: int) -> _Best:
+    def _vote(self, spans: _Spans, first: int, best: _Best, stop: int) -> _Best:
         """The best window, weighing every window met from ``order[first]`` on at once.
 
         Such a window has none of the positions before equal, so to tie ``best`` it has at most
