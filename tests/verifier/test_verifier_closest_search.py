@@ -17,13 +17,17 @@ from hypothesis import strategies as st
 from verifier import closest
 from verifier.closest import MAX_OCCURRENCES, MAX_WINDOWS, aligned_equal, best_window
 
+FEW_WINDOWS_FIRST = "few windows scored whole first, as by default"
 WAYS: dict[str, dict[str, Callable[..., object]]] = {
     "as the costs say": {},
     "position by position": {"_vote_cost": lambda *_: 1 << 60},
     "by votes once the best scores 2": {"_vote_cost": lambda *_: 0},
     "always counting": {"uncounted": lambda *_: None},
+    FEW_WINDOWS_FIRST: {},
 }
-"""The ways the search can take: each must give the old search's answer."""
+"""The ways the search can take: each must give the old search's answer. All but the last skip
+the search that scores few windows whole (``_few_windows``), so that ``_Search`` is tried on
+every input, not only on those that meet many windows."""
 
 
 def search(
@@ -35,6 +39,8 @@ def search(
 ) -> tuple[int, int] | None:
     positions = _positions(source)
     with contextlib.ExitStack() as patches:
+        if way != FEW_WINDOWS_FIRST:
+            patches.enter_context(mock.patch.object(closest, "_FEW_WINDOWS", 0))
         for name, replacement in WAYS[way].items():
             patches.enter_context(mock.patch.object(closest._Search, name, replacement))
         return best_window(
