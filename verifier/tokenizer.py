@@ -904,10 +904,10 @@ def _batch_columns(
         prefixes = list(map(plan.prefixes.__getitem__, numbers))
     ends = list(map(operator.add, starts, map(len, texts)))
     described = list(map(_DESCRIPTIONS.__getitem__, map(operator.add, prefixes, texts)))
+    only_invisible = _only_invisible().fullmatch  # looked up once, not per token
     gaps = [
         GLUED
-        if start == end
-        or (text[end] not in _VISIBLE_GAP and _only_invisible().fullmatch(text, end, start))
+        if start == end or (text[end] not in _VISIBLE_GAP and only_invisible(text, end, start))
         else 0
         for start, end in zip(starts, [position.last_end, *ends[:-1]], strict=True)
     ]
@@ -970,6 +970,7 @@ def _general_columns(
 ) -> Columns:
     """The columns of a batch with side items or words to split again, token by token."""
     columns = Columns.empty()
+    only_invisible = _only_invisible().fullmatch  # looked up once, not per token
     for group, raw, start in zip(groups, texts, starts, strict=True):
         end = start + len(raw)
         index_mark = group == "reference" and (
@@ -982,7 +983,7 @@ def _general_columns(
             start == position.last_end
             or (
                 text[position.last_end] not in _VISIBLE_GAP
-                and _only_invisible().fullmatch(text, position.last_end, start) is not None
+                and only_invisible(text, position.last_end, start) is not None
             )
         )
         if glued and side and side[-1].before == position.count:
