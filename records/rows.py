@@ -45,9 +45,6 @@ from records.vocabulary import CaptureOutcome
 from snapshotter.errors import InputError
 
 
-# Plain rows for the path every answer takes (planning a check, recording it): read and written
-# with Core statements built once, because loading and flushing ORM objects cost several times
-# what the statements themselves cost, and these rows are read once and never changed.
 @dataclass(frozen=True)
 class CaptureRow:
     id: int
