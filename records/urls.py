@@ -49,6 +49,12 @@ def _netloc(hostname: str | None, port: int | None, scheme: str, raw: str) -> st
 
 
 def _idna(hostname: str) -> str:
+    """The host as its ASCII (punycode) form, lower-cased.  An ASCII host is only lower-cased:
+    Python's IDNA codec returns an ASCII name unchanged or refuses it (an empty or too long
+    label), and either way the key is then its lower case; so the codec, and the ``stringprep``
+    tables it loads, are left to hosts that need them (most commands see only ASCII hosts)."""
+    if hostname.isascii():
+        return hostname.lower()
     try:
         return hostname.encode("idna").decode("ascii").lower()
     except UnicodeError:

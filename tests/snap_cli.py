@@ -23,9 +23,18 @@ import traceback
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
+import click
 from click.testing import CliRunner
 
 from snap.cli import cli
+
+
+def subcommands(group: click.Group) -> dict[str, click.Command]:
+    """A group's commands by name, as click resolves them: ``snap``'s own are loaded on first
+    use (``snap.cli.COMMANDS``), so its ``commands`` dict is empty."""
+    ctx = click.Context(group)
+    found = {name: group.get_command(ctx, name) for name in group.list_commands(ctx)}
+    return {name: command for name, command in found.items() if command is not None}
 
 
 @contextmanager

@@ -16,13 +16,14 @@ from click.testing import CliRunner
 from snap import __version__
 from snap.cli import cli
 from tests.docs.manual import manual_text
+from tests.snap_cli import subcommands
 
 MANUAL = manual_text()
 
 
 def all_commands(group: click.Group, prefix: str = "") -> list[tuple[str, click.Command]]:
     found = []
-    for name, command in sorted(group.commands.items()):
+    for name, command in sorted(subcommands(group).items()):
         full = f"{prefix}{name}"
         if isinstance(command, click.Group):
             found += all_commands(command, f"{full} ")

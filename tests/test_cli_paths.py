@@ -26,6 +26,7 @@ from click.testing import CliRunner
 
 from snap.cli import cli
 from snap.paths import InputFile, OutputFile, OutputFolder
+from tests.snap_cli import subcommands
 
 # Arguments typed as text because they also take a URL, and the flags with which they are paths.
 TEXT_PATHS: dict[tuple[tuple[str, ...], str], list[tuple[str, ...]]] = {
@@ -51,7 +52,7 @@ class PathArgument:
 def walk(
     group: click.Group, prefix: tuple[str, ...] = ()
 ) -> Iterator[tuple[tuple[str, ...], click.Command]]:
-    for name, command in sorted(group.commands.items()):
+    for name, command in sorted(subcommands(group).items()):
         if isinstance(command, click.Group):
             yield from walk(command, (*prefix, name))
         else:
@@ -117,7 +118,7 @@ def command_of(names: tuple[str, ...]) -> click.Command:
     command: click.Command = cli
     for name in names:
         assert isinstance(command, click.Group)
-        command = command.commands[name]
+        command = subcommands(command)[name]
     return command
 
 

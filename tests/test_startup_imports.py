@@ -13,11 +13,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
+from snap.cli import COMMANDS as COMMAND_TABLE
 from snap.cli import cli
 from snap.entry import VERSION_LINE
+from tests.snap_cli import subcommands
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 # Runs ``snap ARGS`` the way the console script does and writes the loaded module names to the
@@ -251,9 +254,26 @@ CHECKS_NO_QUOTE = frozenset({"show", "audit", "fsck", "attest", "log", "keys", "
 PLAIN_ROWS = frozenset({"verify"})
 
 
+def command_module(name: str) -> str:
+    return COMMAND_TABLE[name].partition(":")[0]
+
+
+# The helpers that hand a batch to workers live beside snap worker and snap jobs; fetch,
+# reextract and reverify (--enqueue) use them.
+SHARED_COMMAND_MODULES = frozenset({"snap.commands.batches"})
+
+
+def test_each_command_is_loaded_under_its_name() -> None:
+    """The lazy table and the commands agree: each entry is a command of that name."""
+    for name in COMMAND_TABLE:
+        command = cli.get_command(click.Context(cli), name)
+        assert isinstance(command, click.Command)
+        assert command.name == name
+
+
 def test_the_table_names_every_command() -> None:
     """A new command cannot be added without its line above (fetch has tests of its own)."""
-    assert {*COMMANDS, "fetch"} == set(cli.commands), "add the command to COMMANDS"
+    assert {*COMMANDS, "fetch"} == set(subcommands(cli)), "add the command to COMMANDS"
 
 
 @pytest.mark.parametrize(("command", "uses", "allowed"), COMMANDS.values(), ids=list(COMMANDS))
@@ -294,6 +314,11 @@ def test_each_command_loads_what_it_uses_and_nothing_else(
         unneeded = (*unneeded, *MATCHING, *CAPTURING)
     if command[0] in PLAIN_ROWS:
         unneeded = (*unneeded, *ORM_MODELS)
+    # only the invoked command's options are built: no other family of commands is imported
+    own = command_module(command[0])
+    assert own in modules
+    others = {command_module(name) for name in COMMAND_TABLE} - {own, *SHARED_COMMAND_MODULES}
+    unneeded = (*unneeded, *others)
     assert present(modules, tuple(n for n in unneeded if n not in allowed)) == []
 
 

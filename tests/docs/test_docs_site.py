@@ -25,6 +25,7 @@ from tests.docs.manual import (
     manual_text,
     pages,
 )
+from tests.snap_cli import subcommands
 
 README_MAX_LINES = 200
 
@@ -32,7 +33,7 @@ README_MAX_LINES = 200
 def command_names(group: click.Group, prefix: str = "") -> list[str]:
     """Every command and subcommand, walking the click tree (groups included)."""
     found = []
-    for name, command in sorted(group.commands.items()):
+    for name, command in sorted(subcommands(group).items()):
         found.append(f"{prefix}{name}")
         if isinstance(command, click.Group):
             found += command_names(command, f"{prefix}{name} ")
@@ -41,7 +42,7 @@ def command_names(group: click.Group, prefix: str = "") -> list[str]:
 
 def leaf_commands(group: click.Group, prefix: str = "") -> list[str]:
     found = []
-    for name, command in sorted(group.commands.items()):
+    for name, command in sorted(subcommands(group).items()):
         if isinstance(command, click.Group):
             found += leaf_commands(command, f"{prefix}{name} ")
         else:

@@ -46,7 +46,7 @@ COMPARISONS = {"==", "!=", "in", "not"}
 KEY_OPENERS = {"{", ",", "\n"}  # what comes before a key in a dict display
 # (file, literal): why the word there is not the vocabulary's
 ALLOWED = {
-    ("snap/cli_attest.py", '"intact"'): "snap log verify's verdict in words, not a blob state",
+    ("snap/commands/attest.py", '"intact"'): "snap log verify's verdict in words, not a blob state",
     ("snap/render.py", '"imported"'): "snap audit's label of a capture an import made, not an"
     " import's outcome",
 }

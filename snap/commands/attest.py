@@ -1,7 +1,6 @@
 """Commands of attestation: ``snap keys``, ``snap log`` and ``snap attest`` (records.attest).
 
-Kept beside ``snap.cli`` and added to its group there; each parses, makes one library call and
-prints.
+Each parses, makes one library call and prints; ``snap.cli`` loads them when they are run.
 """
 
 from __future__ import annotations

@@ -1,0 +1,209 @@
+"""``snap verify``, ``snap audit`` and ``snap reverify``: citations checked, and the record of
+what was checked."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import click
+
+from records.vocabulary import BatchKind
+from snap import render
+from snap.cli_support import (
+    PRIVATE_HELP,
+    allow_network_option,
+    as_url,
+    checkpoint_log,
+    documents_option,
+    emit_json,
+    emit_json_list,
+    enqueue_option,
+    json_option,
+    parse_since,
+    progress_counter,
+    workspace,
+)
+from snap.commands.batches import in_process_notice, report_submitted
+from snap.errors import InputError
+from snap.paths import InputFile, OutputFile
+
+
+@click.command()
+@click.argument("file", type=InputFile(allow_stdin=True))
+@click.option(
+    "--fetch",
+    "fetch_missing",
+    is_flag=True,
+    help="Capture a cited URL first when it has no snapshot yet.",
+)
+@click.option("--allow-private", is_flag=True, default=None, help="With --fetch: " + PRIVATE_HELP)
+@allow_network_option
+@click.option(
+    "--emit",
+    "emit_path",
+    type=OutputFile(),
+    help="Write verified citations here as citation records and W3C annotations.",
+)
+@documents_option
+@json_option
+@click.pass_context
+def verify(
+    ctx: click.Context,
+    file: Path,
+    fetch_missing: bool,
+    allow_private: bool | None,
+    allow_networks: Any,
+    emit_path: Path | None,
+    documents_path: Path | None,
+    as_json: bool,
+) -> None:
+    """Check the citations in FILE against their stored snapshots.
+
+    Exit 0 when every quote is found, 1 when any is not, 2 when FILE cannot be used.
+    """
+    from records.inputs import load_document_map, load_verify_input
+    from records.verify import verify_citations
+
+    given = load_verify_input(file, load_document_map(documents_path))
+    if emit_path is not None:
+        check_can_write(emit_path, file)
+    with workspace(ctx, allow_private=allow_private, allow_networks=allow_networks) as ws:
+        report = verify_citations(ws, given, fetch_missing=fetch_missing)
+        checkpoint_log(ws)
+        if emit_path is not None:
+            from records.emit import emit_verified  # the ORM's models: only --emit reads them
+
+            emitted = emit_verified(ws, report.results)
+            write_json_file(emit_path, emitted)
+            click.echo(
+                f"wrote {len(emitted['citations'])} verified citation(s) of "
+                f"{len(report.results)} to {emit_path}",
+                err=True,
+            )
+    if as_json:
+        from records.wire import verify_report_json  # the JSON shapes: only --json writes them
+
+        emit_json(verify_report_json(report))
+    else:
+        click.echo(render.verify_report(report))
+    ctx.exit(0 if report.passed else 1)
+
+
+def check_can_write(path: Path, given: Path) -> None:
+    """Before any check is recorded: an --emit target that cannot be written is an input error,
+    and so is the input file itself (it would be overwritten)."""
+    if str(given) != "-" and path.resolve() == given.resolve():
+        raise InputError(f"{path}: --emit would overwrite the input file")
+    folder = path.resolve().parent
+    if not folder.is_dir() or not os.access(folder, os.W_OK):
+        raise InputError(f"{path}: cannot write there (no such folder, or not writable)")
+
+
+def write_json_file(path: Path, document: Any) -> None:
+    try:
+        path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    except OSError as error:
+        raise InputError(f"{path}: cannot write: {error.strerror}") from None
+
+
+@click.command()
+@click.argument("citation_id", required=False)
+@click.option("--url", help="Everything recorded about this URL.")
+@click.option("--snapshot", "snapshot_id", help="Everything recorded about this snapshot.")
+@json_option
+@click.pass_context
+def audit(
+    ctx: click.Context,
+    citation_id: str | None,
+    url: str | None,
+    snapshot_id: str | None,
+    as_json: bool,
+) -> None:
+    """Show what was stored, when, its hashes, and every verification.
+
+    Every blob shown is re-hashed now; exit 1 when any of that evidence is damaged or missing.
+    """
+    from records.audit import audit as run_audit
+    from records.audit import evidence_intact
+
+    with workspace(ctx, existing=True) as ws:
+        report = run_audit(
+            ws, citation_id=citation_id, url=url and as_url(url), snapshot_id=snapshot_id
+        )
+    if as_json:
+        from records.wire import audit_json
+
+        emit_json(audit_json(report))
+    else:
+        click.echo(render.audit_report(report))
+    ctx.exit(0 if evidence_intact(report) else 1)
+
+
+@click.command()
+@click.option("--url", help="Only citations of this URL.")
+@click.option("--since", callback=parse_since, help="Only citations recorded since this date.")
+@click.option("--refetch", is_flag=True, help="Capture every cited source again first.")
+@click.option("--allow-private", is_flag=True, default=None, help="With --refetch: " + PRIVATE_HELP)
+@allow_network_option
+@click.option(
+    "--run",
+    "run_id",
+    metavar="RUN_ID",
+    help="Continue an interrupted run (its id as printed, or a unique prefix of 6+"
+    " characters): citations it already recorded are not checked again.",
+)
+@enqueue_option
+@json_option
+@click.pass_context
+def reverify(
+    ctx: click.Context,
+    url: str | None,
+    since: datetime | None,
+    refetch: bool,
+    allow_private: bool | None,
+    allow_networks: Any,
+    run_id: str | None,
+    enqueue: bool,
+    as_json: bool,
+) -> None:
+    """Re-check recorded citations against the latest snapshot of each source.
+
+    Each snapshot group is committed on its own; the run id is printed, and ``--run`` with it
+    (or a batch id of --enqueue) continues an interrupted run; a run id never recorded is
+    refused (exit 2). Exit 1 when any citation fails or any refetch failed. With --enqueue,
+    each snapshot group is a task for workers; snap jobs BATCH shows what they found.
+    """
+    from records.wire import citation_result_json, reverify_report_json_besides_results
+    from snap.reverify_submission import (
+        QueuedPlan,
+        Queueing,
+        ReverifyRequest,
+        plan_reverify,
+        submit_reverify,
+    )
+
+    request = ReverifyRequest(url and as_url(url), since, refetch, run_id)
+    queueing = Queueing.ASKED if enqueue else Queueing.NEVER
+    with workspace(
+        ctx, existing=True, allow_private=allow_private, allow_networks=allow_networks
+    ) as ws:
+        plan = plan_reverify(ws, request, queueing)
+        if isinstance(plan, QueuedPlan):
+            with in_process_notice(ws, plan.size, BatchKind.REVERIFY) as notice:
+                submitted = submit_reverify(ws, plan, progress=notice)
+            report_submitted(ctx, ws, submitted, as_json, verb="queued")
+            return
+        with progress_counter(plan.size, "re-verifying") as bar:
+            report = submit_reverify(ws, plan, progress=bar.update)
+            checkpoint_log(ws)
+    if as_json:  # as emit_json(reverify_report_json(report)), a result at a time
+        results = (citation_result_json(result) for result in report.results)
+        besides = reverify_report_json_besides_results(report)
+        emit_json_list({"results": [], **besides}, "results", results)
+    else:
+        click.echo(render.reverify_report(report))
+    ctx.exit(0 if report.passed else 1)
