@@ -3,13 +3,25 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 import click
 
-from snap.cli_support import PRIVATE_HELP, allow_network_option, emit_json
+from snap.cli_support import PRIVATE_HELP, F, allow_network_option, emit_json
 from snap.config import Settings
 from snap.errors import InputError
+
+
+def request_timeout_option(help_text: str) -> Callable[[F], F]:
+    """``--request-timeout``, as ``snap serve`` and ``snap mcp`` over HTTP both take it."""
+    return click.option(
+        "--request-timeout",
+        type=click.FloatRange(min=0, min_open=True, max=24 * 3600),
+        default=60.0,
+        show_default=True,
+        help=help_text,
+    )
 
 
 @click.command()
@@ -22,13 +34,7 @@ from snap.errors import InputError
     help="Server-wide, never per request: " + PRIVATE_HELP,
 )
 @allow_network_option
-@click.option(
-    "--request-timeout",
-    type=click.FloatRange(min=0, min_open=True, max=24 * 3600),
-    default=60.0,
-    show_default=True,
-    help="Seconds a request may take before it is answered 504.",
-)
+@request_timeout_option("Seconds a request may take before it is answered 504.")
 @click.option(
     "--header-timeout",
     type=click.FloatRange(min=0, min_open=True, max=3600),
@@ -125,13 +131,7 @@ def serve(
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address (http only).")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
-@click.option(
-    "--request-timeout",
-    type=click.FloatRange(min=0, min_open=True, max=24 * 3600),
-    default=60.0,
-    show_default=True,
-    help="Seconds an HTTP request may take before it is answered 504.",
-)
+@request_timeout_option("Seconds an HTTP request may take before it is answered 504.")
 @click.pass_context
 def mcp(ctx: click.Context, transport: str, host: str, port: int, request_timeout: float) -> None:
     """Serve snap's tools to AI agents over MCP (verify_quote, verify_answer, capture, audit,
