@@ -265,9 +265,15 @@ class _Unliteral:
         if not self.code:
             return NO_CODE
         shift = start - (0 if start == 0 else 2)
-        return CodeSpans(
-            tuple((low - shift, high - shift) for low, high in self.code.overlapping(start, end))
+        ranges = tuple(self.code.overlapping(start, end))
+        # the edges were moved outside code (``_start_outside``, ``_end_outside``): a cut span
+        # would make the window read code as prose
+        assert not ranges or (
+            self.code.span_at(ranges[0][0]) == ranges[0]
+            and self.code.span_at(ranges[-1][0]) == ranges[-1]
+            and (start == 0 or ranges[0][0] > start)
         )
+        return CodeSpans(tuple((low - shift, high - shift) for low, high in ranges))
 
     def code_around(self, at: int) -> tuple[int, int] | None:
         """The code span that holds ``at``, if any: a window edge there would cut it."""
