@@ -23,6 +23,16 @@ a hit of a searched token when the token there has its key, so it is read as a w
 window is cut inside a joined word: real pages have such characters here and there, and they
 cost the windows around them, not the shortcut for the whole source.
 
+A source with code (``verifier.code``: spans given, or backtick code in its text) is read in
+windows too, each tokenized with the spans inside it, shifted, and never its own backticks (a
+window's backticks could pair otherwise than the whole source's).  Code changes what a window
+would see: its lone ``,`` ``;`` ``.`` ``:`` are gaps, a "[1]" is tokens, and its rules read the
+span around a run to its line's ends.  A window's edges are therefore moved outside every span
+(the whitespace it begins with, and the one after it, stand outside code), so that each span
+in it is whole and has the character before it that masking reads.  The matcher checks a quote
+with a backtick in full, and looks for a quote with a lone mark again with its marks as gaps
+(``find_in_code``), as ``PreparedSource.check`` does.
+
 An occurrence's tokens can stand any distance apart in the source (whitespace, reference marks
 and emoji between them are copy noise), so a window is trusted only when it holds as many
 tokens around each hit as the quote has around its anchor, plus one of context; one that does not
