@@ -260,33 +260,72 @@ def check_quote(quote: str, source: str, code: CodeSpans | None = None) -> Quote
 
     Equal to ``prepare(source, code).check(quote)``; a quote is usually checked, closest
     passage included, by tokenizing only windows of the source around its rarest words
-    (``verifier.oneoff``), unless the source has code, which the windows do not carry.
+    (``verifier.oneoff``), each with the code spans inside it.  Against a source with code, a
+    quote with a backtick (whose unticked form ``check`` tries) is checked in full; one with a
+    lone ``,`` ``;`` ``.`` ``:`` that windows do not find is looked for again with them read
+    as gaps, as ``check`` does (``_respaced_check``), in windows too.
     """
     spans = (code or NO_CODE).with_text(source)
-    if spans:
-        return prepare(source, spans).check(quote)
     scanned = _only_form(quote)
-    if scanned is None:
-        return prepare(source).check(quote)
+    if scanned is None or (spans and "`" in quote):
+        return prepare(source, spans).check(quote)
     from verifier.oneoff import read_windows  # not loaded by a process that prepares sources
 
-    answer = read_windows(quote, scanned, source, prepare)
+    answer = read_windows(quote, scanned, source, _prepare_window, spans)
     if answer is None:
-        return prepare(source)._check_scans(quote, [(0, scanned)], closest=True)
-    if not answer.spans:
-        return QuoteCheck(NOT_FOUND, False, None, None, None, 0, (), answer.closest, None)
-    start, end = answer.spans[0]
+        return _full_check(quote, scanned, source, spans)
+    if not answer.spans and spans and _CODE_COMMA.search(quote) is not None:
+        respaced = _respaced_in_windows(quote, source, spans)
+        if respaced is None:
+            return prepare(source, spans).check(quote)
+        answer = answer._replace(spans=respaced) if respaced else answer
+    if answer.spans:
+        return _found_at(source, answer.spans)
+    if answer.closest is None:  # not there, but only the whole source tells its closest passage
+        return _full_check(quote, scanned, source, spans)
+    return QuoteCheck(NOT_FOUND, False, None, None, None, 0, (), answer.closest, None)
+
+
+def _full_check(quote: str, scanned: Scan, source: str, code: CodeSpans) -> QuoteCheck:
+    """``prepare(source, code).check(quote)`` for a quote with one form, tokenized (``scanned``):
+    without code, that is its one scan checked (not scanned again)."""
+    if code:
+        return prepare(source, code).check(quote)
+    return prepare(source)._check_scans(quote, [(0, scanned)], closest=True)
+
+
+def _found_at(source: str, spans: tuple[tuple[int, int], ...]) -> QuoteCheck:
+    """``quote_found`` at ``spans`` (``PreparedSource._found``), for the one-off check."""
+    start, end = spans[0]
     return QuoteCheck(
-        QUOTE_FOUND,
-        True,
-        start,
-        end,
-        source[start:end],
-        len(answer.spans),
-        answer.spans,
-        None,
-        None,
+        QUOTE_FOUND, True, start, end, source[start:end], len(spans), spans, None, None
     )
+
+
+def _respaced_in_windows(
+    quote: str, source: str, code: CodeSpans
+) -> tuple[tuple[int, int], ...] | None:
+    """``PreparedSource._respaced_check`` of a quote with one form (no "[", no ellipsis, no
+    quotation marks around it), read from windows: where it is found with its lone marks read
+    as gaps, each that it reads as a token falling in code; empty when nowhere, None when the
+    windows cannot tell."""
+    from verifier.oneoff import find_in_code
+
+    masked, altered = _masked(quote, ((0, len(quote)),), inner=True)
+    if not altered:
+        return ()
+    scanned = scan_text(masked)
+    if not scanned.tokens:
+        return ()
+    scanned = scanned._replace(text=quote)  # gaps compared as written
+    marks = _token_marks(quote, altered)
+    return find_in_code(quote, scanned, source, _prepare_window, code, marks)
+
+
+def _prepare_window(text: str, code: CodeSpans) -> PreparedSource:
+    """A window of a source tokenized with the code spans inside it, as given: its own
+    backticks are not read again (their pairing is the whole source's to say)."""
+    return PreparedSource(text, code, backticks=False)
 
 
 def prepare(source: str, code: CodeSpans | None = None) -> PreparedSource:
@@ -329,9 +368,13 @@ class PreparedSource:
         "source",
     )
 
-    def __init__(self, source: str, code: CodeSpans | None = None) -> None:
+    def __init__(
+        self, source: str, code: CodeSpans | None = None, *, backticks: bool = True
+    ) -> None:
+        """``backticks=False``: ``code`` is all the code (a window of a source, whose
+        backtick code the whole source's pairing decides), not read again from the text."""
         self.source = source
-        self._code = (code or NO_CODE).with_text(source)
+        self._code = (code or NO_CODE).with_text(source) if backticks else (code or NO_CODE)
         scanned_text, _ = _masked(source, self._code.ranges) if self._code else (source, [])
         side: list[SideItem] = []
         vocabulary: dict[str, int] = {}
@@ -464,6 +507,10 @@ class PreparedSource:
         """The kind of token ``index`` (see ``verifier.tokenizer``)."""
         return self._meta[index] & KIND_MASK
 
+    def key(self, index: int) -> str:
+        """The comparison key of token ``index``."""
+        return self._keys[self._ids[index]]
+
     def token_span(self, first: int, last: int) -> tuple[int, int]:
         """Code-point span from the start of token ``first`` to the end of token ``last``."""
         return self._starts[first], self._end(last)
@@ -578,12 +625,18 @@ class PreparedSource:
         nearest = self._closest(primary) if closest else None
         return QuoteCheck(NOT_FOUND, False, None, None, None, 0, (), nearest, None)
 
-    def spans_of(self, scanned: Scan) -> tuple[tuple[int, int], ...]:
+    def spans_of(
+        self, scanned: Scan, code_marks: Iterable[int] | None = None
+    ) -> tuple[tuple[int, int], ...]:
         """Where a tokenized quote is found under every rule, as written (one form: no ellipsis,
         marks read as marks); what ``check`` finds for such a quote, without scanning it again.
-        The one-off shortcut checks its windows with it."""
+        The one-off shortcut checks its windows with it.  ``code_marks``: the quote is read
+        with its lone marks as gaps, and each of these must fall in code (``_respaced_check``)."""
         self._checks += 1
         accepted, _ = self._accepted_runs(scanned)
+        if code_marks is not None:
+            marks = list(code_marks)
+            accepted = [first for first in accepted if self._in_code(first, scanned, marks)]
         length = len(scanned.tokens)
         return tuple(self.token_span(start, start + length - 1) for start in accepted)
 

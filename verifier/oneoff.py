@@ -23,6 +23,16 @@ a hit of a searched token when the token there has its key, so it is read as a w
 window is cut inside a joined word: real pages have such characters here and there, and they
 cost the windows around them, not the shortcut for the whole source.
 
+A source with code (``verifier.code``: spans given, or backtick code in its text) is read in
+windows too, each tokenized with the spans inside it, shifted, and never its own backticks (a
+window's backticks could pair otherwise than the whole source's).  Code changes what a window
+would see: its lone ``,`` ``;`` ``.`` ``:`` are gaps, a "[1]" is tokens, and its rules read the
+span around a run to its line's ends.  A window's edges are therefore moved outside every span
+(the whitespace it begins with, and the one after it, stand outside code), so that each span
+in it is whole and has the character before it that masking reads.  The matcher checks a quote
+with a backtick in full, and looks for a quote with a lone mark again with its marks as gaps
+(``find_in_code``), as ``PreparedSource.check`` does.
+
 An occurrence's tokens can stand any distance apart in the source (whitespace, reference marks
 and emoji between them are copy noise), so a window is trusted only when it holds as many
 tokens around each hit as the quote has around its anchor, plus one of context; one that does not
@@ -44,6 +54,7 @@ import regex
 
 from verifier import closest as closest_passage
 from verifier.closest import Closest, Edit
+from verifier.code import NO_CODE, CodeSpans
 from verifier.tokenizer import NUMBER, REFERENCE_REACH, SYMBOL, WORD, Scan, Token, scan_text
 
 MAX_HITS: Final = 64
@@ -68,34 +79,44 @@ class Tokenized(Protocol):
     """What this module reads of a tokenized window (``verifier.matcher.PreparedSource``)."""
 
     def __len__(self) -> int: ...
+    def key(self, index: int) -> str: ...
     def token_span(self, first: int, last: int) -> tuple[int, int]: ...
     def tokens_overlapping(self, start: int, end: int) -> range: ...
-    def spans_of(self, scanned: Scan) -> tuple[tuple[int, int], ...]: ...
+    def spans_of(
+        self, scanned: Scan, code_marks: Iterable[int] | None = None
+    ) -> tuple[tuple[int, int], ...]: ...
     def aligned_scores(self, scanned: Scan, firsts: Iterable[int]) -> list[int]: ...
     def closest_at(self, scanned: Scan, first: int, lo: int, hi: int) -> Closest | None: ...
 
 
-# How a window is tokenized: the matcher passes its ``prepare``, so that this module, which the
-# matcher calls, never imports the matcher (the layers' check forbids the cycle).
-Prepare = Callable[[str], Tokenized]
+# How a window is tokenized, with the code spans inside it (window offsets, taken as they are:
+# the window's own backticks are not read again, since their pairing depends on the whole
+# source): the matcher passes it, so that this module, which the matcher calls, never imports
+# the matcher (the layers' check forbids the cycle).
+Prepare = Callable[[str, CodeSpans], Tokenized]
 
 
 class WindowAnswer(NamedTuple):
     """What windows of the source tell about a quote: the spans where it is found, or, when it
-    is not there (a token of it is found nowhere), its closest passage."""
+    is not there (a token of it is found nowhere), its closest passage; None when windows show
+    it is not there but cannot tell its closest passage (the full check can, and the matcher
+    may first look for the quote read otherwise)."""
 
     spans: tuple[tuple[int, int], ...]
     closest: Closest | None
 
 
-def read_windows(quote: str, scanned: Scan, source: str, prepare: Prepare) -> WindowAnswer | None:
+def read_windows(
+    quote: str, scanned: Scan, source: str, prepare: Prepare, code: CodeSpans = NO_CODE
+) -> WindowAnswer | None:
     """What reading only windows of ``source`` tells about ``quote`` (tokenized: ``scanned``,
     its only form), equal to what the full check would say; None when the whole source must be
-    read (see the module docstring)."""
+    read (see the module docstring).  ``code``: the source's code spans, all of them (backtick
+    code included); a window never cuts one, and is read with those inside it."""
     candidates = _anchor_candidates(scanned.tokens)
     if not candidates:
         return None
-    around = _Around(quote, scanned, source, _Unliteral(source), prepare)
+    around = _Around(quote, scanned, source, _Unliteral(source, code, prepare), prepare)
     found = around.search(candidates[:ANCHOR_TRIES])
     if not found:
         return None
@@ -112,15 +133,46 @@ def read_windows(quote: str, scanned: Scan, source: str, prepare: Prepare) -> Wi
         if spans:
             return WindowAnswer(spans, None)
     closest = _closest_of_changed(around, found, reads, candidates[ANCHOR_TRIES:])
-    return None if closest is None else WindowAnswer((), closest)
+    return WindowAnswer((), closest)
 
 
-def _spans(reads: list[_Read], scanned: Scan) -> tuple[tuple[int, int], ...] | None:
+def find_in_code(
+    quote: str,
+    scanned: Scan,
+    source: str,
+    prepare: Prepare,
+    code: CodeSpans,
+    marks: list[int],
+) -> tuple[tuple[int, int], ...] | None:
+    """Where windows find ``scanned`` (the quote with its lone marks read as gaps) with each of
+    its ``marks`` between two tokens of code, as ``PreparedSource._respaced_check`` would find
+    it in the whole source: every occurrence holds the anchor's text, so the windows around its
+    hits see them all.  Empty when it is certainly nowhere; None when windows cannot tell."""
+    candidates = _anchor_candidates(scanned.tokens)
+    if not candidates:
+        return None
+    around = _Around(quote, scanned, source, _Unliteral(source, code, prepare), prepare)
+    found = around.search(candidates[:ANCHOR_TRIES])
+    if not found:
+        return None
+    if not all(found.values()):
+        return ()  # a token every occurrence holds is nowhere
+    anchor = min(found, key=lambda candidate: len(found[candidate]))
+    reads = around.read(anchor, found[anchor], _reach(scanned, anchor))
+    if reads is None:
+        return None
+    return _spans(reads, scanned, marks)
+
+
+def _spans(
+    reads: list[_Read], scanned: Scan, code_marks: list[int] | None = None
+) -> tuple[tuple[int, int], ...] | None:
     """Where the quote is found in the windows read around the hits of a token every
-    occurrence holds; None when one needs more context than its window has."""
+    occurrence holds (with ``code_marks`` between tokens of code, when given); None when one
+    needs more context than its window has."""
     spans: set[tuple[int, int]] = set()
     for read in reads:
-        found = _spans_in(read, scanned)
+        found = _spans_in(read, scanned, code_marks)
         if found is None:
             return None
         spans.update(found)
@@ -143,14 +195,20 @@ class _Unliteral:
     spans of the line breaks inside joined words.  A place counts as a hit of a searched token
     only when the token there, read in a small window around it, has that token's key
     (``confirmed``): a no-break space or an "…" far away costs a search, not a window.
+    ``code``: the source's code spans, which no window cuts (code is tokenized by other rules:
+    see ``verifier.code``), read with ``prepare``.
     """
 
-    __slots__ = ("_read", "_source", "anywhere", "folded", "joins")
+    __slots__ = ("_prepare", "_read", "_source", "anywhere", "code", "folded", "joins")
 
-    def __init__(self, source: str) -> None:
+    def __init__(
+        self, source: str, code: CodeSpans = NO_CODE, prepare: Prepare | None = None
+    ) -> None:
         """The places of ``source``: an ASCII source (most of the web) has only joins, an
         NFKC-normalized one no folded characters, and both are told in C at once."""
         self._source = source
+        self.code = code
+        self._prepare = prepare
         self._read: dict[int, list[tuple[int, str]]] = {}
         self.joins = [
             match.span()
@@ -189,12 +247,47 @@ class _Unliteral:
             end = _end_outside(source, _whitespace_after(source, place + 1), self)
             sentinel = "" if start == 0 else "x "
             shift = start - len(sentinel)
-            self._read[place] = [
-                (token.start + shift, token.key)
-                for token in scan_text(sentinel + source[start:end]).tokens
-                if token.start + shift <= place < token.end + shift
-            ]
+            if self.code and self._prepare is not None:
+                self._read[place] = self._tokens_in_code(start, end, shift, place)
+            else:
+                self._read[place] = [
+                    (token.start + shift, token.key)
+                    for token in scan_text(sentinel + source[start:end]).tokens
+                    if token.start + shift <= place < token.end + shift
+                ]
         return self._read[place]
+
+    def _tokens_in_code(
+        self, start: int, end: int, shift: int, place: int
+    ) -> list[tuple[int, str]]:
+        """``_tokens_at`` in a source with code: the window read as the full check reads it."""
+        assert self._prepare is not None
+        sentinel = "" if start == 0 else "x "
+        prepared = self._prepare(sentinel + self._source[start:end], self.inside(start, end))
+        found = []
+        for index in prepared.tokens_overlapping(place - shift, place - shift + 1):
+            found.append((prepared.token_span(index, index)[0] + shift, prepared.key(index)))
+        return found
+
+    def inside(self, start: int, end: int) -> CodeSpans:
+        """The code spans inside the window ``[start, end)`` of the source (which cuts none),
+        in the offsets of the window read after its sentinel."""
+        if not self.code:
+            return NO_CODE
+        shift = start - (0 if start == 0 else 2)
+        ranges = tuple(self.code.overlapping(start, end))
+        # the edges were moved outside code (``_start_outside``, ``_end_outside``): a cut span
+        # would make the window read code as prose
+        assert not ranges or (
+            self.code.span_at(ranges[0][0]) == ranges[0]
+            and self.code.span_at(ranges[-1][0]) == ranges[-1]
+            and (start == 0 or ranges[0][0] > start)
+        )
+        return CodeSpans(tuple((low - shift, high - shift) for low, high in ranges))
+
+    def code_around(self, at: int) -> tuple[int, int] | None:
+        """The code span that holds ``at``, if any: a window edge there would cut it."""
+        return self.code.span_at(at) if self.code else None
 
     def join_around(self, at: int) -> tuple[int, int] | None:
         """The span of the joined word's break that ``at`` is inside, if any."""
@@ -273,7 +366,7 @@ class _Around:
                 self.chars += window.end - window.start
                 if limit is not None and self.chars > limit:
                     return None
-                read = _read(self.source, window, reach, self.prepare)
+                read = _read(self.source, window, reach, self.prepare, self.unliteral)
                 if read is not None:
                     reads.append(read)
                 elif scale < WIDEST:
@@ -383,24 +476,30 @@ def _windows(
 
 
 def _start_outside(source: str, start: int, unliteral: _Unliteral) -> int:
-    """``start``, moved before any bracket or joined word it would cut."""
+    """``start``, moved before any bracket, joined word or code span it would cut."""
     while True:
         moved = _start_outside_marks(source, start)
         join = unliteral.join_around(moved)
         if join is not None:
             moved = _whitespace_before(source, join[0])
+        code = unliteral.code_around(moved) if moved > 0 else None
+        if code is not None:  # the whitespace a window begins with stands outside code
+            moved = _whitespace_before(source, code[0])
         if moved == start:
             return start
         start = moved
 
 
 def _end_outside(source: str, end: int, unliteral: _Unliteral) -> int:
-    """``end``, moved past any bracket or joined word it would cut."""
+    """``end``, moved past any bracket, joined word or code span it would cut."""
     while True:
         moved = _end_outside_marks(source, end)
         join = unliteral.join_around(moved)
         if join is not None:
             moved = _whitespace_after(source, join[1])
+        code = unliteral.code_around(moved)
+        if code is not None:  # the whitespace a window ends before stands outside code
+            moved = _whitespace_after(source, code[1])
         if moved == end:
             return end
         end = moved
@@ -457,7 +556,9 @@ class _Read(NamedTuple):
     anchors: list[int]
 
 
-def _read(source: str, window: _Window, reach: _Reach, prepare: Prepare) -> _Read | None:
+def _read(
+    source: str, window: _Window, reach: _Reach, prepare: Prepare, unliteral: _Unliteral
+) -> _Read | None:
     """The window tokenized, or None if it is too small to tell (see ``_anchors``).
 
     A window that does not begin the source is read after a sentinel word, so that it is read
@@ -465,7 +566,7 @@ def _read(source: str, window: _Window, reach: _Reach, prepare: Prepare) -> _Rea
     """
     start, end = window.start, window.end
     sentinel = "" if start == 0 else "x "
-    prepared = prepare(sentinel + source[start:end])
+    prepared = prepare(sentinel + source[start:end], unliteral.inside(start, end))
     first_allowed = 0 if start == 0 else 2
     last_allowed = len(prepared) - 1 if end == len(source) else len(prepared) - 2
     read = _Read(prepared, start, end, start - len(sentinel), first_allowed, last_allowed, [])
@@ -495,11 +596,13 @@ def _anchors(read: _Read, hits: list[int], reach: _Reach, size: int) -> list[int
     return anchors
 
 
-def _spans_in(read: _Read, scanned: Scan) -> list[tuple[int, int]] | None:
+def _spans_in(
+    read: _Read, scanned: Scan, code_marks: list[int] | None = None
+) -> list[tuple[int, int]] | None:
     """The spans where the quote is found in a window read (shifted), or None if one needs
     more context than the window has."""
     spans = []
-    for span_start, span_end in read.prepared.spans_of(scanned):
+    for span_start, span_end in read.prepared.spans_of(scanned, code_marks):
         tokens = read.prepared.tokens_overlapping(span_start, span_end)
         if tokens[0] < read.first_allowed or tokens[-1] > read.last_allowed:
             return None
@@ -611,7 +714,7 @@ def _aligned(
         aligned = closest_passage.reach(length)
         start, end = read.prepared.token_span(first, first + length - 1)
         window = _windows([best.at], source, 0, end - start, unliteral, extra)[0]
-        wider = _read(source, window, _Reach(aligned, length - 1 + aligned), prepare)
+        wider = _read(source, window, _Reach(aligned, length - 1 + aligned), prepare, unliteral)
         if wider is None or not wider.anchors:
             return None
         read, first = wider, wider.anchors[0]

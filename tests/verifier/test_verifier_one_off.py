@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 import verifier.matcher
 from verifier import check_quote, prepare
-from verifier.oneoff import MAX_HITS, read_windows
+from verifier.code import CodeSpans
+from verifier.oneoff import MAX_HITS, WindowAnswer, read_windows
 from verifier.tokenizer import scan_text
 
 PROFILE = settings(max_examples=300, derandomize=True, deadline=None)
@@ -24,19 +25,26 @@ FILLER = "Some other words stand here, and more of them there to pad the text ou
 
 @contextmanager
 def prepared_lengths() -> Iterator[list[int]]:
-    """The length of every text prepared while the block runs."""
+    """The length of every text prepared while the block runs: whole sources and windows."""
     lengths: list[int] = []
     original = verifier.matcher.prepare
+    original_window = verifier.matcher._prepare_window
 
-    def spy(source: str) -> verifier.matcher.PreparedSource:
+    def spy(source: str, code: CodeSpans | None = None) -> verifier.matcher.PreparedSource:
         lengths.append(len(source))
-        return original(source)
+        return original(source, code)
 
-    verifier.matcher.prepare = spy  # type: ignore[assignment]
+    def window_spy(source: str, code: CodeSpans) -> verifier.matcher.PreparedSource:
+        lengths.append(len(source))
+        return original_window(source, code)
+
+    verifier.matcher.prepare = spy
+    verifier.matcher._prepare_window = window_spy
     try:
         yield lengths
     finally:
-        verifier.matcher.prepare = original  # type: ignore[assignment]
+        verifier.matcher.prepare = original
+        verifier.matcher._prepare_window = original_window
 
 
 @st.composite
@@ -119,7 +127,8 @@ def test_a_changed_quote_reads_only_windows_for_its_closest_passage() -> None:
 def test_a_quote_with_two_tokens_found_nowhere_reads_the_whole_source() -> None:
     source = f"{FILLER} The rare 42 word stands once. {FILLER}"
     quote = "The rare 43 wordy stands"
-    assert read_windows(quote, scan_text(quote), source, prepare) is None
+    # not there (two tokens found nowhere), but only the whole source tells the closest passage
+    assert read_windows(quote, scan_text(quote), source, prepare) == WindowAnswer((), None)
     assert check_quote(quote, source) == prepare(source).check(quote)
 
 
