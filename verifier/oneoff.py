@@ -113,13 +113,10 @@ def read_windows(
     its only form), equal to what the full check would say; None when the whole source must be
     read (see the module docstring).  ``code``: the source's code spans, all of them (backtick
     code included); a window never cuts one, and is read with those inside it."""
-    candidates = _anchor_candidates(scanned.tokens)
-    if not candidates:
+    searched = _searched(quote, scanned, source, prepare, code)
+    if searched is None:
         return None
-    around = _Around(quote, scanned, source, _Unliteral(source, code, prepare), prepare)
-    found = around.search(candidates[:ANCHOR_TRIES])
-    if not found:
-        return None
+    around, found, candidates = searched
     reads: list[_Read] = []
     if all(found.values()):  # every searched token is somewhere: the quote may be there
         anchor = min(found, key=lambda candidate: len(found[candidate]))
@@ -148,13 +145,10 @@ def find_in_code(
     its ``marks`` between two tokens of code, as ``PreparedSource._respaced_check`` would find
     it in the whole source: every occurrence holds the anchor's text, so the windows around its
     hits see them all.  Empty when it is certainly nowhere; None when windows cannot tell."""
-    candidates = _anchor_candidates(scanned.tokens)
-    if not candidates:
+    searched = _searched(quote, scanned, source, prepare, code)
+    if searched is None:
         return None
-    around = _Around(quote, scanned, source, _Unliteral(source, code, prepare), prepare)
-    found = around.search(candidates[:ANCHOR_TRIES])
-    if not found:
-        return None
+    around, found, _ = searched
     if not all(found.values()):
         return ()  # a token every occurrence holds is nowhere
     anchor = min(found, key=lambda candidate: len(found[candidate]))
@@ -162,6 +156,20 @@ def find_in_code(
     if reads is None:
         return None
     return _spans(reads, scanned, marks)
+
+
+def _searched(
+    quote: str, scanned: Scan, source: str, prepare: Prepare, code: CodeSpans
+) -> tuple[_Around, dict[int, list[int]], list[int]] | None:
+    """The windows' reader, the hits of the first ``ANCHOR_TRIES`` searched tokens (those with
+    not too many), and every token that may be searched; None when none may be, or none of those
+    searched has few enough hits."""
+    candidates = _anchor_candidates(scanned.tokens)
+    if not candidates:
+        return None
+    around = _Around(quote, scanned, source, _Unliteral(source, code, prepare), prepare)
+    found = around.search(candidates[:ANCHOR_TRIES])
+    return (around, found, candidates) if found else None
 
 
 def _spans(

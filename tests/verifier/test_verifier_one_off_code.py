@@ -6,14 +6,12 @@ are tokenized with the code spans inside them, and its answer must always equal
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import verifier.matcher
+from tests.verifier.test_verifier_one_off import prepared_lengths
 from verifier import check_quote, prepare
 from verifier.code import NO_CODE, CodeSpans
 
@@ -132,30 +130,6 @@ def test_one_off_equals_the_prepared_check_with_backtick_code_only(
     assert check_quote(quote, source) == prepare(source).check(quote)
 
 
-@contextmanager
-def window_lengths() -> Iterator[list[int]]:
-    """The length of every text prepared while the block runs: whole sources and windows."""
-    lengths: list[int] = []
-    original = verifier.matcher.prepare
-    original_window = verifier.matcher._prepare_window
-
-    def spy(source: str, code: CodeSpans | None = None) -> verifier.matcher.PreparedSource:
-        lengths.append(len(source))
-        return original(source, code)
-
-    def window_spy(source: str, code: CodeSpans) -> verifier.matcher.PreparedSource:
-        lengths.append(len(source))
-        return original_window(source, code)
-
-    verifier.matcher.prepare = spy
-    verifier.matcher._prepare_window = window_spy
-    try:
-        yield lengths
-    finally:
-        verifier.matcher.prepare = original
-        verifier.matcher._prepare_window = original_window
-
-
 PADDING = "Some other words stand here, and more of them there to pad the text out. " * 40
 
 
@@ -175,7 +149,7 @@ CALL = SOURCE.index("f(a, b)")
 )
 def test_a_source_with_code_is_read_in_windows(quote: str, found: bool) -> None:
     code = CodeSpans(((CALL, CALL + len("f(a, b)")),))
-    with window_lengths() as lengths:
+    with prepared_lengths() as lengths:
         result = check_quote(quote, SOURCE, code)
     assert result == prepare(SOURCE, code).check(quote)
     assert result.found == found
@@ -186,7 +160,7 @@ def test_a_source_with_code_is_read_in_windows(quote: str, found: bool) -> None:
 @pytest.mark.parametrize("quote", ["to read the rare value", "to read the rare values"])
 def test_a_source_with_backtick_code_is_read_in_windows(quote: str) -> None:
     source = SOURCE.replace("f(a, b)", "`f(a, b)`")
-    with window_lengths() as lengths:
+    with prepared_lengths() as lengths:
         result = check_quote(quote, source)
     assert result == prepare(source).check(quote)
     assert max(lengths) < len(source) / 10
