@@ -278,7 +278,7 @@ def check_quote(quote: str, source: str, code: CodeSpans | None = None) -> Quote
         respaced = _respaced_in_windows(quote, source, spans)
         if respaced is None:
             return prepare(source, spans).check(quote)
-        answer = answer._replace(spans=respaced) if respaced else answer
+        answer = answer._replace(spans=respaced)
     if answer.spans:
         return _found_at(source, answer.spans)
     if answer.closest is None:  # not there, but only the whole source tells its closest passage

@@ -255,34 +255,36 @@ class _Unliteral:
             end = _end_outside(source, _whitespace_after(source, place + 1), self)
             sentinel = "" if start == 0 else "x "
             shift = start - len(sentinel)
+            text = sentinel + source[start:end]
             if self.code and self._prepare is not None:
-                self._read[place] = self._tokens_in_code(start, end, shift, place)
+                code = self.inside(start, end, shift)
+                self._read[place] = self._tokens_in_code(text, code, shift, place)
             else:
                 self._read[place] = [
                     (token.start + shift, token.key)
-                    for token in scan_text(sentinel + source[start:end]).tokens
+                    for token in scan_text(text).tokens
                     if token.start + shift <= place < token.end + shift
                 ]
         return self._read[place]
 
     def _tokens_in_code(
-        self, start: int, end: int, shift: int, place: int
+        self, text: str, code: CodeSpans, shift: int, place: int
     ) -> list[tuple[int, str]]:
-        """``_tokens_at`` in a source with code: the window read as the full check reads it."""
+        """``_tokens_at`` in a source with code: the window ``text`` (source offset ``shift``)
+        read with its ``code`` as the full check reads it."""
         assert self._prepare is not None
-        sentinel = "" if start == 0 else "x "
-        prepared = self._prepare(sentinel + self._source[start:end], self.inside(start, end))
+        prepared = self._prepare(text, code)
         found = []
         for index in prepared.tokens_overlapping(place - shift, place - shift + 1):
             found.append((prepared.token_span(index, index)[0] + shift, prepared.key(index)))
         return found
 
-    def inside(self, start: int, end: int) -> CodeSpans:
+    def inside(self, start: int, end: int, shift: int) -> CodeSpans:
         """The code spans inside the window ``[start, end)`` of the source (which cuts none),
-        in the offsets of the window read after its sentinel."""
+        in the offsets of the window's text, whose offset 0 is the source's ``shift`` (the
+        window is read after its sentinel)."""
         if not self.code:
             return NO_CODE
-        shift = start - (0 if start == 0 else 2)
         ranges = tuple(self.code.overlapping(start, end))
         # the edges were moved outside code (``_start_outside``, ``_end_outside``): a cut span
         # would make the window read code as prose
@@ -574,10 +576,11 @@ def _read(
     """
     start, end = window.start, window.end
     sentinel = "" if start == 0 else "x "
-    prepared = prepare(sentinel + source[start:end], unliteral.inside(start, end))
+    shift = start - len(sentinel)
+    prepared = prepare(sentinel + source[start:end], unliteral.inside(start, end, shift))
     first_allowed = 0 if start == 0 else 2
     last_allowed = len(prepared) - 1 if end == len(source) else len(prepared) - 2
-    read = _Read(prepared, start, end, start - len(sentinel), first_allowed, last_allowed, [])
+    read = _Read(prepared, start, end, shift, first_allowed, last_allowed, [])
     anchors = _anchors(read, window.hits, reach, len(source))
     return None if anchors is None else read._replace(anchors=anchors)
 
