@@ -207,18 +207,23 @@ def instructions(argv: list[str], env: dict[str, str]) -> int:
     raise SystemExit(f"callgrind counted nothing for {' '.join(argv)}: {done.stderr[-300:]}")
 
 
+def own_floor(name: str) -> str:
+    """The floor a database command is judged against (``FLOORS``)."""
+    return COMMAND_FLOORS.get(name, "floor_cli")
+
+
 def instruction_ratios(counts: dict[str, int]) -> dict[str, Any]:
     """Each database command's instructions over its floor's and over the ORM floor's."""
-    return {
-        name: {
-            "floor": COMMAND_FLOORS.get(name, "floor_cli"),
-            "ratio": round(counts[name] / counts[COMMAND_FLOORS.get(name, "floor_cli")], 3),
+    ratios = {}
+    for name in DATABASE_COMMANDS:
+        ratio = counts[name] / counts[own_floor(name)]
+        ratios[name] = {
+            "floor": own_floor(name),
+            "ratio": round(ratio, 3),
             "ormRatio": round(counts[name] / counts["floor"], 3),
-            "met": counts[name] / counts[COMMAND_FLOORS.get(name, "floor_cli")]
-            <= GOALS["floor_ratio"],
+            "met": ratio <= GOALS["floor_ratio"],
         }
-        for name in DATABASE_COMMANDS
-    }
+    return ratios
 
 
 def measure(runs: int, count_instructions: bool = False) -> dict[str, Any]:
@@ -343,10 +348,7 @@ def summarize(
             for name in FLOORS
         },
         # issue 25: each command at most 1.5x the floor of the imports it cannot avoid
-        "floorRatios": {
-            name: floor_ratio(ms, name, COMMAND_FLOORS.get(name, "floor_cli"))
-            for name in DATABASE_COMMANDS
-        },
+        "floorRatios": {name: floor_ratio(ms, name, own_floor(name)) for name in DATABASE_COMMANDS},
         # fetch of an HTML page has no ORM-only floor (it extracts): its own is floor_html
         "ormFloorRatios": {
             name: floor_ratio(ms, name, "floor") for name in DATABASE_COMMANDS if name != "fetch"

@@ -3,7 +3,7 @@
 Errors are turned into one line and an exit code in exactly one place, ``SnapGroup.invoke``.
 The commands live in ``snap.commands``, one module per family, and each is imported only when
 it is run (or listed, by ``--help`` and shell completion): a start builds the click options of
-the one command it runs, not those of all twenty (``COMMANDS``).
+the one command it runs, not those of all eighteen (``COMMANDS``).
 """
 
 from __future__ import annotations
