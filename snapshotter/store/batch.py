@@ -198,6 +198,7 @@ class FolderBatch(_Delegating):
         self.folder_store = store
         self._pending: dict[Path, _Pending] = {}
         self._new_folders: set[Path] = set()  # folders whose new entries must be fsynced
+        self._present: set[Path] = set()  # folders this batch made or found (none is removed)
         self._unnamed = 0  # unnamed files open
 
     def put(
@@ -258,8 +259,11 @@ class FolderBatch(_Delegating):
         return descriptor
 
     def _make_dirs(self, folder: Path) -> None:
-        """Create missing folders; their entries in their parents are fsynced at ``flush``."""
-        self._new_folders.update(make_missing_dirs(folder))
+        """Create missing folders; their entries in their parents are fsynced at ``flush``.
+        A folder seen once is not looked up again (a stat a blob: snap never removes one)."""
+        if folder not in self._present:
+            self._new_folders.update(make_missing_dirs(folder))
+            self._present.add(folder)
 
     def flush(self) -> None:
         """fsync every file, link each into place, fsync every folder that gained an entry.

@@ -152,3 +152,46 @@ def test_a_discarded_batch_closes_its_unnamed_files(tmp_path: Path) -> None:
         assert len(list(Path("/proc/self/fd").iterdir())) == opened
     batch.flush()
     assert list(store.iterate()) == []
+
+
+def test_a_batch_looks_each_folder_up_once_and_still_makes_new_ones_durable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    by_fan_out: dict[str, list[bytes]] = {}
+    for n in range(2000):  # three bodies whose digests share their fan-out folder
+        data = str(n).encode()
+        same = by_fan_out.setdefault(digest(data)[7:9], [])
+        same.append(data)
+        if len(same) == 3:
+            break
+    looked_up: list[Path] = []
+    real = batch_module.make_missing_dirs
+
+    def make_missing_dirs(folder: Path) -> list[Path]:
+        looked_up.append(folder)
+        return real(folder)
+
+    synced: list[Path] = []
+    monkeypatch.setattr(batch_module, "make_missing_dirs", make_missing_dirs)
+    monkeypatch.setattr(batch_module, "_durability", lambda _root: Recording(synced))
+    store = FolderStore(tmp_path / "store")
+    batch = batched(store)
+    for data in same:
+        batch.put("raw", digest(data), data, tags={})
+    batch.flush()
+    folder = store.path_of("raw", digest(same[0])).parent
+    assert looked_up == [folder]
+    assert folder.parent in synced  # the new fan-out folder's entry is made durable
+    assert sorted(d for _, d in store.iterate()) == sorted(digest(data) for data in same)
+
+
+class Recording:
+    def __init__(self, synced: list[Path]) -> None:
+        self.synced = synced
+
+    def files(self, paths: list[Path | int]) -> None:
+        batch_module._EachFsync().files(paths)
+
+    def folders(self, paths: list[Path]) -> None:
+        self.synced.extend(paths)
+        batch_module._EachFsync().folders(paths)
