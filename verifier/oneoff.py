@@ -370,12 +370,13 @@ class _Around:
         pending = [(1, hits)]
         while pending:
             scale, group = pending.pop()
-            for window in _windows(
+            windows = _windows(
                 group, self.source, start_in_quote, after, self.unliteral, extra, scale
-            ):
-                self.chars += window.end - window.start
-                if limit is not None and self.chars > limit:
-                    return None
+            )
+            self.chars += sum(window.end - window.start for window in windows)
+            if limit is not None and self.chars > limit:
+                return None  # told before any of them is tokenized
+            for window in windows:
                 read = _read(self.source, window, reach, self.prepare, self.unliteral)
                 if read is not None:
                     reads.append(read)
