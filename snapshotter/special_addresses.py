@@ -24,6 +24,7 @@ IPv4 address they carry.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from dataclasses import dataclass
 
@@ -130,6 +131,12 @@ CLOUD_METADATA: tuple[Block, ...] = (
 ALL_BLOCKS: tuple[Block, ...] = IPV4_SPECIAL + IPV6_SPECIAL + IPV6_OTHER + CLOUD_METADATA
 
 
+_REMEMBERED = 1024
+"""Addresses whose answers are kept: the tables are constant, so an answer is a pure function
+of the address, and a batch of captures asks about the same few hosts for every page (each
+answer walks the tables with ``ipaddress`` containment tests, about 17 µs)."""
+
+
 def _most_specific(address: IPAddress, blocks: tuple[Block, ...]) -> Block | None:
     holding = [b for b in blocks if b.network.version == address.version and address in b.network]
     return max(holding, key=lambda b: b.network.prefixlen, default=None)
@@ -145,11 +152,13 @@ def embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | Non
     return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
 
 
+@functools.lru_cache(maxsize=_REMEMBERED)
 def is_cloud_internal(address: IPAddress) -> bool:
     """Whether ``address`` is a metadata service or provider-internal endpoint."""
     return _most_specific(address, CLOUD_METADATA) is not None
 
 
+@functools.lru_cache(maxsize=_REMEMBERED)
 def refusal_reason(address: IPAddress) -> str | None:
     """Why ``address`` may not be fetched from, or None when it is global unicast."""
     metadata = _most_specific(address, CLOUD_METADATA)
