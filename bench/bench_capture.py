@@ -9,6 +9,8 @@ by each of these, in rounds that take turns (``--rounds``, each into fresh folde
 - *warcio*: the baseline the issue names, ``warcio.capture_http`` around a ``requests``
   session's GET of each page, writing one WARC (uncompressed and gzipped; the faster of the two
   is the baseline). It stores what was received and nothing else: no text, no index, no fsync.
+  The session does not read the environment (``trust_env = False``), as snap does not: a
+  session that does looks up proxy variables on every request, about 0.12 ms a page here.
 - *warcio + text*: the same loop doing the rest of what a citation store must do with the same
   bytes: extract the text with snap's extractor, and fsync the WARC at the end (once). The fair
   baseline: snap's extraction, normalized digest, manifest and record alone cost about twice the
@@ -26,6 +28,14 @@ by each of these, in rounds that take turns (``--rounds``, each into fresh folde
   written and closed in fan-out folders, nothing else: the least a store of one file per blob
   costs, to read the ratios against.
 - with ``--s3``: *snap batch, S3*: the batch path into LocalStack (``$SNAP_TEST_S3_ENDPOINT``).
+
+Read the *file floor* before the other figures. On a file system without a journal (this
+machine's ext4 root has none), creating a file passes over every free inode freed in the last
+minute, or six while its inode table block is not yet written back (``recently_deleted`` in
+the kernel's ``fs/ext4/ialloc.c``). So for minutes after many files are deleted (a previous
+run's folders, a test run) each new file costs up to 10× more, and the modes that create a file
+per blob pay it four times a page. A floor near 0.1 ms a page is a clean run; several times that
+means the figures carry the file system's slowdown.
 
 Every snap mode keeps its guard, SHA-256 addressing, write-once blobs, manifests, the log and
 durability (a record is committed only once its blobs are durable). Reported per mode: pages/s
@@ -118,6 +128,7 @@ def warcio_loop(gzip: bool, *, extract_text: bool = False) -> Mode:
         def run() -> None:
             path = folder / ("pages.warc.gz" if gzip else "pages.warc")
             with path.open("wb") as out, capture_http(out, gzip=gzip), requests.Session() as http:
+                http.trust_env = False  # as snap: no proxy or .netrc from the environment
                 for url in urls:
                     response = http.get(url, timeout=10)
                     if extract_text:
