@@ -2,10 +2,11 @@
 
 ``check_quote(quote, source)`` for a single quote need not tokenize the whole source: every
 occurrence of the quote contains the text of each of its ASCII tokens, so the source is searched
-for those texts (case-insensitively, in C), and only windows around the hits of the rarest (the
-anchor) are tokenized and checked with the full rules.  The windows are cut at whitespace (no
-token spans whitespace) and an occurrence counts only with at least one whole token of context
-on each side, so the edge rules see what they would see in the whole source.
+for those texts (case-insensitively, in C), longest first, and only windows around the hits of
+one of them (the anchor: the first found exactly once, when each searched before it is found,
+else the rarest) are tokenized and checked with the full rules.  The windows are cut at
+whitespace (no token spans whitespace) and an occurrence counts only with at least one whole
+token of context on each side, so the edge rules see what they would see in the whole source.
 
 A quote that is not there (a searched token is found nowhere, or no window holds the quote) has
 its closest passage read from windows around the hits of its searched tokens, rarest first,
@@ -113,7 +114,7 @@ def read_windows(
     its only form), equal to what the full check would say; None when the whole source must be
     read (see the module docstring).  ``code``: the source's code spans, all of them (backtick
     code included); a window never cuts one, and is read with those inside it."""
-    searched = _searched(quote, scanned, source, prepare, code)
+    searched = _searched(quote, scanned, source, prepare, code, until_unique=True)
     if searched is None:
         return None
     around, found, candidates = searched
@@ -129,6 +130,9 @@ def read_windows(
             return None
         if spans:
             return WindowAnswer(spans, None)
+    unsearched = [c for c in candidates[:ANCHOR_TRIES] if c not in found and c not in around.tried]
+    if unsearched:  # the search stopped at a token found once: the closest passage needs them all
+        found |= around.search(unsearched)
     closest = _closest_of_changed(around, found, reads, candidates[ANCHOR_TRIES:])
     return WindowAnswer((), closest)
 
@@ -159,16 +163,23 @@ def find_in_code(
 
 
 def _searched(
-    quote: str, scanned: Scan, source: str, prepare: Prepare, code: CodeSpans
+    quote: str,
+    scanned: Scan,
+    source: str,
+    prepare: Prepare,
+    code: CodeSpans,
+    *,
+    until_unique: bool = False,
 ) -> tuple[_Around, dict[int, list[int]], list[int]] | None:
     """The windows' reader, the hits of the first ``ANCHOR_TRIES`` searched tokens (those with
     not too many), and every token that may be searched; None when none may be, or none of those
-    searched has few enough hits."""
+    searched has few enough hits.  ``until_unique``: the search stops at the first token found
+    exactly once when every one before it was found (see ``_Around.search``)."""
     candidates = _anchor_candidates(scanned.tokens)
     if not candidates:
         return None
     around = _Around(quote, scanned, source, _Unliteral(source, code, prepare), prepare)
-    found = around.search(candidates[:ANCHOR_TRIES])
+    found = around.search(candidates[:ANCHOR_TRIES], until_unique=until_unique)
     return (around, found, candidates) if found else None
 
 
@@ -342,7 +353,7 @@ class _Around:
     """Reads windows of ``source`` around the hits of the quote's tokens, counting the
     characters read (``read``)."""
 
-    __slots__ = ("chars", "prepare", "quote", "scanned", "source", "unliteral")
+    __slots__ = ("_lowered", "chars", "prepare", "quote", "scanned", "source", "tried", "unliteral")
 
     def __init__(
         self, quote: str, scanned: Scan, source: str, unliteral: _Unliteral, prepare: Prepare
@@ -350,12 +361,33 @@ class _Around:
         self.quote, self.scanned, self.source = quote, scanned, source
         self.unliteral, self.prepare = unliteral, prepare
         self.chars = 0
+        self.tried: set[int] = set()  # candidates searched that have too many hits
+        self._lowered: str | None = None
 
-    def search(self, candidates: list[int]) -> dict[int, list[int]]:
-        """The hits of each of ``candidates`` that does not have too many (``_search``)."""
+    def search(self, candidates: list[int], *, until_unique: bool = False) -> dict[int, list[int]]:
+        """The hits of each of ``candidates`` that does not have too many (``_search``).
+
+        ``until_unique``: stop at the first candidate found exactly once, if each before it is
+        found somewhere.  Every occurrence of the quote holds that token's text at its hit, so
+        the one window around it tells whether the quote is there as surely as the rarest
+        token's would; a found quote (most quotes) then costs no search of the others, which
+        only a quote that is not there needs (a token found nowhere, the closest passage)."""
+        if self._lowered is None:
+            self._lowered = _ascii_lowered(self.source)
         most = _most_hits(self.quote, self.source)
-        found = _search(self.scanned.tokens, candidates, self.source, self.unliteral, most)
-        return {candidate: hits for candidate, hits in found.items() if hits is not None}
+        tokens, unliteral = self.scanned.tokens, self.unliteral
+        found: dict[int, list[int]] = {}
+        everywhere = True  # every candidate so far found somewhere
+        for candidate in candidates:
+            hits = _search(tokens[candidate], self._lowered, unliteral, most)
+            if hits is None:
+                self.tried.add(candidate)
+                continue
+            found[candidate] = hits
+            everywhere = everywhere and bool(hits)
+            if until_unique and everywhere and len(hits) == 1:
+                break
+        return found
 
     def read(
         self, token: int, hits: list[int], reach: _Reach, extra: int = 0, limit: int | None = None
@@ -411,25 +443,17 @@ def _spelled_one_way(token: Token) -> bool:
     return token.kind == SYMBOL and "-" not in text
 
 
-def _search(
-    tokens: list[Token], candidates: list[int], source: str, unliteral: _Unliteral, most: int
-) -> dict[int, list[int] | None]:
-    """Each candidate's hits in ``source`` (None: more than ``most``), in the candidates' order:
-    where its
-    text starts, and the places where a token with its key may be spelled otherwise.  Every
-    candidate is searched: a changed quote is most often told by a token found nowhere, and a
-    search costs far less than tokenizing a window."""
-    lowered = _ascii_lowered(source)
-    found = {}
-    for candidate in candidates:
-        token = tokens[candidate]
-        text = token.exact.lower()
-        places = unliteral.places_for(text)
-        hits = None if len(places) > most else _hits(text, lowered, most - len(places))
-        if hits is not None and places:
-            hits = sorted({*hits, *unliteral.confirmed(places, token.key)})
-        found[candidate] = hits
-    return found
+def _search(token: Token, lowered: str, unliteral: _Unliteral, most: int) -> list[int] | None:
+    """A searched token's hits in the source (``lowered``: see ``_ascii_lowered``), None when it
+    has more than ``most``: where its text starts, and the places where a token with its key may
+    be spelled otherwise.  A search costs far less than tokenizing a window, and a changed quote
+    is most often told by a token found nowhere."""
+    text = token.exact.lower()
+    places = unliteral.places_for(text)
+    hits = None if len(places) > most else _hits(text, lowered, most - len(places))
+    if hits is not None and places:
+        hits = sorted({*hits, *unliteral.confirmed(places, token.key)})
+    return hits
 
 
 def _hits(anchor: str, lowered: str, most: int) -> list[int] | None:

@@ -7,16 +7,18 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import verifier.matcher
+import verifier.oneoff
 from verifier import check_quote, prepare
 from verifier.code import CodeSpans
 from verifier.oneoff import MAX_HITS, WindowAnswer, read_windows
-from verifier.tokenizer import scan_text
+from verifier.tokenizer import Token, scan_text
 
 PROFILE = settings(max_examples=300, derandomize=True, deadline=None)
 WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "7", "42", "3.5"]
@@ -126,10 +128,49 @@ def test_a_changed_quote_reads_only_windows_for_its_closest_passage() -> None:
 
 def test_a_quote_with_two_tokens_found_nowhere_reads_the_whole_source() -> None:
     source = f"{FILLER} The rare 42 word stands once. {FILLER}"
-    quote = "The rare 43 wordy stands"
+    quote = "The rare 43 wordiest stands"  # its longest token is the first searched: nowhere
     # not there (two tokens found nowhere), but only the whole source tells the closest passage
     assert read_windows(quote, scan_text(quote), source, prepare) == WindowAnswer((), None)
     assert check_quote(quote, source) == prepare(source).check(quote)
+
+
+@contextmanager
+def searched_tokens() -> Iterator[list[str]]:
+    """The text of every token the one-off check searches the source for while the block runs."""
+    texts: list[str] = []
+    original = verifier.oneoff._search
+
+    def spy(token: Token, lowered: str, unliteral: Any, most: int) -> list[int] | None:
+        texts.append(token.text)
+        return original(token, lowered, unliteral, most)
+
+    verifier.oneoff._search = spy
+    try:
+        yield texts
+    finally:
+        verifier.oneoff._search = original
+
+
+def test_the_search_stops_at_a_token_found_once_and_the_window_there_tells() -> None:
+    source = f"{FILLER} The rare 42 word stands once. {FILLER} The word rare."
+    quote = "The rare 42 word stands"
+    with searched_tokens() as texts:
+        result = check_quote(quote, source)
+    assert result == prepare(source).check(quote)
+    assert result.found
+    assert texts == ["stands"]  # the longest, found once: no other token is searched
+
+
+def test_a_quote_not_there_after_the_search_stopped_searches_the_rest() -> None:
+    source = f"{FILLER} The rare 42 word stands once. {FILLER}"
+    quote = "The rare 43 wordy stands"  # "stands" is found once, "wordy" and "43" nowhere
+    with searched_tokens() as texts:
+        result = check_quote(quote, source)
+    assert result == prepare(source).check(quote)
+    assert result.closest is not None
+    assert result.closest.text == "The rare 42 word stands"
+    assert texts[0] == "stands"
+    assert {"wordy", "43"} <= set(texts)  # searched once the window showed the quote is not there
 
 
 CHANGED_WORDS = ["ab", "cd", "ef", "7", "gh", "ij", "kl", "42", "mn", "op"]
