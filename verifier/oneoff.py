@@ -117,7 +117,7 @@ def read_windows(
     searched = _searched(quote, scanned, source, prepare, code, until_unique=True)
     if searched is None:
         return None
-    around, found, candidates = searched
+    around, found, candidates, unreached = searched
     reads: list[_Read] = []
     if all(found.values()):  # every searched token is somewhere: the quote may be there
         anchor = min(found, key=lambda candidate: len(found[candidate]))
@@ -130,9 +130,8 @@ def read_windows(
             return None
         if spans:
             return WindowAnswer(spans, None)
-    unsearched = [c for c in candidates[:ANCHOR_TRIES] if c not in found and c not in around.tried]
-    if unsearched:  # the search stopped at a token found once: the closest passage needs them all
-        found |= around.search(unsearched)
+    if unreached:  # the search stopped at a token found once: the closest passage needs them all
+        found |= around.search(unreached)[0]
     closest = _closest_of_changed(around, found, reads, candidates[ANCHOR_TRIES:])
     return WindowAnswer((), closest)
 
@@ -152,7 +151,7 @@ def find_in_code(
     searched = _searched(quote, scanned, source, prepare, code)
     if searched is None:
         return None
-    around, found, _ = searched
+    around, found, _, _ = searched
     if not all(found.values()):
         return ()  # a token every occurrence holds is nowhere
     anchor = min(found, key=lambda candidate: len(found[candidate]))
@@ -170,17 +169,18 @@ def _searched(
     code: CodeSpans,
     *,
     until_unique: bool = False,
-) -> tuple[_Around, dict[int, list[int]], list[int]] | None:
+) -> tuple[_Around, dict[int, list[int]], list[int], list[int]] | None:
     """The windows' reader, the hits of the first ``ANCHOR_TRIES`` searched tokens (those with
-    not too many), and every token that may be searched; None when none may be, or none of those
-    searched has few enough hits.  ``until_unique``: the search stops at the first token found
-    exactly once when every one before it was found (see ``_Around.search``)."""
+    not too many), every token that may be searched, and those of the first ``ANCHOR_TRIES`` the
+    search did not reach; None when none may be searched, or none of those searched has few
+    enough hits.  ``until_unique``: the search stops at the first token found exactly once when
+    every one before it was found (see ``_Around.search``)."""
     candidates = _anchor_candidates(scanned.tokens)
     if not candidates:
         return None
     around = _Around(quote, scanned, source, _Unliteral(source, code, prepare), prepare)
-    found = around.search(candidates[:ANCHOR_TRIES], until_unique=until_unique)
-    return (around, found, candidates) if found else None
+    found, unreached = around.search(candidates[:ANCHOR_TRIES], until_unique=until_unique)
+    return (around, found, candidates, unreached) if found else None
 
 
 def _spans(
@@ -353,7 +353,7 @@ class _Around:
     """Reads windows of ``source`` around the hits of the quote's tokens, counting the
     characters read (``read``)."""
 
-    __slots__ = ("_lowered", "chars", "prepare", "quote", "scanned", "source", "tried", "unliteral")
+    __slots__ = ("_lowered", "chars", "prepare", "quote", "scanned", "source", "unliteral")
 
     def __init__(
         self, quote: str, scanned: Scan, source: str, unliteral: _Unliteral, prepare: Prepare
@@ -361,11 +361,13 @@ class _Around:
         self.quote, self.scanned, self.source = quote, scanned, source
         self.unliteral, self.prepare = unliteral, prepare
         self.chars = 0
-        self.tried: set[int] = set()  # candidates searched that have too many hits
         self._lowered: str | None = None
 
-    def search(self, candidates: list[int], *, until_unique: bool = False) -> dict[int, list[int]]:
-        """The hits of each of ``candidates`` that does not have too many (``_search``).
+    def search(
+        self, candidates: list[int], *, until_unique: bool = False
+    ) -> tuple[dict[int, list[int]], list[int]]:
+        """The hits of each of ``candidates`` that does not have too many (``_search``), and
+        the candidates not searched (none unless the search stopped early).
 
         ``until_unique``: stop at the first candidate found exactly once, if each before it is
         found somewhere.  Every occurrence of the quote holds that token's text at its hit, so
@@ -378,16 +380,15 @@ class _Around:
         tokens, unliteral = self.scanned.tokens, self.unliteral
         found: dict[int, list[int]] = {}
         everywhere = True  # every candidate so far found somewhere
-        for candidate in candidates:
+        for searched, candidate in enumerate(candidates, 1):
             hits = _search(tokens[candidate], self._lowered, unliteral, most)
             if hits is None:
-                self.tried.add(candidate)
                 continue
             found[candidate] = hits
             everywhere = everywhere and bool(hits)
             if until_unique and everywhere and len(hits) == 1:
-                break
-        return found
+                return found, candidates[searched:]
+        return found, []
 
     def read(
         self, token: int, hits: list[int], reach: _Reach, extra: int = 0, limit: int | None = None
@@ -677,7 +678,7 @@ def _closest_of_changed(
         if processed == len(order):
             if not spare:
                 break
-            more = around.search(spare[:ANCHOR_TRIES])
+            more, _ = around.search(spare[:ANCHOR_TRIES])
             spare = spare[ANCHOR_TRIES:]
             hits = {**hits, **more}
             order.extend(sorted(more, key=lambda candidate: (len(more[candidate]), candidate)))
