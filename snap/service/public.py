@@ -52,27 +52,42 @@ class Redactor:
         return BLOB_KEY.sub(lambda m: f"the {m.group(1)} blob sha256:{m.group(2)}", text)
 
     def document(self, document: Any) -> Any:
-        """A copy of ``document`` fit to serve."""
-        stores = set(stores_named(document))
-        return self._public(document, stores)
+        """A copy of ``document`` fit to serve, made in one walk: its messages are rewritten
+        at the end, once every store location the document names is known (a message may
+        name a store that only a later part of the document lists)."""
+        stores: set[str] = set()
+        messages: list[tuple[dict[str, Any], str, str]] = []
+        shown = self._public(document, stores, messages)
+        for holder, key, text in messages:
+            holder[key] = self.message(text, stores)
+        return shown
 
-    def _public(self, value: Any, stores: set[str]) -> Any:
+    def _public(
+        self, value: Any, stores: set[str], messages: list[tuple[dict[str, Any], str, str]]
+    ) -> Any:
+        """``value`` copied with its locations hidden; the store locations it names are added
+        to ``stores``, and its message fields to ``messages`` (left as they are here)."""
         if isinstance(value, list):
-            return [self._public(item, stores) for item in value]
+            return [self._public(item, stores, messages) for item in value]
         if not isinstance(value, dict):
             return value
         shown: dict[str, Any] = {}
         for key, item in value.items():
-            if key == "key" and "digest" in value:
-                continue
-            if key == "store" and isinstance(item, str):
-                shown[key] = store_kind(item)
-            elif key == "path" and value.get("source") == "file" and isinstance(item, str):
-                shown[key] = PurePosixPath(item).name
-            elif key in MESSAGE_FIELDS and isinstance(item, str):
-                shown[key] = self.message(item, stores)
+            if isinstance(item, str):
+                if key == "key" and "digest" in value:
+                    continue
+                if key == "store":
+                    stores.add(item)
+                    item = store_kind(item)
+                elif key == "path" and value.get("source") == "file":
+                    item = PurePosixPath(item).name
+                elif key in MESSAGE_FIELDS:
+                    messages.append((shown, key, item))
+                shown[key] = item
+            elif key == "key" and "digest" in value:
+                self._public(item, stores, [])  # left out, but a store it names is hidden too
             else:
-                shown[key] = self._public(item, stores)
+                shown[key] = self._public(item, stores, messages)
         return shown
 
 
@@ -102,16 +117,3 @@ def store_kind(location: str) -> str:
     """``s3`` for ``s3://bucket/prefix``, ``file`` for a folder."""
     scheme, separator, _ = location.partition("://")
     return scheme if separator else "file"
-
-
-def stores_named(value: Any) -> Iterable[str]:
-    """Every store location a document names (snapshots recorded in other stores too)."""
-    if isinstance(value, list):
-        for item in value:
-            yield from stores_named(item)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            if key == "store" and isinstance(item, str):
-                yield item
-            else:
-                yield from stores_named(item)

@@ -141,3 +141,23 @@ def test_a_local_file_capture_shows_its_name_only(tmp_path: Path) -> None:
         "captures": [{"provenance": {**provenance, "path": "report.pdf"}, "store": "s3"}]
     }
     assert document["captures"][0]["store"] == "s3://bucket/prefix"  # the original is kept
+
+
+def test_a_message_hides_a_store_the_document_names_only_after_it(tmp_path: Path) -> None:
+    """The document is walked once: a message is rewritten after the walk, so a store location
+    listed later in the document (or only under a left-out blob key) is hidden in it too."""
+    redactor = Redactor(embedded_settings(tmp_path / "h"))
+    document = {
+        "results": [{"reason": "cannot read s3://other/pre/text/x: denied"}],
+        "blob": {"digest": "sha256:00", "key": {"store": "s3://hidden/only-here"}},
+        "snapshots": [{"store": "s3://other/pre"}],
+        "note": {"error": "s3://hidden/only-here refused"},
+    }
+    shown = redactor.document(document)
+    assert shown == {
+        "results": [{"reason": "cannot read <store>/text/x: denied"}],
+        "blob": {"digest": "sha256:00"},
+        "snapshots": [{"store": "s3"}],
+        "note": {"error": "<store> refused"},
+    }
+    assert list(shown) == list(document)  # the fields keep their order
