@@ -356,6 +356,7 @@ class PreparedSource:
         "_checks",
         "_code",
         "_digest",
+        "_held",
         "_ids",
         "_keys",
         "_lengths",
@@ -387,6 +388,7 @@ class PreparedSource:
         self._positions: KeyIndex | None = None
         self._checks = 0
         self._digest: str | None = None
+        self._held: int | None = None
         in_code = self._in_span if self._code else None
         for columns in iter_columns(scanned_text, side, settle=False, code=in_code):
             _number_new_keys(vocabulary, columns.keys)
@@ -443,17 +445,22 @@ class PreparedSource:
         prepared._positions = KeyIndex.from_arrays(parts.index_offsets, parts.index_order)
         prepared._checks = 0
         prepared._digest = None
+        prepared._held = None
         return prepared
 
     def held_bytes(self) -> int:
         """About how much memory this prepared source holds (its text, arrays, keys and index,
         counted as built, so that the figure does not change): what caches of prepared sources
-        bound."""
-        tokens = len(self._ids)
-        text = sys.getsizeof(self.source)
-        keys = sum(map(len, self._keys)) + 120 * len(self._keys)  # a str and a dict slot each
-        index = 4 * (tokens + len(self._keys))
-        return text + 10 * tokens + keys + index
+        bound.  Worked out once: a run's cache of texts asks it of every text it takes from
+        the process's shared cache, and summing a 100 KB page's keys cost about as much as
+        checking one of its quotes."""
+        if self._held is None:
+            tokens = len(self._ids)
+            text = sys.getsizeof(self.source)
+            keys = sum(map(len, self._keys)) + 120 * len(self._keys)  # a str and a dict slot each
+            index = 4 * (tokens + len(self._keys))
+            self._held = text + 10 * tokens + keys + index
+        return self._held
 
     def _extend_lengths(self, starts: Sequence[int], ends: Sequence[int]) -> None:
         """Token lengths in one byte each (3 bytes a token less than an array of ends); a token of

@@ -89,6 +89,7 @@ def test_a_packed_source_answers_as_the_prepared_one(case: tuple[str, list[str]]
         assert loaded.check(quote) == fresh.check(quote)
         assert loaded.check(quote, closest=False) == fresh.check(quote, closest=False)
     assert loaded.normalized_digest() == fresh.normalized_digest()
+    assert loaded.held_bytes() == fresh.held_bytes()
 
 
 SOURCE = "The origin serves only 1 request in 10 [1] 👩\u200d💻, and NASA’s 5'000 MW. " * 20
@@ -103,6 +104,18 @@ def test_packing_the_same_source_gives_the_same_bytes() -> None:
     assert packed() == packed()
     loaded = unpack(packed(), SOURCE, BINDING)
     assert [loaded.check(q) for q in QUOTES] == [prepare(SOURCE).check(q) for q in QUOTES]
+
+
+def test_the_memory_a_source_holds_is_counted_as_built() -> None:
+    """Caches bound what they hold by ``held_bytes``: the figure is the same before and after
+    the index is built, and for a source unpacked as for one tokenized."""
+    counted_first = prepare(SOURCE).held_bytes()
+    checked = prepare(SOURCE)
+    for quote in QUOTES:  # the key index is built on the second check
+        checked.check(quote)
+    assert checked.held_bytes() == counted_first
+    assert unpack(packed(), SOURCE, BINDING).held_bytes() == counted_first
+    assert counted_first > len(SOURCE.encode())
 
 
 @pytest.mark.parametrize("at", [0, 9, 40, 200, -40, -1])
