@@ -2,8 +2,8 @@
 (JavaScript, TypeScript, Java) and UTF-8 bytes (Go, Rust, Gemini's grounding segments).
 
 Every offset snap prints in ``--json`` goes through ``span_units``; the conversion itself is
-``verifier.offsets.TextOffsets``, prepared once per text (cached here for the few texts a
-report is made from).
+``verifier.offsets.TextOffsets``, prepared once per text: a snapshot's text keeps its own with
+its tokens (``PreparedSource.offsets``), other texts (an answer's) are cached here.
 """
 
 from __future__ import annotations
@@ -27,9 +27,16 @@ def offsets_of(text: str) -> TextOffsets:
 
 def span_units(text: str, start: int, end: int) -> dict[str, dict[str, int]]:
     """``text[start:end]`` (code points) as ``{unit: {"start", "end"}}`` in all three units."""
-    if not 0 <= start <= end <= len(text):
-        raise OffsetError(f"span {start}–{end} does not lie in a text of {len(text)} code points")
-    offsets = offsets_of(text)
+    return span_units_in(offsets_of(text), start, end)
+
+
+def span_units_in(offsets: TextOffsets, start: int, end: int) -> dict[str, dict[str, int]]:
+    """``span_units`` with the text's converter at hand (a prepared source keeps its own:
+    ``PreparedSource.offsets``)."""
+    if not 0 <= start <= end <= offsets.length:
+        raise OffsetError(
+            f"span {start}–{end} does not lie in a text of {offsets.length} code points"
+        )
     return {
         CODEPOINT: {"start": start, "end": end},
         UTF16: {"start": offsets.to_utf16(start), "end": offsets.to_utf16(end)},

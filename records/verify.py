@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from records.attest.checks import seal_checks_of
 from records.evidence import Evidence
 from records.inputs import QUOTED, SNIPPET, UNQUOTED, CitationRequest, Position, VerifyInput
-from records.offset_units import span_units
+from records.offset_units import span_units_in
 from records.outcome import (
     NO_QUOTE,
     NO_QUOTE_REASON,
@@ -505,7 +505,7 @@ def match_quote(
     )
     if resolution.status in (Status.POSITION_MISMATCH, Status.CONTEXT_MISMATCH):
         found_at = [list(s) for s in resolution.spans]
-        offsets = [span_units(source.source, start, end) for start, end in resolution.spans]
+        offsets = [span_units_in(source.offsets, start, end) for start, end in resolution.spans]
         outcome = replace(outcome, details={"foundAt": found_at, "foundAtOffsets": offsets})
     if resolution.status == Status.NOT_FOUND and "too_short" in evidence.flags:
         return replace(outcome, status=Status.COULD_NOT_CHECK, reason=TOO_SHORT)
@@ -573,7 +573,7 @@ def mark_found_elsewhere(item: _Checked, everything: list[_Checked]) -> _Checked
                     "url": other.request.url,
                     "start": found.start,
                     "end": found.end,
-                    "offsets": span_units(other.source.source, found.start, found.end),
+                    "offsets": span_units_in(other.source.offsets, found.start, found.end),
                     **document_of(other.request),
                 }
             )

@@ -53,6 +53,7 @@ from verifier import closest as closest_passage
 from verifier.closest import Closest, Edit, EditKind
 from verifier.code import NO_CODE, CodeSpans, compared_text
 from verifier.errors import PackError
+from verifier.offsets import TextOffsets
 from verifier.status import Status
 from verifier.tokenizer import (
     CASE_MAY_COUNT,
@@ -362,6 +363,7 @@ class PreparedSource:
         "_lengths",
         "_long_ends",
         "_meta",
+        "_offsets",
         "_positions",
         "_side",
         "_starts",
@@ -389,6 +391,7 @@ class PreparedSource:
         self._checks = 0
         self._digest: str | None = None
         self._held: int | None = None
+        self._offsets: TextOffsets | None = None
         in_code = self._in_span if self._code else None
         for columns in iter_columns(scanned_text, side, settle=False, code=in_code):
             _number_new_keys(vocabulary, columns.keys)
@@ -446,6 +449,7 @@ class PreparedSource:
         prepared._checks = 0
         prepared._digest = None
         prepared._held = None
+        prepared._offsets = None
         return prepared
 
     def held_bytes(self) -> int:
@@ -480,6 +484,16 @@ class PreparedSource:
         if length == _LONG:
             return self._long_ends[index]
         return self._starts[index] + length
+
+    @property
+    def offsets(self) -> TextOffsets:
+        """The converter of this source's offsets to UTF-16 code units and UTF-8 bytes, made on
+        first use and kept with the tokens: every report converts the spans it prints, and a
+        process that shares prepared sources between runs (``snap serve``, reverify) builds
+        each converter once, not once per run."""
+        if self._offsets is None:
+            self._offsets = TextOffsets(self.source)
+        return self._offsets
 
     def normalized_digest(self) -> str:
         """``normalized_digest(self.source, code)``, worked out once."""

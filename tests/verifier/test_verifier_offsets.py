@@ -182,3 +182,19 @@ def test_large_text_conversions_do_not_rescan_the_text() -> None:
     for unit in (offsets._utf16, offsets._utf8):  # the tables are one entry per block
         assert unit is not None
         assert len(unit.starts) == -(-len(text) // offsets.block) + 1
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from("ab é\u00e9𝔘😀\u4e2d"), max_size=600))
+def test_a_prepared_source_keeps_one_converter_of_its_text(text: str) -> None:
+    """Reports convert a snapshot's spans with ``PreparedSource.offsets``: made once, kept with
+    the tokens, converting as a converter of the text made afresh."""
+    from verifier import prepare
+
+    prepared = prepare(text)
+    kept = prepared.offsets
+    assert prepared.offsets is kept
+    fresh = TextOffsets(text)
+    for offset in range(len(text) + 1):
+        assert kept.to_utf16(offset) == fresh.to_utf16(offset)
+        assert kept.to_utf8(offset) == fresh.to_utf8(offset)
