@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from records.attest.checks import SealState
-from records.offset_units import span_units_in
+from records.offset_units import UTF16, span_units_in
 from records.wire_attest import seal_state_json
 from verifier import Closest, PreparedSource, Status, TextQuoteSelector, describe_span
 
@@ -84,9 +84,8 @@ class CitationResult:
         if source is not None and outcome.start is not None and outcome.end is not None:
             text = source.source
             quote, _ = describe_span(text, outcome.start, outcome.end)
-            converter = source.offsets
-            span_utf16 = (converter.to_utf16(outcome.start), converter.to_utf16(outcome.end))
-            offsets = span_units_in(converter, outcome.start, outcome.end)
+            offsets = span_units_in(source.offsets, outcome.start, outcome.end)
+            span_utf16 = (offsets[UTF16]["start"], offsets[UTF16]["end"])
         if source is not None and outcome.closest is not None:
             closest = outcome.closest
             closest_offsets = span_units_in(source.offsets, closest.start, closest.end)
