@@ -53,7 +53,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -339,18 +339,28 @@ def database_processes(env: dict[str, str]) -> list[int]:
 
 
 @contextlib.contextmanager
-def served(env: dict[str, str], workers: int = 1) -> Iterator[tuple[int, int]]:
+def served(
+    env: dict[str, str],
+    workers: int = 1,
+    *,
+    under: Sequence[str] = (),
+    request_timeout: int = 30,
+    start_timeout: float = 60.0,
+) -> Iterator[tuple[int, int]]:
+    """A ``snap serve`` subprocess on loopback, once it answers ``/healthz``: its port and pid.
+    ``under``: a command it runs under that keeps its process (valgrind, in
+    ``bench_service_instructions.py``), which then needs longer timeouts."""
     port = free_port()
-    command = ["serve", "--port", str(port), "--request-timeout", "30", "--workers", str(workers)]
+    command = ["serve", "--port", str(port), "--request-timeout", str(request_timeout)]
     process = subprocess.Popen(
-        [sys.executable, "-m", "snap", *command],
+        [*under, sys.executable, "-m", "snap", *command, "--workers", str(workers)],
         env={**env, "PYTHONPATH": str(ROOT)},
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + start_timeout
         while True:
             try:
                 if post_or_get(port, "GET", "/healthz", None)[0] == 200:

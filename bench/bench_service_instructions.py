@@ -32,11 +32,9 @@ import contextlib
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -47,8 +45,8 @@ from bench_service import (  # noqa: E402
     build_answers,
     build_pages,
     database_env,
-    free_port,
     post_or_get,
+    served,
 )
 
 from records.inputs import verify_input_from_bytes  # noqa: E402
@@ -91,33 +89,18 @@ def server_instructions(
 ) -> dict[str, float]:
     """Instructions per answer in each thread of a ``snap serve`` under callgrind."""
     output = folder / "server.callgrind"
-    port = free_port()
-    serve = [sys.executable, "-m", "snap", "serve", "--port", str(port)]
-    process = subprocess.Popen(
-        [*callgrind(output, threads=True), *serve, "--request-timeout", "600"],
-        env={**env, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "0"},
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        started = time.monotonic()
-        while True:
-            with contextlib.suppress(OSError):
-                if post_or_get(port, "GET", "/healthz", None)[0] == 200:
-                    break
-            if process.poll() is not None or time.monotonic() - started > START_TIMEOUT:
-                raise SystemExit("snap serve did not start under callgrind")
-            time.sleep(1)
+    with served(
+        {**env, "PYTHONHASHSEED": "0"},
+        under=callgrind(output, threads=True),
+        request_timeout=600,
+        start_timeout=START_TIMEOUT,
+    ) as (port, pid):
         for body in answers[:warm]:
             assert post_or_get(port, "POST", "/v1/verify", body)[0] == 200
-        counted(process.pid, "-z")
+        counted(pid, "-z")
         for body in answers[warm:]:
             assert post_or_get(port, "POST", "/v1/verify", body)[0] == 200
-        counted(process.pid, "-d")
-    finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=300)
+        counted(pid, "-d")
     count = len(answers) - warm
     dumps = dumps_after_zero(output)
     per_thread = {dump.name.rsplit("-", 1)[-1]: total_of(dump) / count for dump in dumps}
