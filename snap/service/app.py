@@ -19,7 +19,6 @@ on the event loop (the model stays in the decorator, for the OpenAPI document).
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from collections.abc import AsyncIterator, Callable
@@ -60,7 +59,7 @@ from snap.service.problems import (
     problem,
     problem_of,
 )
-from snap.service.public import Redactor
+from snap.service.public import Redactor, served_json
 
 if TYPE_CHECKING:
     from records.attest.schedule import CheckpointSchedule
@@ -135,7 +134,7 @@ class SnapJSONResponse(JSONResponse):
     """The CLI's JSON: non-ASCII kept as is, anything else (a datetime) as its string."""
 
     def render(self, content: Any) -> bytes:
-        return json.dumps(content, ensure_ascii=False, default=str).encode("utf-8")
+        return served_json(content)
 
 
 class CaptureRequest(BaseModel):
@@ -404,7 +403,8 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
             metrics.count_statuses(report.counts.by_status)
             # Encoded here, in the worker thread, once: returned as a response, the document
             # is not validated against the response model and re-encoded on the event loop.
-            return SnapJSONResponse(public.document(verify_report_json(report)))
+            served = public.encoded(verify_report_json(report))
+            return Response(served, media_type=SnapJSONResponse.media_type)
 
         # A check that fetches nothing only computes: it takes a thread of the small pool,
         # since more threads than cores only contend for the GIL (15 threads spent twice the

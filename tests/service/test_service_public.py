@@ -9,16 +9,19 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from records.audit import audit
 from snap.config import Settings
 from snap.service.app import ServiceConfig
-from snap.service.public import Redactor
+from snap.service.public import Redactor, served_json
 from tests.http_fixtures import LoopbackServer
 from tests.service.conftest import EXAMPLES, client_for, embedded_settings
 from tests.service.test_service_guards import assert_problem
 
 QUOTE = "the origin serves only 1 request in 10"
+SERVER_HOME = Path('/srv/snap "home"')  # only named, never made; JSON escapes its quotes
 
 
 @pytest.fixture
@@ -161,3 +164,63 @@ def test_a_message_hides_a_store_the_document_names_only_after_it(tmp_path: Path
         "note": {"error": "<store> refused"},
     }
     assert list(shown) == list(document)  # the fields keep their order
+
+
+def redactable_documents(home: Path, *, fields: bool) -> st.SearchStrategy[Any]:
+    """JSON documents made of the pieces redaction looks for: the server's locations (as paths
+    and URIs, inside longer strings), blob keys, characters JSON escapes, messages, and (with
+    ``fields``) the fields it rewrites or leaves out. Without them, only a message can change,
+    so the probe for each location is what keeps the walk."""
+    digest = "cd" * 32
+    pieces = st.sampled_from(
+        [
+            str(home),
+            home.as_uri(),
+            f"{home}/store/text/sha256/cd/{digest}",
+            f"raw/sha256/cd/{digest}",
+            "s3://bucket/prefix",
+            '"key": ',
+            "store",
+            "/sha256/",
+            '"',
+            "\\",
+            "é\n",
+            "plain words",
+        ]
+    )
+    strings = st.lists(pieces, max_size=4).map("".join)
+    names = ["detail", "reason", "error", "digest", "source", "url", "x"]
+    keys = st.sampled_from([*names, "key", "store", "path"] if fields else names)
+    scalars = st.none() | st.booleans() | st.integers() | strings | st.just("file")
+    return st.recursive(
+        scalars,
+        lambda children: (
+            st.lists(children, max_size=4) | st.dictionaries(keys, children, max_size=5)
+        ),
+        max_leaves=20,
+    )
+
+
+@pytest.mark.parametrize("fields", [True, False])
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_encoded_is_the_redacted_document_as_json(fields: bool, data: st.DataObject) -> None:
+    """The served bytes are the walked document's JSON whether or not the walk is skipped."""
+    redactor = Redactor(embedded_settings(SERVER_HOME))
+    document = data.draw(redactable_documents(SERVER_HOME, fields=fields))
+    assert redactor.encoded(document) == served_json(redactor.document(document))
+
+
+def test_encoded_skips_the_walk_only_when_nothing_could_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "h"
+    redactor = Redactor(embedded_settings(home))
+    found = {"status": "quote_found", "reason": None, "url": "https://example.test/a"}
+    failed = {"status": "unverifiable", "reason": f"no raw blob in {home}/store"}
+    walked: list[Any] = []
+    monkeypatch.setattr(Redactor, "document", lambda _self, document: walked.append(document))
+    redactor.encoded({"results": [found]})
+    assert walked == []
+    redactor.encoded({"results": [failed]})
+    assert walked == [{"results": [failed]}]
