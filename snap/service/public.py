@@ -53,7 +53,8 @@ class Redactor:
         the server and no blob key. JSON escapes a string character by character, so a location
         inside any string of the document shows in its JSON, escaped as ``escaped`` does; a
         message is rewritten only where it holds one of those, and every other rewrite is of a
-        watched field. A served answer of 10 citations costs about a tenth of the walk so."""
+        watched field. On a served answer of 10 citations the probes take about a third of
+        the walk's time (21 against 72 µs)."""
         served = served_json(document)
         if any(probe in served for probe in self.probes()):
             return served_json(self.document(document))
