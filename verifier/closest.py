@@ -23,10 +23,11 @@ oracle).  Scoring a window whole costs about as much as 10-40 reads of the sourc
 with a word dropped or added has a best window only half equal, so thousands of windows were
 scored.  Now a window first met at the k-th rarest position can tie the best only with at most
 ``M - k - best`` of the positions left different: reading the rarest ``M - k - best + 1`` of
-them rules out almost every window (``_Search._weigh``).  When that costs more, the windows met
-at two of the positions left are found with a set instead (``_Search._vote``).  The distinct
-windows are counted (a set) only when the window cap could cut the search before the best
-window is met; otherwise the search runs again, counting (``_Search.counted``).
+them rules out almost every window (``_Search._weigh``).  When that costs more, the votes of
+the positions left are counted, and the windows met at two of them are read most votes first
+(``_Search._vote``).  The distinct windows are counted (a set) only when the window cap could
+cut the search before the best window is met; otherwise the search runs again, counting
+(``_Search.counted``).
 
 The passage shown is then lined up with the quote by an edit alignment of tokens (``align``:
 difflib's ``SequenceMatcher`` over the key ids of the window and ``ALIGN_REACH`` tokens around
@@ -41,6 +42,7 @@ import enum
 import itertools
 import operator
 from bisect import bisect_left, bisect_right
+from collections import Counter
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, NamedTuple, TypeVar
@@ -332,28 +334,35 @@ class _Search:
         Such a window has none of the positions before equal, so to tie ``best`` it has at most
         ``length - best - first`` of the others different, and two of the positions
         ``order[first : length - best + 2]`` (one more than that) equal: only the windows met
-        at two of them are read (``_reaches``), and those that reach the best are scored.  A
-        window first met at ``stop`` or later is never met.
+        at two of them (two votes) are read, and those that reach the best are scored. A window
+        with ``v`` votes has at most ``v + best - 2`` positions equal (``best`` as it was on
+        entry), so the windows are read most votes first, and reading stops once that bound
+        falls below the best found: on text that repeats its lines, hundreds of windows have
+        two or three votes and none of them can reach a best that one with more votes set.
+        A window first met at ``stop`` or later is never met; a window met before ``first``
+        was weighed then.
         """
         quote_keys, source_keys, order = self.quote_keys, self.source_keys, self.order
         length = len(order)
-        seen: set[int] = set()
-        twice: list[int] = []
+        votes: Counter[int] = Counter()
         for processed in range(first, length - best.score + 2):
             occurrences, lo, hi = spans[processed]
-            starts = list(map(operator.sub, occurrences[lo:hi], itertools.repeat(order[processed])))
-            twice += filter(seen.__contains__, starts)
-            seen.update(starts)
+            votes.update(map(operator.sub, occurrences[lo:hi], itertools.repeat(order[processed])))
+        reachable = best.score - 2  # equal positions a window has at most beyond its votes
+        windows = sorted((-count, start) for start, count in votes.items() if count >= 2)
         best_start, best_score = best
-        for start in sorted(set(twice)):
-            allowed = length - best_score - (start > best_start)
-            if not self._reaches(start, order, allowed):
+        for negative, start in windows:
+            bound = reachable - negative
+            if bound < best_score:
+                break
+            if bound == best_score and start >= best_start:
+                continue
+            score = aligned_equal(quote_keys, source_keys, start)
+            if score < best_score or (score == best_score and start >= best_start):
                 continue
             if stop < length and self._first_met(start) >= stop:
                 continue
-            score = aligned_equal(quote_keys, source_keys, start)
-            if score > best_score or (score == best_score and start < best_start):
-                best_start, best_score = start, score
+            best_start, best_score = start, score
         return _Best(best_start, best_score)
 
     def _windows(self, visited: Sequence[int], last_start: int) -> set[int]:
