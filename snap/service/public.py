@@ -37,15 +37,11 @@ class Redactor:
 
     def __init__(self, settings: Settings) -> None:
         self.replacements: dict[str, str] = {}
-        self._probes: tuple[bytes, ...] | None = None
-        self.add(str(settings.store_url), "<store>")
-        self.add(settings.database_url, "<database>")
-        self.add(password_hidden(settings.database_url), "<database>")
-        self.add(str(settings.home), "<SNAP_HOME>")
-
-    def add(self, location: str, shown: str) -> None:
-        with_paths(self.replacements, location, shown)
-        self._probes = None
+        with_paths(self.replacements, str(settings.store_url), "<store>")
+        with_paths(self.replacements, settings.database_url, "<database>")
+        with_paths(self.replacements, password_hidden(settings.database_url), "<database>")
+        with_paths(self.replacements, str(settings.home), "<SNAP_HOME>")
+        self.probes = probes_of(self.replacements)
 
     def encoded(self, document: Any) -> bytes:
         """``self.document(document)`` as served JSON (``served_json``), without the walk when
@@ -56,21 +52,9 @@ class Redactor:
         watched field. On a served answer of 10 citations the probes take about a third of
         the walk's time (21 against 72 µs)."""
         served = served_json(document)
-        if any(probe in served for probe in self.probes()):
+        if any(probe in served for probe in self.probes):
             return served_json(self.document(document))
         return served
-
-    def probes(self) -> tuple[bytes, ...]:
-        """What, found in a document's JSON, means the walk may change it (see ``encoded``);
-        a probe that holds another (``file:///srv/snap`` holds ``/srv/snap``) is left out."""
-        if self._probes is None:
-            names = [f'"{field}"' for field in sorted(WATCHED_FIELDS - MESSAGE_FIELDS)]
-            locations = [escaped(location) for location in self.replacements]
-            every = {probe.encode("utf-8") for probe in (*names, *locations, BLOB_KEY_MARK)}
-            self._probes = tuple(
-                sorted(probe for probe in every if not any(o in probe for o in every - {probe}))
-            )
-        return self._probes
 
     def message(self, text: str, extra: Iterable[str] = ()) -> str:
         """``text`` with every location and blob key of the server replaced."""
@@ -144,18 +128,25 @@ class Redactor:
         shown[key] = item
 
 
-def served_text(document: Any) -> str:
-    """The JSON a document is served as: the CLI's, non-ASCII kept as is, anything else (a
-    datetime) as its string."""
-    return json.dumps(document, ensure_ascii=False, default=str)
+def probes_of(replacements: dict[str, str]) -> tuple[bytes, ...]:
+    """What, found in a document's JSON, means the walk may change it (see
+    ``Redactor.encoded``): the watched fields' names, the server's locations as JSON escapes
+    them, and the mark of a blob key. A probe that holds another (``file:///srv/snap`` holds
+    ``/srv/snap``) is left out."""
+    names = [f'"{field}"' for field in sorted(WATCHED_FIELDS - MESSAGE_FIELDS)]
+    locations = [escaped(location) for location in replacements]
+    every = {probe.encode("utf-8") for probe in (*names, *locations, BLOB_KEY_MARK)}
+    return tuple(sorted(probe for probe in every if not any(o in probe for o in every - {probe})))
 
 
 def served_json(document: Any) -> bytes:
-    return served_text(document).encode("utf-8")
+    """The JSON a document is served as: the CLI's, non-ASCII kept as is, anything else (a
+    datetime) as its string."""
+    return json.dumps(document, ensure_ascii=False, default=str).encode("utf-8")
 
 
 def escaped(text: str) -> str:
-    """``text`` as it shows inside a JSON string ``served_text`` writes."""
+    """``text`` as it shows inside a JSON string ``served_json`` writes."""
     return json.dumps(text, ensure_ascii=False)[1:-1]
 
 
