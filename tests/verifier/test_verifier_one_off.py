@@ -126,6 +126,30 @@ def test_a_changed_quote_reads_only_windows_for_its_closest_passage() -> None:
     assert max(lengths) < len(source) / 10  # windows only, never the whole source
 
 
+def test_a_changed_quotes_passage_is_lined_up_in_its_anchors_window(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The anchor's windows are read wide enough for the alignment of a closest passage in
+    them, so a quote with a word changed is not read again around its passage."""
+    windows: list[str] = []
+    original = verifier.matcher._prepare_window
+
+    def window_spy(text: str, code: CodeSpans) -> verifier.matcher.PreparedSource:
+        windows.append(text)
+        return original(text, code)
+
+    monkeypatch.setattr(verifier.matcher, "_prepare_window", window_spy)
+    padding = f"{FILLER} " * 20
+    sentence = "The committee approved the northern railway extension after a long public hearing."
+    source = f"{padding}{sentence} {padding}Trains run on the southern line. {padding}"
+    quote = "committee approved the southern railway extension after a long public hearing"
+    result = check_quote(quote, source)
+    assert result == prepare(source).check(quote)
+    assert result.closest is not None
+    assert result.closest.text.startswith("committee approved the northern railway")
+    assert sum("committee approved" in window for window in windows) == 1
+
+
 def test_a_quote_with_two_tokens_found_nowhere_reads_the_whole_source() -> None:
     source = f"{FILLER} The rare 42 word stands once. {FILLER}"
     quote = "The rare 43 wordiest stands"  # its longest token is the first searched: nowhere
