@@ -722,10 +722,10 @@ def _alignment_extra(quote: str, scanned: Scan) -> int:
     most often one it kept), and read only as wide as the quote they must be read again, wider,
     to line it up (``_aligned``: for 133 of the 136 small real documents' changed quotes whose
     passage windows found).  The wider windows save that second read for most, and a found
-    quote pays about nothing: it is more often told at once by a window that is not too
-    narrow for a source spaced more widely than the quote (callgrind, ``bench_realtext``'s 357
-    calls on 1-3 KB pages: found 1.655 → 1.659 M instructions a call, not found 4.034 → 3.683
-    M, where the full check costs 3.95 M).
+    quote pays no more: a wider window is also less often too narrow to tell, where the source
+    spaces its words more widely than the quote, and read again twice as wide (callgrind,
+    ``bench_realtext``'s 357 calls on 1-3 KB pages: found 1.655 → 1.640 M instructions a call,
+    not found 4.034 → 3.649 M, where the full check costs 3.95 M).
     """
     length = len(scanned.tokens)
     return 2 * closest_passage.reach(length) * -(-len(quote) // length)
