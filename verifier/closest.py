@@ -341,21 +341,38 @@ class _Search:
         two or three votes and none of them can reach a best that one with more votes set.
         A window first met at ``stop`` or later is never met; a window met before ``first``
         was weighed then.
+
+        The votes are counted in C: the windows met, position by position, sorted, stand as
+        many times in a row as they have votes.  A window's score is its votes and the positions
+        not voted on that are equal, so those are read, rarest first, only until it has too
+        many different to tie the best (``_reaches``), and scored whole only if it can.
         """
         quote_keys, source_keys, order = self.quote_keys, self.source_keys, self.order
         length = len(order)
-        votes: Counter[int] = Counter()
-        for processed in range(first, length - best.score + 2):
+        last = length - best.score + 2  # the positions voted on: order[first:last]
+        met: list[int] = []
+        for processed in range(first, last):
             occurrences, lo, hi = spans[processed]
-            votes.update(map(operator.sub, occurrences[lo:hi], itertools.repeat(order[processed])))
+            met.extend(map(operator.sub, occurrences[lo:hi], itertools.repeat(order[processed])))
+        met.sort()
+        # each copy of a window after its first: its votes less one, counted in start order
+        again = Counter(itertools.compress(met[1:], map(operator.eq, met[1:], met)))
+        windows = sorted(again, key=again.__getitem__, reverse=True)  # stable: ties by start
+        unvoted = [*order[:first], *order[last:]]
         reachable = best.score - 2  # equal positions a window has at most beyond its votes
-        windows = sorted((-count, start) for start, count in votes.items() if count >= 2)
         best_start, best_score = best
-        for negative, start in windows:
-            bound = reachable - negative
+        for start in windows:
+            votes = again[start] + 1
+            bound = reachable + votes
             if bound < best_score:
                 break
-            if bound == best_score and start >= best_start:
+            later = start >= best_start
+            if bound == best_score and later:
+                continue
+            allowed = len(unvoted) - (best_score - votes)  # unvoted positions it may miss
+            if later:
+                allowed -= 1  # it must beat the best, not tie it
+            if allowed < 0 or not self._reaches(start, unvoted, allowed):
                 continue
             score = aligned_equal(quote_keys, source_keys, start)
             if score < best_score or (score == best_score and start >= best_start):

@@ -133,6 +133,31 @@ def test_the_search_meets_the_windows_the_old_one_met_under_its_caps(
 
 
 @st.composite
+def repeated_lines(draw: st.DrawFn) -> tuple[list[int], list[int]]:
+    """A quote, and a source of near-copies of it between a few other keys, each copy keeping
+    each key by its own odds (as a manual's pages repeat a line with a word or two changed):
+    many windows then have two, three or more of the voted positions equal, and the best can
+    come after windows with fewer."""
+    rng = draw(st.randoms(use_true_random=True))  # keys drawn evenly, not simplest first
+    quote = list(range(1, rng.randint(5, 12) + 1))
+    source: list[int] = []
+    for _ in range(rng.randint(2, 8)):
+        kept = rng.choice([0.3, 0.6, 0.9])
+        source += [key if rng.random() < kept else rng.randint(1, 14) for key in quote]
+        source += [rng.randint(20, 25) for _ in range(rng.randint(0, 3))]
+    return quote, source
+
+
+@settings(max_examples=1_500, derandomize=True, deadline=None)
+@given(case=repeated_lines(), way=st.sampled_from(sorted(WAYS)))
+def test_the_search_finds_the_best_of_many_near_copies(
+    case: tuple[list[int], list[int]], way: str
+) -> None:
+    quote, source = case
+    assert search(way, quote, source) == every_window(quote, source)
+
+
+@st.composite
 def edited_quotes(
     draw: st.DrawFn, size: int = 300, kinds: int = 400
 ) -> tuple[list[int], list[int]]:
