@@ -48,7 +48,7 @@ import re
 import string
 import unicodedata
 from bisect import bisect_right, insort
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Final, NamedTuple, Protocol
 
 import regex
@@ -62,10 +62,13 @@ MAX_HITS: Final = 64
 ANCHOR_TRIES: Final = 8
 MARGIN: Final = 16
 WIDEST: Final = 16
-# Two searches, each in the engine that is faster at it (``re`` for a class, ``regex`` here).
 # A hyphen at a line break: the tokenizer joins the words around it into one word when a letter
-# stands before it and a lower-case letter after (``tokenizer._HYPHEN_BREAK``).
+# stands before it and a lower-case letter after (``tokenizer._HYPHEN_BREAK``).  ``re`` skips in C
+# to a pattern's first character when it is a literal, but tries a class at every character
+# (five times the time on real pages): the ASCII hyphen's pattern is searched unless the page
+# has one of the other two (``_line_break_hyphens``).
 _LINE_BREAK_HYPHEN: Final = re.compile(r"[\-\u2010\u00ad][^\S\n]*\r?\n[^\S\n]*")
+_LINE_BREAK_ASCII_HYPHEN: Final = re.compile(r"-[^\S\n]*\r?\n[^\S\n]*")
 _LETTER_BEFORE: Final = regex.compile(r"[\p{L}\p{M}\p{Nl}]")
 _LOWER_AFTER: Final = regex.compile(r"\p{Ll}")
 # Characters that NFKC changes, but whitespace (which only separates tokens): one of them in a
@@ -74,6 +77,12 @@ _LOWER_AFTER: Final = regex.compile(r"\p{Ll}")
 # slower); the tests check both against the running Python's ``unicodedata`` and the tokenizer.
 NFKC_CHANGES: Final = regex.compile(r"\p{NFKC_QC=N}(?<=\S)")
 IGNORABLE: Final = regex.compile(r"\p{Default_Ignorable_Code_Point}")
+# Both are non-ASCII characters, and most pages have few of those: the characters of these runs
+# are then told one by one (``_unliteral_character``) instead of by two searches of the page.
+_NON_ASCII: Final = regex.compile(r"[^\x00-\x7f]+")
+_NON_ASCII_SHARE: Final = 32
+"""Told one by one while at most one character in this many is non-ASCII: each costs about as
+much as this many characters of each whole-page search."""
 
 
 class Tokenized(Protocol):
@@ -232,7 +241,7 @@ class _Unliteral:
         self._read: dict[int, list[tuple[int, str]]] = {}
         self.joins = [
             match.span()
-            for match in _LINE_BREAK_HYPHEN.finditer(source)
+            for match in _line_break_hyphens(source)
             if match.start() > 0
             and _LETTER_BEFORE.match(source, match.start() - 1)
             and _LOWER_AFTER.match(source, match.end())
@@ -240,11 +249,19 @@ class _Unliteral:
         anywhere = [start for start, _ in self.joins]
         self.folded: list[tuple[int, frozenset[str]]] = []
         if not source.isascii():
-            anywhere.extend(match.start() for match in IGNORABLE.finditer(source))
-            if not unicodedata.is_normalized("NFKC", source):
-                for match in NFKC_CHANGES.finditer(source):
-                    if gives := _folds_to(match.group()):
-                        self.folded.append((match.start(), gives))
+            few = _few_non_ascii(source)
+            if few is None:
+                anywhere.extend(match.start() for match in IGNORABLE.finditer(source))
+                if not unicodedata.is_normalized("NFKC", source):
+                    for match in NFKC_CHANGES.finditer(source):
+                        if gives := _folds_to(match.group()):
+                            self.folded.append((match.start(), gives))
+            for at in few or ():
+                ignorable, gives = _unliteral_character(source[at])
+                if ignorable:
+                    anywhere.append(at)
+                if gives:
+                    self.folded.append((at, gives))
         self.anywhere = sorted(anywhere)
 
     def places_for(self, text: str) -> list[int]:
@@ -320,6 +337,34 @@ class _Unliteral:
 
 
 _FAR: Final = 1 << 62
+
+
+def _line_break_hyphens(source: str) -> Iterator[re.Match[str]]:
+    """The hyphens at line breaks in ``source``, each with the spaces and line break after it
+    (see ``_LINE_BREAK_HYPHEN``)."""
+    other_hyphens = "\u2010" in source or "\u00ad" in source
+    return (_LINE_BREAK_HYPHEN if other_hyphens else _LINE_BREAK_ASCII_HYPHEN).finditer(source)
+
+
+def _few_non_ascii(source: str) -> list[int] | None:
+    """The places of the non-ASCII characters of ``source``, or None when they are more than one
+    in ``_NON_ASCII_SHARE`` (the whole-page searches are then cheaper)."""
+    most = len(source) // _NON_ASCII_SHARE
+    places: list[int] = []
+    for match in _NON_ASCII.finditer(source):
+        start, end = match.span()
+        if len(places) + end - start > most:
+            return None
+        places.extend(range(start, end))
+    return places
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _unliteral_character(character: str) -> tuple[bool, frozenset[str]]:
+    """Is ``character`` default-ignorable, and the ASCII characters it gives a token's key when
+    NFKC changes it (``IGNORABLE``, ``NFKC_CHANGES`` and ``_folds_to``, for one character)."""
+    changes = NFKC_CHANGES.match(character) is not None
+    return IGNORABLE.match(character) is not None, _folds_to(character) if changes else frozenset()
 
 
 @functools.lru_cache(maxsize=1 << 12)

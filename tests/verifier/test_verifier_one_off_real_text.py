@@ -15,7 +15,14 @@ from hypothesis import strategies as st
 
 from tests.verifier.test_verifier_one_off import FILLER, prepared_lengths
 from verifier import check_quote, prepare
-from verifier.oneoff import IGNORABLE, NFKC_CHANGES, _Unliteral
+from verifier.oneoff import (
+    _LETTER_BEFORE,
+    _LOWER_AFTER,
+    IGNORABLE,
+    NFKC_CHANGES,
+    _folds_to,
+    _Unliteral,
+)
 from verifier.tokenizer import INVISIBLE
 
 PROFILE = settings(max_examples=400, derandomize=True, deadline=None)
@@ -168,6 +175,57 @@ def test_the_ignorable_class_holds_every_invisible_character() -> None:
     every = [char for char in map(chr, range(0x110000)) if invisible.fullmatch(char)]
     assert len(every) > 100
     assert [char for char in every if not IGNORABLE.fullmatch(char)] == []
+
+
+# The pieces a page is built of for the places' oracle: the hyphens, spaces and line breaks a
+# joined word is made of, letters of either case, and characters NFKC changes or that are
+# invisible among plain ASCII and other non-ASCII text.
+PLACE_PIECES = [
+    "-", "\u2010", "\u00ad", " ", "\t", "\r", "\n", "a", "B", "é", "ﬁ", "ｆ", "…", "\u00a0",
+    "\u200b", "\u2060", "\ufeff", "ℤ", "中", "😀", "\u3000", "x²", "word ",
+]  # fmt: skip
+_FORWARD_JOIN = re.compile(r"[\-\u2010\u00ad][^\S\n]*\r?\n[^\S\n]*")
+
+
+def whole_page_places(
+    source: str,
+) -> tuple[list[tuple[int, int]], list[int], list[tuple[int, frozenset[str]]]]:
+    """The places as the tokenizer's rules define them, by searches of the whole page: the joins
+    read forward from the hyphen, every default-ignorable character and every one NFKC changes."""
+    joins = [
+        match.span()
+        for match in _FORWARD_JOIN.finditer(source)
+        if match.start() > 0
+        and _LETTER_BEFORE.match(source, match.start() - 1)
+        and _LOWER_AFTER.match(source, match.end())
+    ]
+    ignorable = [match.start() for match in IGNORABLE.finditer(source)]
+    folded = [
+        (match.start(), gives)
+        for match in NFKC_CHANGES.finditer(source)
+        if (gives := _folds_to(match.group()))
+    ]
+    return joins, sorted([start for start, _ in joins] + ignorable), folded
+
+
+@settings(max_examples=1500, derandomize=True, deadline=None)
+@given(
+    pieces=st.lists(st.sampled_from(PLACE_PIECES), max_size=40),
+    plain=st.integers(0, 4000),
+)
+def test_places_equal_the_whole_page_searches(pieces: list[str], plain: int) -> None:
+    """Whether the non-ASCII characters are told one by one (few of them) or by searching the
+    page (many), and the joins found from their line breaks, the places are the same."""
+    source = "".join(pieces) + "x" * plain + "".join(reversed(pieces))
+    places = _Unliteral(source)
+    assert (places.joins, places.anywhere, places.folded) == whole_page_places(source)
+
+
+def test_no_ascii_character_is_a_place() -> None:
+    """Only the non-ASCII characters of a page are told one by one."""
+    ascii_text = "".join(map(chr, range(128)))
+    assert IGNORABLE.search(ascii_text) is None
+    assert NFKC_CHANGES.search(ascii_text) is None
 
 
 def test_places_are_found_in_a_source() -> None:
