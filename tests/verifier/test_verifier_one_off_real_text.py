@@ -215,7 +215,7 @@ def whole_page_places(
 )
 def test_places_equal_the_whole_page_searches(pieces: list[str], plain: int) -> None:
     """Whether the non-ASCII characters are told one by one (few of them) or by searching the
-    page (many), and the joins found from their line breaks, the places are the same."""
+    page (many), and the joins found with either hyphen's pattern, the places are the same."""
     source = "".join(pieces) + "x" * plain + "".join(reversed(pieces))
     places = _Unliteral(source)
     assert (places.joins, places.anywhere, places.folded) == whole_page_places(source)
