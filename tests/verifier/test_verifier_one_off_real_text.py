@@ -7,6 +7,7 @@ around them, never the shortcut for the whole source, and never the answer: it m
 from __future__ import annotations
 
 import re
+import string
 import unicodedata
 
 import pytest
@@ -20,6 +21,7 @@ from verifier.oneoff import (
     _LOWER_AFTER,
     IGNORABLE,
     NFKC_CHANGES,
+    _ascii_lowered,
     _folds_to,
     _Unliteral,
 )
@@ -226,6 +228,32 @@ def test_no_ascii_character_is_a_place() -> None:
     ascii_text = "".join(map(chr, range(128)))
     assert IGNORABLE.search(ascii_text) is None
     assert NFKC_CHANGES.search(ascii_text) is None
+
+
+_ASCII_CAPITALS = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+
+
+@settings(max_examples=1000, derandomize=True, deadline=None)
+@given(text=st.text(st.characters(exclude_categories=())))
+def test_the_searched_text_lowers_ascii_capitals_only(text: str) -> None:
+    """Character for character, lone surrogates included: a hit's place is its place in the
+    source."""
+    assert _ascii_lowered(text) == text.translate(_ASCII_CAPITALS)
+
+
+def test_a_character_that_lowers_to_ascii_is_a_place() -> None:
+    """The search reads only ASCII capitals as lower case: a non-ASCII character that
+    ``str.lower`` maps to an ASCII letter (the Kelvin sign) must be a place, so that a token
+    spelled with it is still a hit.  The one exception, "İ", lowers to "i" and a combining dot,
+    which no ASCII anchor's key holds."""
+    lowering_to_ascii = [
+        char
+        for char in map(chr, range(0x80, 0x110000))
+        if not 0xD800 <= ord(char) <= 0xDFFF and any(low.isascii() for low in char.lower())
+    ]
+    assert "\u212a" in lowering_to_ascii
+    places = [char for char in lowering_to_ascii if NFKC_CHANGES.fullmatch(char)]
+    assert sorted(set(lowering_to_ascii) - set(places)) == ["\u0130"]
 
 
 def test_places_are_found_in_a_source() -> None:
