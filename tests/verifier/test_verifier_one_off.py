@@ -150,6 +150,33 @@ def test_a_changed_quotes_passage_is_lined_up_in_its_anchors_window(
     assert sum("committee approved" in window for window in windows) == 1
 
 
+@pytest.mark.parametrize(
+    ("quote", "found"),
+    [
+        ("the committee approved the northern railway extension after a long", True),
+        ("The Committee approved the northern railway extension after a long", True),
+        ("the committee approved the southern railway extension after a long", False),
+        ("the committee approved the northern  railway extension after a long", True),
+    ],
+)
+def test_a_quote_written_as_in_the_source_reads_a_window_no_wider_than_it_needs(
+    quote: str, found: bool
+) -> None:
+    """A quote the source holds as written (but for the case of ASCII letters) is all but
+    certainly there: the window around its anchor is not widened for lining up a closest
+    passage.  One written otherwise (a word changed, or two spaces) is read wide."""
+    padding = f"{FILLER} " * 20
+    sentence = "The committee approved the northern railway extension after a long hearing."
+    source = f"{padding}{sentence} {padding}"
+    with prepared_lengths() as lengths:
+        result = check_quote(quote, source)
+    assert result == prepare(source).check(quote)
+    assert result.found is found
+    narrow = len(quote) + 2 * verifier.oneoff.MARGIN + 2 * len("there ") + len("x ")
+    written = quote.lower() in source.lower()
+    assert (max(lengths) <= narrow) is written
+
+
 def test_a_quote_with_two_tokens_found_nowhere_reads_the_whole_source() -> None:
     source = f"{FILLER} The rare 42 word stands once. {FILLER}"
     quote = "The rare 43 wordiest stands"  # its longest token is the first searched: nowhere
