@@ -483,22 +483,25 @@ def _anchor_candidates(tokens: list[Token]) -> list[int]:
     ones only when the closest passage needs more."""
     candidates: dict[str, int] = {}
     for index, token in enumerate(tokens):
-        if token.exact.isascii() and token.text.isascii() and _spelled_one_way(token):
-            candidates.setdefault(token.exact.lower(), index)
-    return sorted(candidates.values(), key=lambda index: -len(tokens[index].exact))
+        if token.exact.isascii() and token.text.isascii():
+            text = token.exact.lower()
+            if _spelled_one_way(token.kind, text):
+                candidates.setdefault(text, index)
+    # a stable sort, also in reverse: of texts as long, the first in the quote comes first
+    return [candidates[text] for text in sorted(candidates, key=len, reverse=True)]
 
 
-def _spelled_one_way(token: Token) -> bool:
-    """Is every source token with this ASCII token's key spelled as it is, but for letter case?
-    Only then does every occurrence hold its text.  Not where folding joins other spellings to
-    it: ß and ẞ fold to "ss" (the only characters NFKC keeps that case-fold to ASCII), every
-    dash and the minus sign to "-", a right single quotation mark in a number to "'"."""
-    text = token.exact.lower()
-    if token.kind == WORD:
+def _spelled_one_way(kind: int, text: str) -> bool:
+    """Is every source token with this ASCII token's key (its ``kind``, its ``text`` in lower
+    case) spelled as it is, but for letter case?  Only then does every occurrence hold its text.
+    Not where folding joins other spellings to it: ß and ẞ fold to "ss" (the only characters NFKC
+    keeps that case-fold to ASCII), every dash and the minus sign to "-", a right single
+    quotation mark in a number to "'"."""
+    if kind == WORD:
         return "ss" not in text
-    if token.kind == NUMBER:
+    if kind == NUMBER:
         return "'" not in text
-    return token.kind == SYMBOL and "-" not in text
+    return kind == SYMBOL and "-" not in text
 
 
 def _search(token: Token, lowered: str, unliteral: _Unliteral, most: int) -> list[int] | None:
