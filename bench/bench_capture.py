@@ -1,6 +1,7 @@
 """Benchmark of HTTP capture throughput into the embedded default, against a WARC-writing loop.
 
-Run: ``.venv/bin/python bench/bench_capture.py [--pages 200] [--rounds 5] [--json] [--s3]``
+Run: ``.venv/bin/python bench/bench_capture.py [--pages 200] [--rounds 5] [--latency MS]``
+(also ``--json``, ``--s3``, ``--mode NAME``)
 
 The same ``--pages`` small HTML pages (about 3 KB) are captured from a loopback HTTP server
 that runs in a child process (so the CPU time measured here is the capturing side's alone),
@@ -15,11 +16,17 @@ by each of these, in rounds that take turns (``--rounds``, each into fresh folde
   bytes: extract the text with snap's extractor, and fsync the WARC at the end (once). The fair
   baseline: snap's extraction, normalized digest, manifest and record alone cost about twice the
   plain loop's CPU, so ≥ 1× the plain loop cannot be reached (docs/benchmarks.md, capture).
+- *warcio + text, 2 fetching*: the same with ``records.capture.FETCH_THREADS`` requests in
+  flight, as snap's batch has: a thread pool fetches while this thread extracts in order. With
+  ``--latency`` (the server waits that long before each answer, as a remote one does) this is
+  the baseline a careful engineer would write, since a loop that waits for each answer in turn
+  loses to any that overlaps them.
 - *snap one by one*: ``capture_source`` per page (SQLite + folder store; each blob fsynced on
   its own, one recording transaction per page), as ``snap fetch URL`` does.
 - *snap batch*: ``capture_sources`` (``snap fetch --from FILE``), batches of ``--batch-size``,
   into a new home (every blob's fan-out folder is created, as in a store's first hours); its
-  fetches run ahead of the rest on two threads (``records.capture.FETCH_AHEAD``).
+  fetches run ahead of the rest on two threads (``records.capture.FETCH_THREADS``), up to
+  ``FETCH_AHEAD`` targets queued.
 - *snap batch, fetch in turn*: the same with ``fetch_ahead=0``: each page fetched when its turn
   comes, in the capturing thread (as before the fetches ran ahead), to read the overlap off.
 - *snap batch, used store*: the same into a home that already holds ``--pages`` other captures
@@ -54,8 +61,10 @@ import random
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -64,7 +73,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from records.capture import capture_source, capture_sources  # noqa: E402
+from records.capture import FETCH_THREADS, capture_source, capture_sources  # noqa: E402
 from records.workspace import Workspace  # noqa: E402
 from snap.config import Settings  # noqa: E402
 from tests.http_fixtures import LoopbackServer  # noqa: E402
@@ -103,15 +112,18 @@ def page(n: int, rng: random.Random) -> bytes:
     ).encode()
 
 
-def serve(pages: int, channel: Connection) -> None:
-    """The child process: serve the pages on loopback until told to stop."""
+def serve(pages: int, channel: Connection, latency: float = 0.0) -> None:
+    """The child process: serve the pages on loopback until told to stop, each answer
+    ``latency`` seconds after its request (a remote server's round trip and think time)."""
     rng = random.Random(3)
     with LoopbackServer() as server:
         for n in range(pages):
-            server.route(f"/p{n}", body=page(n, rng))
+            server.route(f"/p{n}", body=page(n, rng), delay=latency)
         channel.send(server.url("/"))
         channel.recv()
 
+
+WARCIO_AHEAD = f"warcio + text, {FETCH_THREADS} fetching"
 
 Run = Callable[[], None]
 Mode = Callable[[list[str], Path], AbstractContextManager[Run]]
@@ -136,6 +148,41 @@ def warcio_loop(gzip: bool, *, extract_text: bool = False) -> Mode:
                 if extract_text:
                     out.flush()
                     os.fsync(out.fileno())
+
+        yield run
+
+    return mode
+
+
+def warcio_fetching_ahead(fetches: int) -> Mode:
+    """*warcio + text* with ``fetches`` requests in flight, as snap's batch has: the pages
+    fetched on a thread pool (a ``requests`` session per thread) while this thread extracts
+    the text of each in order; the same WARC, written under ``capture_http``'s lock. The
+    baseline for a network that answers slower than the CPU works (``--latency``)."""
+
+    @contextmanager
+    def mode(urls: list[str], folder: Path) -> Iterator[Run]:
+        import requests
+        from warcio.capture_http import capture_http
+
+        from snapshotter.extract.html import extract_html
+
+        sessions = threading.local()
+
+        def get(url: str) -> requests.Response:
+            http = getattr(sessions, "http", None)
+            if http is None:
+                http = sessions.http = requests.Session()
+                http.trust_env = False  # as snap: no proxy or .netrc from the environment
+            return http.get(url, timeout=10)
+
+        def run() -> None:
+            path = folder / "pages.warc"
+            with path.open("wb") as out, capture_http(out), ThreadPoolExecutor(fetches) as pool:
+                for response in pool.map(get, urls):
+                    extract_html(response.content, response.headers.get("Content-Type"))
+                out.flush()
+                os.fsync(out.fileno())
 
         yield run
 
@@ -249,6 +296,12 @@ def main() -> None:
     parser.add_argument("--s3", action="store_true", help="also the batch path into S3")
     parser.add_argument("--json", action="store_true")
     parser.add_argument(
+        "--latency",
+        type=float,
+        default=0.0,
+        help="milliseconds the server waits before each answer (default 0: loopback speed)",
+    )
+    parser.add_argument(
         "--mode",
         action="append",
         help="run only this mode (repeatable; the two warcio baselines always run)",
@@ -258,6 +311,7 @@ def main() -> None:
         "warcio": warcio_loop(False),
         "warcio gzip": warcio_loop(True),
         "warcio + text": warcio_loop(False, extract_text=True),
+        WARCIO_AHEAD: warcio_fetching_ahead(FETCH_THREADS),
         "snap one by one": snap_one_by_one,
         "snap batch": snap_batch(args.batch_size),
         "snap batch, fetch in turn": snap_batch(args.batch_size, fetch_ahead=0),
@@ -268,14 +322,16 @@ def main() -> None:
         modes["snap batch, S3"] = s3_mode(endpoint, args.batch_size)
     context = multiprocessing.get_context("spawn")
     ours, theirs = context.Pipe()
-    server = context.Process(target=serve, args=(2 * args.pages, theirs), daemon=True)
+    server = context.Process(
+        target=serve, args=(2 * args.pages, theirs, args.latency / 1000), daemon=True
+    )
     server.start()
     base = ours.recv()
     urls = [f"{base}p{n}" for n in range(args.pages)]
     others = [f"{base}p{n}" for n in range(args.pages, 2 * args.pages)]
     modes["snap batch, used store"] = snap_batch(args.batch_size, filled_with=tuple(others))
     if args.mode:
-        kept = {"warcio", "warcio gzip", "warcio + text", *args.mode}
+        kept = {"warcio", "warcio gzip", "warcio + text", WARCIO_AHEAD, *args.mode}
         modes = {name: mode for name, mode in modes.items() if name in kept}
     runs: dict[str, list[tuple[float, float]]] = {mode: [] for mode in modes}
     load = [os.getloadavg()[0]]
@@ -317,7 +373,7 @@ def report_of(
     modes = {mode: summary(found, args.pages) for mode, found in runs.items()}
     fastest = max(("warcio", "warcio gzip"), key=lambda m: modes[m]["pagesPerSecond"]["median"])
     ratios: dict[str, Any] = {}
-    for baseline in (fastest, "warcio + text"):
+    for baseline in (fastest, "warcio + text", WARCIO_AHEAD):
         for mode in (
             "snap one by one",
             "snap batch",
@@ -337,6 +393,7 @@ def report_of(
         "pages": args.pages,
         "rounds": args.rounds,
         "batchSize": args.batch_size,
+        "latencyMs": args.latency,
         "loadAverage": {"min": min(load), "max": max(load)},
         "baseline": fastest,
         "modes": modes,
@@ -347,7 +404,8 @@ def report_of(
 def print_report(report: dict[str, Any]) -> None:
     load = report["loadAverage"]
     print(
-        f"{report['pages']} pages, {report['rounds']} rounds, batches of {report['batchSize']};"
+        f"{report['pages']} pages, {report['rounds']} rounds, batches of {report['batchSize']},"
+        f" {report['latencyMs']:g} ms latency;"
         f" load average {load['min']:.1f}-{load['max']:.1f}"
     )
     for mode, found in report["modes"].items():

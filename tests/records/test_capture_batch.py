@@ -183,7 +183,7 @@ def test_fetches_run_ahead_of_the_rest_two_at_once_in_the_targets_order(
     backend: Backend, http_server: LoopbackServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """While one target is extracted and stored, the next ones are fetched, never more than
-    ``FETCH_AHEAD`` at once and never by a thread of their own."""
+    ``FETCH_THREADS`` at once and never by a thread of their own."""
     urls = serve(http_server, 7)
     for n in range(7):
         http_server.route(f"/p{n}", body=page(n), delay=0.05)
@@ -207,8 +207,40 @@ def test_fetches_run_ahead_of_the_rest_two_at_once_in_the_targets_order(
         outcomes = list(capture_sources(workspace, urls, batch_size=3))
     assert [outcome.target for outcome in outcomes] == urls
     assert all(outcome.record for outcome in outcomes)
-    assert most[0] == capture_module.FETCH_AHEAD == 2
-    assert len(threads) <= capture_module.FETCH_AHEAD
+    assert most[0] == capture_module.FETCH_THREADS == 2
+    assert len(threads) <= capture_module.FETCH_THREADS
+
+
+def test_fetches_go_on_while_a_batch_is_recorded(
+    backend: Backend, http_server: LoopbackServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch's flush and record take the capturing thread for tens of milliseconds; the
+    fetch threads spend them on the next batch's targets, not only the two in flight."""
+    urls = serve(http_server, 12)
+    real_fetch, real_record = fetch_module.fetch, capture_module._record_batch
+    fetched = threading.Semaphore(0)
+    started_while_recording: list[int] = []
+
+    def fetch(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return real_fetch(*args, **kwargs)
+        finally:
+            fetched.release()
+
+    def record_batch(*args: Any, **kwargs: Any) -> Any:
+        if not started_while_recording:  # the first batch: targets 0 and 1
+            waited = 0
+            while waited < 8 and fetched.acquire(timeout=5):
+                waited += 1
+            started_while_recording.append(waited)
+        return real_record(*args, **kwargs)
+
+    monkeypatch.setattr(fetch_module, "fetch", fetch)
+    monkeypatch.setattr(capture_module, "_record_batch", record_batch)
+    with opened(backend) as workspace:
+        outcomes = list(capture_sources(workspace, urls, batch_size=2))
+    assert all(outcome.record for outcome in outcomes)
+    assert started_while_recording == [8]  # targets 0-7 fetched before the first batch is recorded
 
 
 def test_an_interrupted_batch_leaves_no_body_of_a_fetch_made_ahead(
