@@ -59,6 +59,7 @@ import multiprocessing
 import os
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -306,6 +307,14 @@ def main() -> None:
         action="append",
         help="run only this mode (repeatable; the two warcio baselines always run)",
     )
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="count instructions a page under callgrind instead (--pages and twice as many)",
+    )
+    parser.add_argument("--count", help=argparse.SUPPRESS)  # the child run under callgrind
+    parser.add_argument("--base", help=argparse.SUPPRESS)
+    parser.add_argument("--folder", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     modes: dict[str, Mode] = {
         "warcio": warcio_loop(False),
@@ -317,6 +326,10 @@ def main() -> None:
         "snap batch, fetch in turn": snap_batch(args.batch_size, fetch_ahead=0),
         "file floor": file_floor,
     }
+    if args.count:
+        urls = [f"{args.base}p{n}" for n in range(args.pages)]
+        timed(modes[args.count], urls, args.folder)
+        return
     if args.s3:
         endpoint = os.environ.get("SNAP_TEST_S3_ENDPOINT", "http://127.0.0.1:4566")
         modes["snap batch, S3"] = s3_mode(endpoint, args.batch_size)
@@ -328,6 +341,13 @@ def main() -> None:
     server.start()
     base = ours.recv()
     urls = [f"{base}p{n}" for n in range(args.pages)]
+    if args.instructions:
+        try:
+            report_instructions(base, args)
+        finally:
+            ours.send("stop")
+            server.join(10)
+        return
     others = [f"{base}p{n}" for n in range(args.pages, 2 * args.pages)]
     modes["snap batch, used store"] = snap_batch(args.batch_size, filled_with=tuple(others))
     if args.mode:
@@ -352,6 +372,47 @@ def main() -> None:
         print(json.dumps(report, indent=2))
         return
     print_report(report)
+
+
+COUNTED = ("warcio + text", "snap batch, fetch in turn")
+"""The modes counted in instructions: the fair baseline, and snap's batch on one thread (its
+fetch threads' work would count the same, as instructions do not overlap)."""
+
+
+def report_instructions(base: str, args: argparse.Namespace) -> None:
+    """Instructions a page of each ``COUNTED`` mode: a run of twice ``--pages`` less a run of
+    ``--pages``, each a child process under callgrind, so imports and set-up cancel out."""
+    per_page: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix="snap-bench-capture-") as name:
+        for mode in COUNTED:
+            counts = []
+            for pages in (args.pages, 2 * args.pages):
+                folder = Path(name) / f"{mode.replace(' ', '_')}-{pages}"
+                argv = [__file__, "--count", mode, "--base", base, "--pages", str(pages)]
+                counts.append(instructions([*argv, "--folder", str(folder)]))
+            per_page[mode] = (counts[1] - counts[0]) / args.pages
+    ratio = per_page[COUNTED[1]] / per_page[COUNTED[0]]
+    if args.json:
+        print(json.dumps({"pages": args.pages, "instructionsPerPage": per_page, "ratio": ratio}))
+        return
+    for mode, count in per_page.items():
+        print(f"  {mode:26} {count / 1e6:6.2f} M instructions a page")
+    print(f"  {COUNTED[1]} / {COUNTED[0]}: {ratio:.2f}x")
+
+
+def instructions(argv: list[str]) -> int:
+    """Instructions one run of this script with ``argv`` executes, counted by callgrind."""
+    done = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, *argv],
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    for line in done.stderr.splitlines():
+        if "Collected :" in line:
+            return int(line.rsplit(":", 1)[1].strip())
+    raise SystemExit(f"callgrind counted nothing for {' '.join(argv)}: {done.stderr[-300:]}")
 
 
 def s3_mode(endpoint: str, batch_size: int) -> Mode:
