@@ -1,7 +1,7 @@
 """Benchmark of HTTP capture throughput into the embedded default, against a WARC-writing loop.
 
 Run: ``.venv/bin/python bench/bench_capture.py [--pages 200] [--rounds 5] [--latency MS]``
-(also ``--json``, ``--s3``, ``--mode NAME``)
+(also ``--instructions``, ``--json``, ``--s3``, ``--mode NAME``)
 
 The same ``--pages`` small HTML pages (about 3 KB) are captured from a loopback HTTP server
 that runs in a child process (so the CPU time measured here is the capturing side's alone),
