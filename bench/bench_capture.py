@@ -59,7 +59,6 @@ import multiprocessing
 import os
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -73,6 +72,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench_startup import instructions  # noqa: E402
 
 from records.capture import FETCH_THREADS, capture_source, capture_sources  # noqa: E402
 from records.workspace import Workspace  # noqa: E402
@@ -389,7 +390,7 @@ def report_instructions(base: str, args: argparse.Namespace) -> None:
             for pages in (args.pages, 2 * args.pages):
                 folder = Path(name) / f"{mode.replace(' ', '_')}-{pages}"
                 argv = [__file__, "--count", mode, "--base", base, "--pages", str(pages)]
-                counts.append(instructions([*argv, "--folder", str(folder)]))
+                counts.append(instructions([*argv, "--folder", str(folder)], dict(os.environ)))
             per_page[mode] = (counts[1] - counts[0]) / args.pages
     ratio = per_page[COUNTED[1]] / per_page[COUNTED[0]]
     if args.json:
@@ -398,21 +399,6 @@ def report_instructions(base: str, args: argparse.Namespace) -> None:
     for mode, count in per_page.items():
         print(f"  {mode:26} {count / 1e6:6.2f} M instructions a page")
     print(f"  {COUNTED[1]} / {COUNTED[0]}: {ratio:.2f}x")
-
-
-def instructions(argv: list[str]) -> int:
-    """Instructions one run of this script with ``argv`` executes, counted by callgrind."""
-    done = subprocess.run(
-        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, *argv],
-        env={**os.environ, "PYTHONHASHSEED": "0"},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    for line in done.stderr.splitlines():
-        if "Collected :" in line:
-            return int(line.rsplit(":", 1)[1].strip())
-    raise SystemExit(f"callgrind counted nothing for {' '.join(argv)}: {done.stderr[-300:]}")
 
 
 def s3_mode(endpoint: str, batch_size: int) -> Mode:
