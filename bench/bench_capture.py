@@ -169,13 +169,15 @@ def warcio_fetching_ahead(fetches: int) -> Mode:
 
         from snapshotter.extract.html import extract_html
 
-        sessions = threading.local()
+        local = threading.local()
+        sessions: list[requests.Session] = []
 
         def get(url: str) -> requests.Response:
-            http = getattr(sessions, "http", None)
+            http = getattr(local, "http", None)
             if http is None:
-                http = sessions.http = requests.Session()
+                http = local.http = requests.Session()
                 http.trust_env = False  # as snap: no proxy or .netrc from the environment
+                sessions.append(http)
             return http.get(url, timeout=10)
 
         def run() -> None:
@@ -185,6 +187,8 @@ def warcio_fetching_ahead(fetches: int) -> Mode:
                     extract_html(response.content, response.headers.get("Content-Type"))
                 out.flush()
                 os.fsync(out.fileno())
+            for http in sessions:
+                http.close()
 
         yield run
 
@@ -306,7 +310,7 @@ def main() -> None:
     parser.add_argument(
         "--mode",
         action="append",
-        help="run only this mode (repeatable; the two warcio baselines always run)",
+        help="run only this mode (repeatable; the warcio baselines always run)",
     )
     parser.add_argument(
         "--instructions",
