@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import Future
@@ -30,7 +31,7 @@ from snapshotter.weburl import InvalidURL, has_web_scheme, web_url
 
 if TYPE_CHECKING:
     from records.attest.seal import Attestor
-    from snapshotter.fetch import Fetched
+    from snapshotter.fetch import Fetched, FetchOptions
 
 
 def capture_source(
@@ -225,8 +226,43 @@ FETCH_THREADS = 2
 # Targets whose fetch is queued ahead of the one being captured. More than the threads, so they go
 # on fetching while a batch is made durable and recorded (70-80 ms a batch of 100 on the 2-core
 # development machine: eight fetches of 20 ms on two threads). Each fetched page waits for its
-# turn with its body: in memory up to 256 KiB, in a temporary file beyond.
+# turn with its body: in memory up to 256 KiB, in a temporary file beyond (see AHEAD_BYTES).
 FETCH_AHEAD = 16
+
+# Bytes of bodies fetched ahead that may wait on disk for their turn. Once they reach it, a fetch
+# thread leaves its target to be fetched in its turn by the capturing thread, so a queue of large
+# files holds at most this much on disk, and what the fetches already running bring, whatever
+# SNAP_MAX_BYTES allows a body.
+AHEAD_BYTES = 64 * 1024 * 1024
+
+
+class _Waiting:
+    """The bodies a batch capture fetched ahead that wait on disk for their turn, in bytes."""
+
+    def __init__(self) -> None:
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def fetch(self, target: str, options: FetchOptions, *, web_only: bool) -> Fetched | None:
+        """The target fetched ahead, or None (to be fetched in its turn) while ``AHEAD_BYTES``
+        of bodies wait on disk."""
+        from snapshotter import fetch as fetch_module
+
+        with self._lock:
+            if self._bytes >= AHEAD_BYTES:
+                return None
+        fetched = fetch_module.fetch(target, options, web_only=web_only)
+        if fetched.file is not None:
+            with self._lock:
+                self._bytes += fetched.size
+        return fetched
+
+    def done_with(self, fetched: Fetched) -> None:
+        """``fetched`` has had its turn, or never will: its body is deleted, and no longer waits."""
+        fetched.cleanup()
+        if fetched.file is not None:
+            with self._lock:
+                self._bytes -= fetched.size
 
 
 class _Planned:
@@ -239,13 +275,14 @@ class _Planned:
         *,
         web_only: bool,
         browser: bool = False,
-        fetching: Future[Fetched] | None = None,
+        fetching: tuple[Future[Fetched | None], _Waiting] | None = None,
         refused: Exception | None = None,
     ) -> None:
         self.target = target
         self.web_only = web_only
         self.browser = browser
-        self.fetching = fetching
+        self.fetching: Future[Fetched | None] | None = fetching[0] if fetching else None
+        self.waiting: _Waiting | None = fetching[1] if fetching else None  # its bytes
         self.refused = refused
 
     def run(self, workspace: Workspace, store: BlobStore) -> SnapshotRecord:
@@ -254,29 +291,37 @@ class _Planned:
             raise self.refused
         if self.browser:
             return _capture_in_browser(workspace, self.target)
-        if self.fetching is None:
+        fetched = None if self.fetching is None else self._fetched_ahead()
+        if fetched is None:  # not fetched ahead, or left for its turn (AHEAD_BYTES)
             return capture(self.target, store, workspace.fetch_options, web_only=self.web_only)
         try:
-            fetched = self.fetching.result()
+            return extract_and_store(fetched, store)
+        finally:
+            assert self.waiting is not None
+            self.waiting.done_with(fetched)
+
+    def _fetched_ahead(self) -> Fetched | None:
+        assert self.fetching is not None
+        try:
+            return self.fetching.result()
         except BaseException as error:
             if not isinstance(error, Exception):  # interrupted while waiting: not ours to wait
                 self.abandon()
             raise
-        try:
-            return extract_and_store(fetched, store)
-        finally:
-            fetched.cleanup()
 
     def abandon(self) -> None:
         """Drop a fetch started ahead whose turn will not come: its body file is deleted
         when (if) it arrives; a fetch not yet started is not made."""
         if self.fetching is not None and not self.fetching.cancel():
-            self.fetching.add_done_callback(_clean_up_fetched)
+            assert self.waiting is not None
+            self.fetching.add_done_callback(partial(_clean_up_fetched, self.waiting))
 
 
-def _clean_up_fetched(done: Future[Fetched]) -> None:
+def _clean_up_fetched(waiting: _Waiting, done: Future[Fetched | None]) -> None:
     if not done.cancelled() and done.exception() is None:
-        done.result().cleanup()
+        fetched = done.result()
+        if fetched is not None:
+            waiting.done_with(fetched)
 
 
 def _planned(
@@ -290,9 +335,10 @@ def _planned(
     """The targets in order, each HTTP capture's fetch started ``ahead`` targets before its
     turn; on close, the fetches started for targets never reached are abandoned."""
     window: deque[_Planned] = deque()
+    waiting = _Waiting() if ahead else None
     try:
         for target in targets:
-            window.append(_plan(workspace, target, web_only=web_only, method=method, ahead=ahead))
+            window.append(_plan(workspace, target, web_only=web_only, method=method, ahead=waiting))
             if len(window) > ahead:
                 yield window.popleft()
         while window:
@@ -303,21 +349,21 @@ def _planned(
 
 
 def _plan(
-    workspace: Workspace, target: str, *, web_only: bool, method: str | None, ahead: int
+    workspace: Workspace, target: str, *, web_only: bool, method: str | None, ahead: _Waiting | None
 ) -> _Planned:
+    """How ``target`` is captured; its fetch queued for the fetch threads, held to ``ahead``'s
+    bytes, unless ``ahead`` is None (each target fetched in its turn)."""
     try:
         chosen = capture_method(workspace, target, method or workspace.settings.capture)
     except Exception as error:  # refused (exit 2) or failed, in its turn, as capture_source
         return _Planned(target, web_only=web_only, refused=error)
     if chosen == "browser":
         return _Planned(target, web_only=web_only, browser=True)
-    if ahead == 0:
+    if ahead is None:
         return _Planned(target, web_only=web_only)
-    from snapshotter.fetch import fetch
-
     options = workspace.fetch_options
-    started = _FETCH_THREADS.submit(partial(fetch, target, options, web_only=web_only))
-    return _Planned(target, web_only=web_only, fetching=started)
+    started = _FETCH_THREADS.submit(partial(ahead.fetch, target, options, web_only=web_only))
+    return _Planned(target, web_only=web_only, fetching=(started, ahead))
 
 
 _FETCH_THREADS = DaemonThreads(FETCH_THREADS, "snap-fetch-ahead")  # the process's, made once

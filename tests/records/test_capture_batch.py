@@ -219,7 +219,7 @@ def test_fetches_go_on_while_a_batch_is_recorded(
     urls = serve(http_server, 12)
     real_fetch, real_record = fetch_module.fetch, capture_module._record_batch
     fetched = threading.Semaphore(0)
-    started_while_recording: list[int] = []
+    fetched_before_recording: list[int] = []
 
     def fetch(*args: Any, **kwargs: Any) -> Any:
         try:
@@ -228,11 +228,11 @@ def test_fetches_go_on_while_a_batch_is_recorded(
             fetched.release()
 
     def record_batch(*args: Any, **kwargs: Any) -> Any:
-        if not started_while_recording:  # the first batch: targets 0 and 1
+        if not fetched_before_recording:  # the first batch: targets 0 and 1
             waited = 0
             while waited < 8 and fetched.acquire(timeout=5):
                 waited += 1
-            started_while_recording.append(waited)
+            fetched_before_recording.append(waited)
         return real_record(*args, **kwargs)
 
     monkeypatch.setattr(fetch_module, "fetch", fetch)
@@ -240,7 +240,89 @@ def test_fetches_go_on_while_a_batch_is_recorded(
     with opened(backend) as workspace:
         outcomes = list(capture_sources(workspace, urls, batch_size=2))
     assert all(outcome.record for outcome in outcomes)
-    assert started_while_recording == [8]  # targets 0-7 fetched before the first batch is recorded
+    assert fetched_before_recording == [8]  # targets 0-7 fetched before the first is recorded
+
+
+def test_large_bodies_wait_ahead_only_up_to_a_budget(
+    backend: Backend, http_server: LoopbackServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A body over ``SPOOL_BYTES`` waits for its turn in a temporary file: once
+    ``AHEAD_BYTES`` of them wait, the queued targets are fetched in their turn instead, by the
+    capturing thread, and captured all the same."""
+    urls = []
+    for n in range(8):
+        large = page(n).replace(b"</p>", b" filler" * (fetch_module.SPOOL_BYTES // 6) + b"</p>")
+        http_server.route(f"/large{n}", body=large)
+        urls.append(http_server.url(f"/large{n}"))
+    monkeypatch.setattr(capture_module, "AHEAD_BYTES", 1)
+    real_fetch, real_ahead = fetch_module.fetch, capture_module._Waiting.fetch
+    real_extract = capture_module.extract_and_store
+    answered = threading.Semaphore(0)
+    fetched_by: list[str] = []
+    extracted: list[bool] = []
+
+    def fetch(*args: Any, **kwargs: Any) -> Any:
+        fetched_by.append(threading.current_thread().name)
+        return real_fetch(*args, **kwargs)
+
+    def fetch_ahead(self: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return real_ahead(self, *args, **kwargs)
+        finally:
+            answered.release()
+
+    def extract_and_store(*args: Any, **kwargs: Any) -> Any:
+        if not extracted:  # the first page waits until every queued target's fetch answered
+            for _ in urls:
+                assert answered.acquire(timeout=10)
+        extracted.append(True)
+        return real_extract(*args, **kwargs)
+
+    monkeypatch.setattr(fetch_module, "fetch", fetch)
+    monkeypatch.setattr(capture_module._Waiting, "fetch", fetch_ahead)
+    monkeypatch.setattr(capture_module, "extract_and_store", extract_and_store)
+    with opened(backend) as workspace:
+        outcomes = list(capture_sources(workspace, urls, batch_size=4))
+    assert [bool(outcome.record) for outcome in outcomes] == [True] * len(urls)
+    ahead = [name for name in fetched_by if name.startswith("snap-fetch-ahead")]
+    assert 1 <= len(ahead) <= capture_module.FETCH_THREADS  # started before any body waited
+    assert len(fetched_by) == len(urls)  # the others once each, in their turn
+
+
+def test_bodies_on_disk_count_against_the_budget_until_done_with(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(capture_module, "AHEAD_BYTES", 100)
+    sizes = iter([(60, True), (500, False), (60, True), (10, True)])
+
+    def fetch(target: str, options: Any, *, web_only: bool) -> Any:
+        size, on_disk = next(sizes)
+        return dataclasses.replace(FAKE_FETCHED, file=Path(target) if on_disk else None, size=size)
+
+    monkeypatch.setattr(fetch_module, "fetch", fetch)
+    waiting = capture_module._Waiting()
+    options: Any = None
+
+    def ahead(target: str) -> Any:
+        return waiting.fetch(target, options, web_only=False)
+
+    first, in_memory, third = ahead("/none/a"), ahead("/none/b"), ahead("/none/c")
+    assert None not in (first, in_memory, third)  # 0, 60 and 60 bytes waited before each
+    assert ahead("/none/d") is None  # 120: left for its turn
+    waiting.done_with(first)
+    waiting.done_with(in_memory)  # held in memory: it never counted
+    assert ahead("/none/d") is not None  # 60
+
+
+FAKE_FETCHED = fetch_module.Fetched(
+    file=None,
+    raw_digest="sha256:" + "0" * 64,
+    size=0,
+    url="http://127.0.0.1/",
+    final_url="http://127.0.0.1/",
+    status=200,
+    declared_content_type="text/html",
+)
 
 
 def test_an_interrupted_batch_leaves_no_body_of_a_fetch_made_ahead(
