@@ -54,6 +54,7 @@ snap's (so ≥ 1 is as fast as the baseline on both clocks).
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import multiprocessing
 import os
@@ -66,6 +67,8 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager
+from functools import partial
+from http import client as http_client
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -79,6 +82,24 @@ from records.capture import FETCH_THREADS, capture_source, capture_sources  # no
 from records.workspace import Workspace  # noqa: E402
 from snap.config import Settings  # noqa: E402
 from tests.http_fixtures import LoopbackServer  # noqa: E402
+
+
+def _recording_requests() -> None:
+    """Import ``requests`` so that warcio records its exchanges. ``warcio.capture_http``
+    replaces ``http.client.HTTPConnection`` when it is imported, and urllib3 subclasses whatever
+    stands there when it is imported: so warcio must come first, and snap's fetcher (whose
+    connection class must stay the standard one) before both. The standard class is then put
+    back for anything imported later."""
+    import snapshotter.fetch  # noqa: F401
+
+    if "urllib3" in sys.modules:
+        raise SystemExit("urllib3 came before warcio: the warcio loops would record nothing")
+    recording = importlib.import_module("warcio.capture_http")  # first, then requests
+    importlib.import_module("requests")
+    http_client.HTTPConnection = recording.orig_connection
+
+
+_recording_requests()
 
 WORDS = [
     "cache",
@@ -136,22 +157,26 @@ def warcio_loop(gzip: bool, *, extract_text: bool = False) -> Mode:
     def mode(urls: list[str], folder: Path) -> Iterator[Run]:
         import requests
         from warcio.capture_http import capture_http
+        from warcio.warcwriter import WARCWriter
 
         from snapshotter.extract.html import extract_html
 
+        path = folder / ("pages.warc.gz" if gzip else "pages.warc")
+
         def run() -> None:
-            path = folder / ("pages.warc.gz" if gzip else "pages.warc")
-            with path.open("wb") as out, capture_http(out, gzip=gzip), requests.Session() as http:
+            with path.open("wb") as out, requests.Session() as http:
                 http.trust_env = False  # as snap: no proxy or .netrc from the environment
-                for url in urls:
-                    response = http.get(url, timeout=10)
-                    if extract_text:
-                        extract_html(response.content, response.headers.get("Content-Type"))
+                with capture_http(WARCWriter(out, gzip=gzip)):
+                    for url in urls:
+                        response = http.get(url, timeout=10)
+                        if extract_text:
+                            extract_html(response.content, response.headers.get("Content-Type"))
                 if extract_text:
                     out.flush()
                     os.fsync(out.fileno())
 
         yield run
+        require_recorded(path, urls)
 
     return mode
 
@@ -166,24 +191,27 @@ def warcio_fetching_ahead(fetches: int) -> Mode:
     def mode(urls: list[str], folder: Path) -> Iterator[Run]:
         import requests
         from warcio.capture_http import capture_http
+        from warcio.warcwriter import WARCWriter
 
         from snapshotter.extract.html import extract_html
 
         local = threading.local()
         sessions: list[requests.Session] = []
+        path = folder / "pages.warc"
 
-        def get(url: str) -> requests.Response:
+        def get(writer: SharedWriter, url: str) -> requests.Response:
             http = getattr(local, "http", None)
             if http is None:
                 http = local.http = requests.Session()
                 http.trust_env = False  # as snap: no proxy or .netrc from the environment
                 sessions.append(http)
-            return http.get(url, timeout=10)
+            with capture_http(writer):  # a recorder of this thread's own
+                return http.get(url, timeout=10)
 
         def run() -> None:
-            path = folder / "pages.warc"
-            with path.open("wb") as out, capture_http(out), ThreadPoolExecutor(fetches) as pool:
-                for response in pool.map(get, urls):
+            with path.open("wb") as out, ThreadPoolExecutor(fetches) as pool:
+                writer = SharedWriter(WARCWriter(out, gzip=False))
+                for response in pool.map(partial(get, writer), urls):
                     extract_html(response.content, response.headers.get("Content-Type"))
                 out.flush()
                 os.fsync(out.fileno())
@@ -191,8 +219,39 @@ def warcio_fetching_ahead(fetches: int) -> Mode:
                 http.close()
 
         yield run
+        require_recorded(path, urls)
 
     return mode
+
+
+class SharedWriter:
+    """One WARC writer for the pool's threads. warcio's recorder follows one exchange at a
+    time and is found through the thread (``capture_http``), so each thread records with its
+    own, into this writer, which writes each request and response pair whole."""
+
+    def __init__(self, writer: Any) -> None:
+        self.writer = writer
+        self.lock = threading.Lock()
+
+    def create_warc_record(self, *args: Any, **kwargs: Any) -> Any:
+        return self.writer.create_warc_record(*args, **kwargs)
+
+    def write_request_response_pair(self, *args: Any, **kwargs: Any) -> None:
+        with self.lock:
+            self.writer.write_request_response_pair(*args, **kwargs)
+
+
+def require_recorded(path: Path, urls: list[str]) -> None:
+    """Stop the bench unless the WARC at ``path`` holds a response for each of ``urls``
+    (checked after the clock stops): a loop that recorded nothing would be a baseline doing
+    less than it claims."""
+    from warcio.archiveiterator import ArchiveIterator
+
+    with path.open("rb") as stream:
+        recorded = [r.rec_headers.get_header("WARC-Target-URI") for r in ArchiveIterator(stream)
+                    if r.rec_type == "response"]  # fmt: skip
+    if sorted(recorded) != sorted(urls):
+        raise SystemExit(f"{path} holds {len(recorded)} responses for {len(urls)} pages")
 
 
 @contextmanager
@@ -393,7 +452,8 @@ def report_instructions(base: str, args: argparse.Namespace) -> None:
             counts = []
             for pages in (args.pages, 2 * args.pages):
                 folder = Path(name) / f"{mode.replace(' ', '_')}-{pages}"
-                argv = [__file__, "--count", mode, "--base", base, "--pages", str(pages)]
+                argv = [__file__, "--count", mode, "--base", base, "--pages", str(pages),
+                        "--batch-size", str(args.batch_size)]  # fmt: skip
                 counts.append(instructions([*argv, "--folder", str(folder)], dict(os.environ)))
             per_page[mode] = (counts[1] - counts[0]) / args.pages
     ratio = per_page[COUNTED[1]] / per_page[COUNTED[0]]

@@ -201,6 +201,8 @@ def instructions(argv: list[str], env: dict[str, str]) -> int:
         text=True,
         check=False,
     )
+    if done.returncode != 0:  # callgrind counts a failed run too: its count means nothing
+        raise SystemExit(f"{' '.join(argv)} failed under callgrind: {done.stderr[-300:]}")
     for line in done.stderr.splitlines():
         if "Collected :" in line:
             return int(line.rsplit(":", 1)[1].strip())
