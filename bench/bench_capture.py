@@ -10,6 +10,7 @@ by each of these, in rounds that take turns (``--rounds``, each into fresh folde
 - *warcio*: the baseline the issue names, ``warcio.capture_http`` around a ``requests``
   session's GET of each page, writing one WARC (uncompressed and gzipped; the faster of the two
   is the baseline). It stores what was received and nothing else: no text, no index, no fsync.
+  After each run the WARC must hold a response for every page (``require_recorded``).
   The session does not read the environment (``trust_env = False``), as snap does not: a
   session that does looks up proxy variables on every request, about 0.12 ms a page here.
 - *warcio + text*: the same loop doing the rest of what a citation store must do with the same
@@ -184,8 +185,9 @@ def warcio_loop(gzip: bool, *, extract_text: bool = False) -> Mode:
 def warcio_fetching_ahead(fetches: int) -> Mode:
     """*warcio + text* with ``fetches`` requests in flight, as snap's batch has: the pages
     fetched on a thread pool (a ``requests`` session per thread) while this thread extracts
-    the text of each in order; the same WARC, written under ``capture_http``'s lock. The
-    baseline for a network that answers slower than the CPU works (``--latency``)."""
+    the text of each in order; the same WARC, each thread recording into it through
+    ``SharedWriter``. The baseline for a network that answers slower than the CPU works
+    (``--latency``)."""
 
     @contextmanager
     def mode(urls: list[str], folder: Path) -> Iterator[Run]:
