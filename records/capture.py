@@ -338,7 +338,8 @@ def _planned(
     waiting = _Waiting() if ahead else None
     try:
         for target in targets:
-            window.append(_plan(workspace, target, web_only=web_only, method=method, ahead=waiting))
+            planned = _plan(workspace, target, web_only=web_only, method=method, waiting=waiting)
+            window.append(planned)
             if len(window) > ahead:
                 yield window.popleft()
         while window:
@@ -349,21 +350,26 @@ def _planned(
 
 
 def _plan(
-    workspace: Workspace, target: str, *, web_only: bool, method: str | None, ahead: _Waiting | None
+    workspace: Workspace,
+    target: str,
+    *,
+    web_only: bool,
+    method: str | None,
+    waiting: _Waiting | None,
 ) -> _Planned:
-    """How ``target`` is captured; its fetch queued for the fetch threads, held to ``ahead``'s
-    bytes, unless ``ahead`` is None (each target fetched in its turn)."""
+    """How ``target`` is captured, its fetch queued for the fetch threads and held to
+    ``waiting``'s bytes; None: each target is fetched in its turn."""
     try:
         chosen = capture_method(workspace, target, method or workspace.settings.capture)
     except Exception as error:  # refused (exit 2) or failed, in its turn, as capture_source
         return _Planned(target, web_only=web_only, refused=error)
     if chosen == "browser":
         return _Planned(target, web_only=web_only, browser=True)
-    if ahead is None:
+    if waiting is None:
         return _Planned(target, web_only=web_only)
     options = workspace.fetch_options
-    started = _FETCH_THREADS.submit(partial(ahead.fetch, target, options, web_only=web_only))
-    return _Planned(target, web_only=web_only, fetching=(started, ahead))
+    started = _FETCH_THREADS.submit(partial(waiting.fetch, target, options, web_only=web_only))
+    return _Planned(target, web_only=web_only, fetching=(started, waiting))
 
 
 _FETCH_THREADS = DaemonThreads(FETCH_THREADS, "snap-fetch-ahead")  # the process's, made once
