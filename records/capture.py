@@ -281,8 +281,7 @@ class _Planned:
         self.target = target
         self.web_only = web_only
         self.browser = browser
-        self.fetching: Future[Fetched | None] | None = fetching[0] if fetching else None
-        self.waiting: _Waiting | None = fetching[1] if fetching else None  # its bytes
+        self.fetching = fetching  # its fetch, and the batch's bodies waiting with it
         self.refused = refused
 
     def run(self, workspace: Workspace, store: BlobStore) -> SnapshotRecord:
@@ -291,19 +290,19 @@ class _Planned:
             raise self.refused
         if self.browser:
             return _capture_in_browser(workspace, self.target)
-        fetched = None if self.fetching is None else self._fetched_ahead()
-        if fetched is None:  # not fetched ahead, or left for its turn (AHEAD_BYTES)
-            return capture(self.target, store, workspace.fetch_options, web_only=self.web_only)
-        try:
-            return extract_and_store(fetched, store)
-        finally:
-            assert self.waiting is not None
-            self.waiting.done_with(fetched)
+        if self.fetching is not None:
+            future, waiting = self.fetching
+            fetched = self._fetched_ahead(future)
+            if fetched is not None:  # else left for its turn (AHEAD_BYTES)
+                try:
+                    return extract_and_store(fetched, store)
+                finally:
+                    waiting.done_with(fetched)
+        return capture(self.target, store, workspace.fetch_options, web_only=self.web_only)
 
-    def _fetched_ahead(self) -> Fetched | None:
-        assert self.fetching is not None
+    def _fetched_ahead(self, future: Future[Fetched | None]) -> Fetched | None:
         try:
-            return self.fetching.result()
+            return future.result()
         except BaseException as error:
             if not isinstance(error, Exception):  # interrupted while waiting: not ours to wait
                 self.abandon()
@@ -312,9 +311,10 @@ class _Planned:
     def abandon(self) -> None:
         """Drop a fetch started ahead whose turn will not come: its body file is deleted
         when (if) it arrives; a fetch not yet started is not made."""
-        if self.fetching is not None and not self.fetching.cancel():
-            assert self.waiting is not None
-            self.fetching.add_done_callback(partial(_clean_up_fetched, self.waiting))
+        if self.fetching is not None:
+            future, waiting = self.fetching
+            if not future.cancel():
+                future.add_done_callback(partial(_clean_up_fetched, waiting))
 
 
 def _clean_up_fetched(waiting: _Waiting, done: Future[Fetched | None]) -> None:
