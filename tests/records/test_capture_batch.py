@@ -278,12 +278,21 @@ def test_large_bodies_wait_ahead_only_up_to_a_budget(
         extracted.append(True)
         return real_extract(*args, **kwargs)
 
+    batches: list[Any] = []
+
+    class Waiting(capture_module._Waiting):
+        def __init__(self) -> None:
+            super().__init__()
+            batches.append(self)
+
     monkeypatch.setattr(fetch_module, "fetch", fetch)
     monkeypatch.setattr(capture_module._Waiting, "fetch", fetch_ahead)
+    monkeypatch.setattr(capture_module, "_Waiting", Waiting)
     monkeypatch.setattr(capture_module, "extract_and_store", extract_and_store)
     with opened(backend) as workspace:
         outcomes = list(capture_sources(workspace, urls, batch_size=4))
     assert [bool(outcome.record) for outcome in outcomes] == [True] * len(urls)
+    assert [waiting._bytes for waiting in batches] == [0]  # each body done with after its turn
     ahead = [name for name in fetched_by if name.startswith("snap-fetch-ahead")]
     assert 1 <= len(ahead) <= capture_module.FETCH_THREADS  # started before any body waited
     assert len(fetched_by) == len(urls)  # the others once each, in their turn
