@@ -190,9 +190,10 @@ def capture_sources(
     The fetches run ahead of the rest: while this thread extracts, hashes, stores and seals a
     target, the next ``fetch_ahead`` targets (default ``FETCH_AHEAD``) are queued for the
     process's ``FETCH_THREADS`` fetch threads (made once, never a thread per page), so the
-    network's waits overlap the CPU's work, a batch's flush and record included; a fetch goes
-    through the same guard and deadline as ``snap fetch URL``'s. 0: each target is fetched
-    when its turn comes, in this thread.
+    network's waits overlap the CPU's work, a batch's flush and record included. At most
+    ``SNAP_HOST_CONCURRENCY`` (and ``FETCH_THREADS``) requests are in flight at once; a fetch
+    goes through the same guard and deadline as ``snap fetch URL``'s. 0: each target is
+    fetched when its turn comes, in this thread.
     A batch writes its targets' blobs and manifests without waiting for each to be durable,
     makes them all durable at once (``snapshotter.store.batch``), and only then records the
     batch in one transaction, so no record is ever committed before its blobs are durable and
@@ -218,9 +219,9 @@ def capture_sources(
                 checkpoint_if_grown(workspace)
 
 
-# Fetches in flight at once while a batch capture works on earlier targets. Two is
-# SNAP_HOST_CONCURRENCY's default: a batch of one host's pages never has more requests open to it
-# than the workers would.
+# Fetch threads of the process, for batch captures. Two is SNAP_HOST_CONCURRENCY's default; a
+# batch keeps no more requests in flight than that setting allows (``_Fetches``), so a batch of one
+# host's pages never has more requests open to it than the workers would.
 FETCH_THREADS = 2
 
 # Targets whose fetch is queued ahead of the one being captured. More than the threads, so they go
@@ -236,33 +237,49 @@ FETCH_AHEAD = 16
 AHEAD_BYTES = 64 * 1024 * 1024
 
 
-class _Waiting:
-    """The bodies a batch capture fetched ahead that wait on disk for their turn, in bytes."""
+class _Fetches:
+    """What one batch capture's fetches share: the requests in flight, at most ``in_flight``
+    whichever thread makes them, and the bodies fetched ahead that wait on disk, in bytes."""
 
-    def __init__(self) -> None:
+    def __init__(self, in_flight: int) -> None:
+        self._requests = threading.BoundedSemaphore(max(in_flight, 1))
         self._bytes = 0
         self._lock = threading.Lock()
 
-    def fetch(self, target: str, options: FetchOptions, *, web_only: bool) -> Fetched | None:
-        """The target fetched ahead, or None (to be fetched in its turn) while ``AHEAD_BYTES``
-        of bodies wait on disk."""
-        from snapshotter import fetch as fetch_module
-
-        with self._lock:
-            if self._bytes >= AHEAD_BYTES:
-                return None
-        fetched = fetch_module.fetch(target, options, web_only=web_only)
+    def fetch_ahead(self, target: str, options: FetchOptions, *, web_only: bool) -> Fetched | None:
+        """The target fetched ahead of its turn, or None (to be fetched in its turn) while
+        ``AHEAD_BYTES`` of bodies wait on disk. Its body counts until ``done_with``."""
+        with self._requests:
+            with self._lock:
+                if self._bytes >= AHEAD_BYTES:
+                    return None
+            fetched = _fetch(target, options, web_only=web_only)
         if fetched.file is not None:
             with self._lock:
                 self._bytes += fetched.size
         return fetched
 
+    def fetch_in_turn(self, target: str, options: FetchOptions, *, web_only: bool) -> Fetched:
+        """The target fetched by the capturing thread in its turn, as one of the requests in
+        flight; its body never waits, so it does not count (the caller cleans it up)."""
+        with self._requests:
+            return _fetch(target, options, web_only=web_only)
+
     def done_with(self, fetched: Fetched) -> None:
-        """``fetched`` has had its turn, or never will: its body is deleted, and no longer waits."""
+        """``fetched`` (from ``fetch_ahead``) has had its turn, or never will: its body is
+        deleted, and no longer waits."""
         fetched.cleanup()
         if fetched.file is not None:
             with self._lock:
                 self._bytes -= fetched.size
+
+
+def _fetch(target: str, options: FetchOptions, *, web_only: bool) -> Fetched:
+    """``snapshotter.fetch.fetch``, looked up when called (the network stack loads only for a
+    batch that fetches)."""
+    from snapshotter import fetch as fetch_module
+
+    return fetch_module.fetch(target, options, web_only=web_only)
 
 
 class _Planned:
@@ -275,13 +292,13 @@ class _Planned:
         *,
         web_only: bool,
         browser: bool = False,
-        fetching: tuple[Future[Fetched | None], _Waiting] | None = None,
+        fetching: tuple[Future[Fetched | None], _Fetches] | None = None,
         refused: Exception | None = None,
     ) -> None:
         self.target = target
         self.web_only = web_only
         self.browser = browser
-        self.fetching = fetching  # its fetch, and the batch's bodies waiting with it
+        self.fetching = fetching  # its fetch, and what the batch's fetches share
         self.refused = refused
 
     def run(self, workspace: Workspace, store: BlobStore) -> SnapshotRecord:
@@ -290,15 +307,22 @@ class _Planned:
             raise self.refused
         if self.browser:
             return _capture_in_browser(workspace, self.target)
-        if self.fetching is not None:
-            future, waiting = self.fetching
-            fetched = self._fetched_ahead(future)
-            if fetched is not None:  # else left for its turn (AHEAD_BYTES)
-                try:
-                    return extract_and_store(fetched, store)
-                finally:
-                    waiting.done_with(fetched)
-        return capture(self.target, store, workspace.fetch_options, web_only=self.web_only)
+        if self.fetching is None:
+            return capture(self.target, store, workspace.fetch_options, web_only=self.web_only)
+        future, fetches = self.fetching
+        fetched = self._fetched_ahead(future)
+        if fetched is not None:
+            try:
+                return extract_and_store(fetched, store)
+            finally:
+                fetches.done_with(fetched)
+        # left for its turn (AHEAD_BYTES)
+        options = workspace.fetch_options
+        fetched = fetches.fetch_in_turn(self.target, options, web_only=self.web_only)
+        try:
+            return extract_and_store(fetched, store)
+        finally:
+            fetched.cleanup()
 
     def _fetched_ahead(self, future: Future[Fetched | None]) -> Fetched | None:
         try:
@@ -312,16 +336,16 @@ class _Planned:
         """Drop a fetch started ahead whose turn will not come: its body file is deleted
         when (if) it arrives; a fetch not yet started is not made."""
         if self.fetching is not None:
-            future, waiting = self.fetching
+            future, fetches = self.fetching
             if not future.cancel():
-                future.add_done_callback(partial(_clean_up_fetched, waiting))
+                future.add_done_callback(partial(_clean_up_fetched, fetches))
 
 
-def _clean_up_fetched(waiting: _Waiting, done: Future[Fetched | None]) -> None:
+def _clean_up_fetched(fetches: _Fetches, done: Future[Fetched | None]) -> None:
     if not done.cancelled() and done.exception() is None:
         fetched = done.result()
         if fetched is not None:
-            waiting.done_with(fetched)
+            fetches.done_with(fetched)
 
 
 def _planned(
@@ -335,10 +359,11 @@ def _planned(
     """The targets in order, each HTTP capture's fetch started ``ahead`` targets before its
     turn; on close, the fetches started for targets never reached are abandoned."""
     window: deque[_Planned] = deque()
-    waiting = _Waiting() if ahead else None
+    in_flight = min(FETCH_THREADS, workspace.settings.host_concurrency)
+    fetches = _Fetches(in_flight) if ahead else None
     try:
         for target in targets:
-            planned = _plan(workspace, target, web_only=web_only, method=method, waiting=waiting)
+            planned = _plan(workspace, target, web_only=web_only, method=method, fetches=fetches)
             window.append(planned)
             if len(window) > ahead:
                 yield window.popleft()
@@ -355,21 +380,23 @@ def _plan(
     *,
     web_only: bool,
     method: str | None,
-    waiting: _Waiting | None,
+    fetches: _Fetches | None,
 ) -> _Planned:
-    """How ``target`` is captured, its fetch queued for the fetch threads and held to
-    ``waiting``'s bytes; None: each target is fetched in its turn."""
+    """How ``target`` is captured, its fetch queued for the fetch threads and held to the
+    batch's ``fetches``; None: each target is fetched in its turn."""
     try:
         chosen = capture_method(workspace, target, method or workspace.settings.capture)
     except Exception as error:  # refused (exit 2) or failed, in its turn, as capture_source
         return _Planned(target, web_only=web_only, refused=error)
     if chosen == "browser":
         return _Planned(target, web_only=web_only, browser=True)
-    if waiting is None:
+    if fetches is None:
         return _Planned(target, web_only=web_only)
     options = workspace.fetch_options
-    started = _FETCH_THREADS.submit(partial(waiting.fetch, target, options, web_only=web_only))
-    return _Planned(target, web_only=web_only, fetching=(started, waiting))
+    started = _FETCH_THREADS.submit(
+        partial(fetches.fetch_ahead, target, options, web_only=web_only)
+    )
+    return _Planned(target, web_only=web_only, fetching=(started, fetches))
 
 
 _FETCH_THREADS = DaemonThreads(FETCH_THREADS, "snap-fetch-ahead")  # the process's, made once

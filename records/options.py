@@ -23,6 +23,9 @@ class WorkspaceOptions:
     fetch: FetchOptions
     lock_mode: str = "GOVERNANCE"
     lock_days: int = 365
+    # requests open to one host at once (SNAP_HOST_CONCURRENCY): the workers share it over all
+    # of them; a batch capture keeps no more of its fetches in flight
+    host_concurrency: int = 2
     # how captures are made (snapshotter.browser): http, browser or auto; which Chromium
     capture: str = "http"
     browser: str | None = None

@@ -325,6 +325,7 @@ class Settings:
             fetch=self.fetch_options(),
             lock_mode=self.lock_mode,
             lock_days=self.lock_days,
+            host_concurrency=self.host_concurrency,
             capture=self.capture,
             browser=self.browser,
             browser_max_resources=self.browser_max_resources,

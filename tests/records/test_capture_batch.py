@@ -179,11 +179,19 @@ def test_json_lines_give_each_target_its_record_or_its_error(
     assert documents[0]["snapshotId"].startswith("sha256:")
 
 
-def test_fetches_run_ahead_of_the_rest_two_at_once_in_the_targets_order(
-    backend: Backend, http_server: LoopbackServer, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(("host_concurrency", "in_flight"), [(None, 2), ("1", 1), ("8", 2)])
+def test_fetches_run_ahead_of_the_rest_at_most_host_concurrency_at_once(
+    backend: Backend,
+    http_server: LoopbackServer,
+    monkeypatch: pytest.MonkeyPatch,
+    host_concurrency: str | None,
+    in_flight: int,
 ) -> None:
     """While one target is extracted and stored, the next ones are fetched, never more than
-    ``FETCH_THREADS`` at once and never by a thread of their own."""
+    ``SNAP_HOST_CONCURRENCY`` (default 2) nor ``FETCH_THREADS`` at once, and never by a
+    thread of their own."""
+    if host_concurrency is not None:
+        backend.env["SNAP_HOST_CONCURRENCY"] = host_concurrency
     urls = serve(http_server, 7)
     for n in range(7):
         http_server.route(f"/p{n}", body=page(n), delay=0.05)
@@ -207,8 +215,44 @@ def test_fetches_run_ahead_of_the_rest_two_at_once_in_the_targets_order(
         outcomes = list(capture_sources(workspace, urls, batch_size=3))
     assert [outcome.target for outcome in outcomes] == urls
     assert all(outcome.record for outcome in outcomes)
-    assert most[0] == capture_module.FETCH_THREADS == 2
+    assert most[0] == in_flight
+    assert capture_module.FETCH_THREADS == 2
     assert len(threads) <= capture_module.FETCH_THREADS
+
+
+def test_a_fetch_in_its_turn_waits_for_a_request_in_flight_to_end(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A target left for its turn (``AHEAD_BYTES``) is fetched by the capturing thread as one of
+    the batch's requests in flight: with one allowed, it starts only once the fetch ahead ended."""
+    ahead_started, in_turn_started = threading.Event(), threading.Event()
+    lock = threading.Lock()
+    running, most = [0], [0]
+
+    def fetch(target: str, options: Any, *, web_only: bool) -> Any:
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        if target == "/none/ahead":
+            ahead_started.set()
+            in_turn_started.wait(timeout=0.5)  # ends at once if the fetch in turn did not wait
+        else:
+            in_turn_started.set()
+        with lock:
+            running[0] -= 1
+        return FAKE_FETCHED
+
+    monkeypatch.setattr(fetch_module, "fetch", fetch)
+    fetches = capture_module._Fetches(in_flight=1)
+    options: Any = None
+    ahead = threading.Thread(
+        target=fetches.fetch_ahead, args=("/none/ahead", options), kwargs={"web_only": False}
+    )
+    ahead.start()
+    assert ahead_started.wait(timeout=5)
+    assert fetches.fetch_in_turn("/none/in-turn", options, web_only=False) is FAKE_FETCHED
+    ahead.join()
+    assert most[0] == 1
 
 
 def test_fetches_go_on_while_a_batch_is_recorded(
@@ -255,7 +299,7 @@ def test_large_bodies_wait_ahead_only_up_to_a_budget(
         http_server.route(f"/large{n}", body=large)
         urls.append(http_server.url(f"/large{n}"))
     monkeypatch.setattr(capture_module, "AHEAD_BYTES", 1)
-    real_fetch, real_ahead = fetch_module.fetch, capture_module._Waiting.fetch
+    real_fetch, real_ahead = fetch_module.fetch, capture_module._Fetches.fetch_ahead
     real_extract = capture_module.extract_and_store
     answered = threading.Semaphore(0)
     fetched_by: list[str] = []
@@ -280,19 +324,19 @@ def test_large_bodies_wait_ahead_only_up_to_a_budget(
 
     batches: list[Any] = []
 
-    class Waiting(capture_module._Waiting):
-        def __init__(self) -> None:
-            super().__init__()
+    class Fetches(capture_module._Fetches):
+        def __init__(self, in_flight: int) -> None:
+            super().__init__(in_flight)
             batches.append(self)
 
     monkeypatch.setattr(fetch_module, "fetch", fetch)
-    monkeypatch.setattr(capture_module._Waiting, "fetch", fetch_ahead)
-    monkeypatch.setattr(capture_module, "_Waiting", Waiting)
+    monkeypatch.setattr(capture_module._Fetches, "fetch_ahead", fetch_ahead)
+    monkeypatch.setattr(capture_module, "_Fetches", Fetches)
     monkeypatch.setattr(capture_module, "extract_and_store", extract_and_store)
     with opened(backend) as workspace:
         outcomes = list(capture_sources(workspace, urls, batch_size=4))
     assert [bool(outcome.record) for outcome in outcomes] == [True] * len(urls)
-    assert [waiting._bytes for waiting in batches] == [0]  # each body done with after its turn
+    assert [fetches._bytes for fetches in batches] == [0]  # each body done with after its turn
     ahead = [name for name in fetched_by if name.startswith("snap-fetch-ahead")]
     assert 1 <= len(ahead) <= capture_module.FETCH_THREADS  # started before any body waited
     assert len(fetched_by) == len(urls)  # the others once each, in their turn
@@ -309,17 +353,17 @@ def test_bodies_on_disk_count_against_the_budget_until_done_with(
         return dataclasses.replace(FAKE_FETCHED, file=Path(target) if on_disk else None, size=size)
 
     monkeypatch.setattr(fetch_module, "fetch", fetch)
-    waiting = capture_module._Waiting()
+    fetches = capture_module._Fetches(in_flight=2)
     options: Any = None
 
     def ahead(target: str) -> Any:
-        return waiting.fetch(target, options, web_only=False)
+        return fetches.fetch_ahead(target, options, web_only=False)
 
     first, in_memory, third = ahead("/none/a"), ahead("/none/b"), ahead("/none/c")
     assert None not in (first, in_memory, third)  # 0, 60 and 60 bytes waited before each
     assert ahead("/none/d") is None  # 120: left for its turn
-    waiting.done_with(first)
-    waiting.done_with(in_memory)  # held in memory: it never counted
+    fetches.done_with(first)
+    fetches.done_with(in_memory)  # held in memory: it never counted
     assert ahead("/none/d") is not None  # 60
 
 
