@@ -307,10 +307,11 @@ class _Planned:
             raise self.refused
         if self.browser:
             return _capture_in_browser(workspace, self.target)
-        if self.fetching is None:
+        fetching = self.take()
+        if fetching is None:
             return capture(self.target, store, workspace.fetch_options, web_only=self.web_only)
-        future, fetches = self.fetching
-        fetched = self._fetched_ahead(future)
+        future, fetches = fetching
+        fetched = _fetched_ahead(future, fetches)
         if fetched is not None:
             try:
                 return extract_and_store(fetched, store)
@@ -324,21 +325,33 @@ class _Planned:
         finally:
             fetched.cleanup()
 
-    def _fetched_ahead(self, future: Future[Fetched | None]) -> Fetched | None:
-        try:
-            return future.result()
-        except BaseException as error:
-            if not isinstance(error, Exception):  # interrupted while waiting: not ours to wait
-                self.abandon()
-            raise
+    def take(self) -> tuple[Future[Fetched | None], _Fetches] | None:
+        """Its fetch started ahead, now owned by the one caller that takes it: ``abandon``
+        leaves a taken fetch alone, so a body is never both captured and deleted."""
+        fetching, self.fetching = self.fetching, None
+        return fetching
 
     def abandon(self) -> None:
-        """Drop a fetch started ahead whose turn will not come: its body file is deleted
-        when (if) it arrives; a fetch not yet started is not made."""
-        if self.fetching is not None:
-            future, fetches = self.fetching
-            if not future.cancel():
-                future.add_done_callback(partial(_clean_up_fetched, fetches))
+        """Drop a fetch started ahead whose turn will not come (or came, but its capture never
+        began): its body file is deleted when (if) it arrives; a fetch not yet started is not
+        made. Nothing to do once its capture took the fetch."""
+        fetching = self.take()
+        if fetching is not None:
+            _abandon(*fetching)
+
+
+def _fetched_ahead(future: Future[Fetched | None], fetches: _Fetches) -> Fetched | None:
+    try:
+        return future.result()
+    except BaseException as error:
+        if not isinstance(error, Exception):  # interrupted while waiting: not ours to wait
+            _abandon(future, fetches)
+        raise
+
+
+def _abandon(future: Future[Fetched | None], fetches: _Fetches) -> None:
+    if not future.cancel():
+        future.add_done_callback(partial(_clean_up_fetched, fetches))
 
 
 def _clean_up_fetched(fetches: _Fetches, done: Future[Fetched | None]) -> None:
@@ -357,20 +370,24 @@ def _planned(
     ahead: int,
 ) -> Generator[_Planned, None, None]:
     """The targets in order, each HTTP capture's fetch started ``ahead`` targets before its
-    turn; on close, the fetches started for targets never reached are abandoned."""
+    turn; on close, the fetches of targets whose capture never began are abandoned (those
+    queued, and the one handed out last when it was never run)."""
     window: deque[_Planned] = deque()
     in_flight = min(FETCH_THREADS, workspace.settings.host_concurrency)
     fetches = _Fetches(in_flight) if ahead else None
+    handed: _Planned | None = None  # the last target handed out: its capture may not have begun
     try:
         for target in targets:
             planned = _plan(workspace, target, web_only=web_only, method=method, fetches=fetches)
             window.append(planned)
             if len(window) > ahead:
-                yield window.popleft()
+                handed = window.popleft()
+                yield handed
         while window:
-            yield window.popleft()
+            handed = window.popleft()
+            yield handed
     finally:
-        for planned in window:
+        for planned in [handed, *window] if handed else window:
             planned.abandon()
 
 

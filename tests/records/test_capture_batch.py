@@ -54,6 +54,16 @@ def serve(server: LoopbackServer, count: int) -> list[str]:
     return urls
 
 
+def serve_large(server: LoopbackServer, count: int) -> list[str]:
+    """``count`` pages each over ``SPOOL_BYTES``: a body fetched ahead waits in a file."""
+    urls = []
+    for n in range(count):
+        large = page(n).replace(b"</p>", b" filler" * (fetch_module.SPOOL_BYTES // 6) + b"</p>")
+        server.route(f"/large{n}", body=large)
+        urls.append(server.url(f"/large{n}"))
+    return urls
+
+
 def stored_blobs(workspace: Workspace, kinds: tuple[str, ...] = ("raw", "text")) -> set[str]:
     return {f"{kind}:{digest}" for kind, digest in workspace.store.iterate() if kind in kinds}
 
@@ -293,11 +303,7 @@ def test_large_bodies_wait_ahead_only_up_to_a_budget(
     """A body over ``SPOOL_BYTES`` waits for its turn in a temporary file: once
     ``AHEAD_BYTES`` of them wait, the queued targets are fetched in their turn instead, by the
     capturing thread, and captured all the same."""
-    urls = []
-    for n in range(8):
-        large = page(n).replace(b"</p>", b" filler" * (fetch_module.SPOOL_BYTES // 6) + b"</p>")
-        http_server.route(f"/large{n}", body=large)
-        urls.append(http_server.url(f"/large{n}"))
+    urls = serve_large(http_server, 8)
     monkeypatch.setattr(capture_module, "AHEAD_BYTES", 1)
     real_fetch, real_ahead = fetch_module.fetch, capture_module._Fetches.fetch_ahead
     real_extract = capture_module.extract_and_store
@@ -340,6 +346,26 @@ def test_large_bodies_wait_ahead_only_up_to_a_budget(
     ahead = [name for name in fetched_by if name.startswith("snap-fetch-ahead")]
     assert 1 <= len(ahead) <= capture_module.FETCH_THREADS  # started before any body waited
     assert len(fetched_by) == len(urls)  # the others once each, in their turn
+
+
+def test_each_body_fetched_ahead_is_done_with_once(
+    backend: Backend, http_server: LoopbackServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every large body is counted while it waits and uncounted once, when its turn is over:
+    closing the batch after the last capture leaves the count at 0, not below."""
+    urls = serve_large(http_server, 3)
+    batches: list[Any] = []
+
+    class Fetches(capture_module._Fetches):
+        def __init__(self, in_flight: int) -> None:
+            super().__init__(in_flight)
+            batches.append(self)
+
+    monkeypatch.setattr(capture_module, "_Fetches", Fetches)
+    with opened(backend) as workspace:
+        outcomes = list(capture_sources(workspace, urls, batch_size=2))
+    assert [bool(outcome.record) for outcome in outcomes] == [True] * len(urls)
+    assert [fetches._bytes for fetches in batches] == [0]
 
 
 def test_bodies_on_disk_count_against_the_budget_until_done_with(
@@ -401,6 +427,39 @@ def test_an_interrupted_batch_leaves_no_body_of_a_fetch_made_ahead(
     while any(body.exists() for body in bodies) and time.monotonic() < deadline:
         time.sleep(0.01)  # a fetch still running when the batch ended cleans up when done
     assert bodies
+    assert [body for body in bodies if body.exists()] == []
+
+
+def test_a_batch_interrupted_before_a_target_s_turn_leaves_no_body_of_its_fetch(
+    backend: Backend, http_server: LoopbackServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A target handed out for its turn whose capture never began (interrupted in between)
+    owns a body fetched ahead: closing the batch deletes it, as for the targets still queued."""
+    urls = serve(http_server, 6)
+    real_fetch, real_attempt = fetch_module.fetch, capture_module._attempt
+    bodies: list[Path] = []
+    attempts: list[str] = []
+
+    def fetch(*args: Any, **kwargs: Any) -> Any:
+        fetched = real_fetch(*args, **kwargs)
+        bodies.append(fetched.path)  # held in a file, as a large body is
+        return fetched
+
+    def attempt(workspace: Any, store: Any, attestor: Any, planned: Any) -> Any:
+        attempts.append(planned.target)
+        if len(attempts) == 3:
+            raise Crash  # after the third target was handed out, before its capture began
+        return real_attempt(workspace, store, attestor, planned)
+
+    monkeypatch.setattr(fetch_module, "fetch", fetch)
+    monkeypatch.setattr(capture_module, "_attempt", attempt)
+    with opened(backend) as workspace, pytest.raises(Crash):
+        list(capture_sources(workspace, urls, batch_size=4))
+    deadline = time.monotonic() + 10
+    while any(body.exists() for body in bodies) and time.monotonic() < deadline:
+        time.sleep(0.01)  # a fetch still running when the batch ended cleans up when done
+    assert attempts == urls[:3]
+    assert len(bodies) >= 3
     assert [body for body in bodies if body.exists()] == []
 
 
