@@ -387,7 +387,7 @@ def _planned(
             handed = window.popleft()
             yield handed
     finally:
-        for planned in [handed, *window] if handed else window:
+        for planned in window if handed is None else [handed, *window]:
             planned.abandon()
 
 
