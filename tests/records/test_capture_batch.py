@@ -404,30 +404,53 @@ FAKE_FETCHED = fetch_module.Fetched(
 )
 
 
+class BodiesFetched:
+    """``snapshotter.fetch.fetch`` that keeps each body's file (a body held in memory is written
+    to one, as a large body is) and counts the fetches still running."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.real_fetch = fetch_module.fetch
+        self.bodies: list[Path] = []
+        self.running = 0
+        self.lock = threading.Lock()
+        monkeypatch.setattr(fetch_module, "fetch", self)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        with self.lock:
+            self.running += 1
+        try:
+            fetched = self.real_fetch(*args, **kwargs)
+            self.bodies.append(fetched.path)
+            return fetched
+        finally:
+            with self.lock:
+                self.running -= 1
+
+    def left_behind(self) -> list[Path]:
+        """The bodies still on disk once every fetch ended and cleaned up (a fetch still running
+        when the batch ended deletes its body when done)."""
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and (
+            self.running or any(body.exists() for body in self.bodies)
+        ):
+            time.sleep(0.01)
+        return [body for body in self.bodies if body.exists()]
+
+
 def test_an_interrupted_batch_leaves_no_body_of_a_fetch_made_ahead(
     backend: Backend, http_server: LoopbackServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     urls = serve(http_server, 6)
-    real_fetch = fetch_module.fetch
-    bodies: list[Path] = []
-
-    def fetch(*args: Any, **kwargs: Any) -> Any:
-        fetched = real_fetch(*args, **kwargs)
-        bodies.append(fetched.path)
-        return fetched
+    fetched = BodiesFetched(monkeypatch)
 
     def extract_and_store(fetched: Any, store: Any) -> Any:
         raise Crash
 
-    monkeypatch.setattr(fetch_module, "fetch", fetch)
     monkeypatch.setattr(capture_module, "extract_and_store", extract_and_store)
     with opened(backend) as workspace, pytest.raises(Crash):
         list(capture_sources(workspace, urls, batch_size=4))
-    deadline = time.monotonic() + 10
-    while any(body.exists() for body in bodies) and time.monotonic() < deadline:
-        time.sleep(0.01)  # a fetch still running when the batch ended cleans up when done
-    assert bodies
-    assert [body for body in bodies if body.exists()] == []
+    assert fetched.left_behind() == []
+    assert fetched.bodies
 
 
 def test_a_batch_interrupted_before_a_target_s_turn_leaves_no_body_of_its_fetch(
@@ -436,31 +459,25 @@ def test_a_batch_interrupted_before_a_target_s_turn_leaves_no_body_of_its_fetch(
     """A target handed out for its turn whose capture never began (interrupted in between)
     owns a body fetched ahead: closing the batch deletes it, as for the targets still queued."""
     urls = serve(http_server, 6)
-    real_fetch, real_attempt = fetch_module.fetch, capture_module._attempt
-    bodies: list[Path] = []
+    fetched = BodiesFetched(monkeypatch)
+    real_attempt = capture_module._attempt
     attempts: list[str] = []
-
-    def fetch(*args: Any, **kwargs: Any) -> Any:
-        fetched = real_fetch(*args, **kwargs)
-        bodies.append(fetched.path)  # held in a file, as a large body is
-        return fetched
+    third_body: list[Path] = []
 
     def attempt(workspace: Any, store: Any, attestor: Any, planned: Any) -> Any:
         attempts.append(planned.target)
-        if len(attempts) == 3:
-            raise Crash  # after the third target was handed out, before its capture began
+        if len(attempts) == 3:  # handed out, its body fetched ahead, and its capture not begun
+            future, _ = planned.fetching
+            third_body.append(future.result(timeout=10).path)
+            raise Crash
         return real_attempt(workspace, store, attestor, planned)
 
-    monkeypatch.setattr(fetch_module, "fetch", fetch)
     monkeypatch.setattr(capture_module, "_attempt", attempt)
     with opened(backend) as workspace, pytest.raises(Crash):
         list(capture_sources(workspace, urls, batch_size=4))
-    deadline = time.monotonic() + 10
-    while any(body.exists() for body in bodies) and time.monotonic() < deadline:
-        time.sleep(0.01)  # a fetch still running when the batch ended cleans up when done
+    assert fetched.left_behind() == []
     assert attempts == urls[:3]
-    assert len(bodies) >= 3
-    assert [body for body in bodies if body.exists()] == []
+    assert third_body[0] in fetched.bodies
 
 
 class Crash(BaseException):
