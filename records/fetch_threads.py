@@ -3,8 +3,9 @@
 What a batch capture fetches ahead with (``records.capture``). Not ``ThreadPoolExecutor``: its
 threads are joined when the interpreter exits, so a ``snap fetch --from`` stopped with Ctrl-C
 would wait for a fetch still running, up to its deadline (ten read timeouts). These threads
-die with the process; a body such a fetch was writing to a temporary file is left locked, and
-removed by a later capture's sweep (``snapshotter.tempfiles``), as after a killed capture.
+die with the process; a body such a fetch was writing to a temporary file is deleted when the
+interpreter exits (``snapshotter.tempfiles``), or by a later capture's sweep if the process was
+killed.
 """
 
 from __future__ import annotations

@@ -50,7 +50,7 @@ from snapshotter.head_format import HEAD_FORMAT
 from snapshotter.options import DEFAULT_USER_AGENT as DEFAULT_USER_AGENT
 from snapshotter.options import TOTAL_TIMEOUT_FACTOR as TOTAL_TIMEOUT_FACTOR
 from snapshotter.options import FetchOptions as FetchOptions
-from snapshotter.tempfiles import create_locked, remove_stale_temp_files
+from snapshotter.tempfiles import create_locked, discard, remove_stale_temp_files
 from snapshotter.times import now, precise_time
 from snapshotter.version import __version__
 from snapshotter.weburl import InvalidURL, WebURL, has_web_scheme, web_url
@@ -351,7 +351,7 @@ class _BodySink:
 
 def _discard(path: Path) -> None:
     """Delete a temporary body; a separate function so tests can observe what is discarded."""
-    path.unlink(missing_ok=True)
+    discard(path)
 
 
 # --- content decoding --------------------------------------------------------------------

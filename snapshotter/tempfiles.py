@@ -6,14 +6,22 @@ such files, but only when two things say the owner is gone: the file is older th
 ``STALE_AGE`` seconds, and nobody holds the ``flock`` every live capture keeps on its file
 until the file is deleted.  The lock alone would do; the age is a second guard for file
 systems where ``flock`` is not shared between processes.
+
+A process that ends normally, Ctrl-C included, deletes the files it still holds when the
+interpreter exits (``_delete_held``): a fetch cut short on a daemon thread (``snap fetch
+--from`` fetches ahead on such threads) never gets to delete its own, and would otherwise
+leave it for the sweep.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import fcntl
 import os
 import stat
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import BinaryIO
@@ -29,7 +37,36 @@ def create_locked(workdir: Path | None) -> tuple[Path, BinaryIO]:
     """
     descriptor, name = tempfile.mkstemp(prefix=PREFIX, dir=workdir)
     fcntl.flock(descriptor, fcntl.LOCK_EX)  # a new file: nobody else can hold it yet
-    return Path(name), os.fdopen(descriptor, "wb")
+    path = Path(name)
+    with _held_lock:
+        _held[path] = os.getpid()
+    return path, os.fdopen(descriptor, "wb")
+
+
+def discard(path: Path) -> None:
+    """Delete a capture file ``create_locked`` made; it is no longer held."""
+    path.unlink(missing_ok=True)
+    with _held_lock:
+        _held.pop(path, None)
+
+
+# The capture files this process made and has not deleted, each with the id of the process that
+# made it: a forked child (a Celery worker's pool process) inherits the table, and must never
+# delete its parent's files at its own exit.
+_held: dict[Path, int] = {}
+_held_lock = threading.Lock()
+
+
+@atexit.register
+def _delete_held() -> None:
+    """At the interpreter's exit, delete the capture files this process still holds: the
+    bodies of fetches cut short on daemon threads, which die with the process."""
+    me = os.getpid()
+    with _held_lock:
+        paths = [path for path, owner in _held.items() if owner == me]
+    for path in paths:
+        with contextlib.suppress(OSError):
+            path.unlink(missing_ok=True)
 
 
 def stale_temp_files(workdir: Path | None = None, *, min_age: float = STALE_AGE) -> list[Path]:

@@ -22,6 +22,7 @@ from snapshotter.tempfiles import (
     remove_stale_temp_files,
     stale_temp_files,
 )
+from tests.http_fixtures import LoopbackServer
 
 OLD = time.time() - STALE_AGE - 60
 
@@ -35,6 +36,97 @@ handle.flush()
 print(path, flush=True)
 time.sleep(120)
 """
+
+
+CUT_SHORT = """
+import os, sys, threading
+from pathlib import Path
+from snapshotter.tempfiles import create_locked
+made = threading.Event()
+
+def download() -> None:
+    path, handle = create_locked(Path(sys.argv[1]))
+    handle.write(b"half a download")
+    handle.flush()
+    made.set()
+    threading.Event().wait()  # a fetch still running when the process ends
+
+threading.Thread(target=download, daemon=True).start()
+made.wait()
+if sys.argv[2] == "fork":  # a child made by fork ends first, and must leave the file alone
+    child = os.fork()
+    if child == 0:
+        sys.exit(0)
+    os.waitpid(child, 0)
+    print(len(list(Path(sys.argv[1]).glob("snap-fetch-*"))), flush=True)
+sys.exit(130)  # as snap does on Ctrl-C
+"""
+
+
+def cut_short(folder: Path, how: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", CUT_SHORT, str(folder), how],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )
+
+
+def test_a_process_ending_deletes_the_files_its_daemon_threads_were_writing(
+    tmp_path: Path,
+) -> None:
+    ended = cut_short(tmp_path, "exit")
+    assert ended.returncode == 130, ended.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_forked_child_ending_leaves_its_parent_s_files(tmp_path: Path) -> None:
+    ended = cut_short(tmp_path, "fork")
+    assert ended.returncode == 130, ended.stderr
+    assert ended.stdout.strip() == "1"  # still there after the child's exit
+    assert list(tmp_path.iterdir()) == []  # deleted at the parent's
+
+
+def test_snap_fetch_interrupted_leaves_no_body_of_a_fetch_in_flight(
+    tmp_path: Path, http_server: LoopbackServer
+) -> None:
+    """Ctrl-C while a large body streams in on a fetch thread: exit 130, and no ``snap-fetch-*``
+    file of it is left for the sweep."""
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    http_server.route(
+        "/slow",
+        body=lambda: iter([b"<p>" + b"x" * 64 * 1024] * 400),
+        chunk_delay=0.05,
+    )
+    http_server.route("/page", body=b"<p>a page</p>")
+    targets = tmp_path / "targets.txt"
+    targets.write_text(f"{http_server.url('/slow')}\n{http_server.url('/page')}\n")
+    env = {
+        **{key: value for key, value in os.environ.items() if not key.startswith("SNAP_")},
+        "SNAP_HOME": str(tmp_path / "home"),
+        "SNAP_ALLOW_PRIVATE": "1",
+        "SNAP_CAPTURE": "http",
+        "TMPDIR": str(folder),
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "snap", "fetch", "--from", str(targets)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while not list(folder.glob("snap-fetch-*")) and time.monotonic() < deadline:
+        time.sleep(0.02)  # the body passed the in-memory bound: it is in a file now
+    assert list(folder.glob("snap-fetch-*")), "the body never reached a file"
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130, stderr
+    assert stderr.strip() == "snap: interrupted"
+    assert list(folder.glob("snap-fetch-*")) == []
 
 
 def age(path: Path) -> None:
