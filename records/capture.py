@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
@@ -143,19 +144,26 @@ def _record_failure(workspace: Workspace, target: str, error: CaptureError) -> N
 
 
 BATCH_SIZE = 100  # captures stored and recorded together (snap fetch --batch-size)
+# A comment after a URL on its line: a browser would send the space as %20 and take the rest for
+# the URL's fragment, so without this the line would capture another page than the one meant.
+_INLINE_COMMENT = re.compile(r"[ \t]+#.*\Z", re.DOTALL)
 MAX_TARGET_LIST_BYTES = 64 * 2**20
 
 
 def read_targets(path: Path) -> list[str]:
     """The targets of ``snap fetch --from FILE``: one URL or path a line, as TARGET is given;
-    blank lines and ``#`` comments skipped, repeats dropped (each target captured once). A
-    target that cannot be captured fails on its own line when its turn comes."""
+    blank lines and ``#`` comments skipped, and on a URL's line a ``#`` after a space or tab
+    starts a comment too (a path's line is taken whole: a file name may hold " #"); repeats
+    dropped (each target captured once). A target that cannot be captured fails on its own
+    line when its turn comes."""
     from records.inputs.reader import decode_text, read_input_bytes
 
     text = decode_text(read_input_bytes(path, MAX_TARGET_LIST_BYTES), str(path))
     targets: dict[str, None] = {}
     for line in text.split("\n"):
         target = line.strip(" \t\r")
+        if has_web_scheme(target):
+            target = _INLINE_COMMENT.sub("", target)
         if target and not target.startswith("#"):
             targets[target] = None
     if not targets:

@@ -18,8 +18,24 @@ MAX_MESSAGE = 2000
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
 
 
+_ANY_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+SHOWN_CHARS = 300
+
+
 def _escaped(match: re.Match[str]) -> str:
     return f"\\x{ord(match.group()):02x}"
+
+
+def shown(target: object) -> str:
+    """A URL, path or other name from outside as it appears in a line for a reader: a 20 KB URL
+    is cut in the middle, so what follows it stays readable (the record keeps it whole), and
+    every control character is escaped (``\\x1b``), line breaks and tabs too, so a name cannot
+    recolour a terminal or forge a line of output."""
+    text = str(target)
+    if len(text) > SHOWN_CHARS:
+        half = SHOWN_CHARS // 2
+        text = f"{text[:half]}…[{len(text) - SHOWN_CHARS} characters]…{text[-half:]}"
+    return _ANY_CONTROL.sub(_escaped, text)
 
 
 class SnapError(Exception):

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 from urllib.parse import quote, unquote, urljoin, urlsplit
 
-from snapshotter.errors import AddressRefused, FetchError, InputError, TooLarge
+from snapshotter.errors import AddressRefused, FetchError, InputError, TooLarge, shown
 from snapshotter.guard import check_url_scheme, resolve_checked
 from snapshotter.head_format import HEAD_FORMAT
 from snapshotter.options import DEFAULT_USER_AGENT as DEFAULT_USER_AGENT
@@ -179,19 +179,6 @@ def _sweep_once(workdir: Path | None) -> None:
     if workdir not in _swept:
         _swept.add(workdir)
         remove_stale_temp_files(workdir)
-
-
-SHOWN_CHARS = 300
-
-
-def shown(target: str | Path) -> str:
-    """A URL or path as it appears in a one-line message: a 20 KB URL is cut in the middle,
-    so the reason after it stays readable (the record keeps the whole URL)."""
-    text = str(target)
-    if len(text) <= SHOWN_CHARS:
-        return text
-    half = SHOWN_CHARS // 2
-    return f"{text[:half]}…[{len(text) - SHOWN_CHARS} characters]…{text[-half:]}"
 
 
 # --- local files -------------------------------------------------------------------------

@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 from snapshotter.errors import InputError
+from snapshotter.errors import shown as _shown
 
 WEB_SCHEMES = ("http", "https")
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -196,16 +197,6 @@ def _ip_literal(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | No
         return ipaddress.ip_address(host)
     except ValueError:
         return None
-
-
-SHOWN_CHARS = 300
-
-
-def _shown(text: str) -> str:
-    if len(text) <= SHOWN_CHARS:
-        return text
-    half = SHOWN_CHARS // 2
-    return f"{text[:half]}…[{len(text) - SHOWN_CHARS} characters]…{text[-half:]}"
 
 
 __all__ = [

@@ -22,8 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from snapshotter.errors import InputError
-from snapshotter.fetch import shown
+from snapshotter.errors import InputError, shown
 
 CHUNK_SIZE = 1024 * 1024
 WARC_SUFFIXES = (".warc", ".warc.gz")

@@ -128,6 +128,7 @@ def fetch(
     from records.capture import read_targets
 
     listed = [*targets, *(read_targets(from_file) if from_file is not None else [])]
+    listed = list(dict.fromkeys(listed))  # a target given twice (or also in the file) once
     with workspace(ctx, allow_private=allow_private, **limits) as ws:
         worst = fetch_many(ws, listed, batch_size, as_json)
     ctx.exit(worst)
@@ -150,6 +151,7 @@ def fetch_many(ws: Any, targets: list[str], batch_size: int, as_json: bool) -> i
     exit code of the worst failure (0 when every target was stored)."""
     from records.capture import capture_sources
     from records.wire import stored_capture_json
+    from snapshotter.errors import shown
 
     worst = 0
     with progress_counter(len(targets), "capturing") as bar:
@@ -157,12 +159,12 @@ def fetch_many(ws: Any, targets: list[str], batch_size: int, as_json: bool) -> i
             for outcome in capture_sources(ws, targets, batch_size=batch_size):
                 if outcome.record is not None:
                     line = stored_capture_json(outcome.record)
-                    text = f"stored {outcome.target} {outcome.record.snapshot_id}"
+                    text = f"stored {shown(outcome.target)} {outcome.record.snapshot_id}"
                 else:
                     assert outcome.error is not None
                     worst = max(worst, exit_code_of(outcome.error))
                     line = {"target": outcome.target, **error_document(outcome.error)}
-                    text = f"failed {outcome.target}: {outcome.error.message}"
+                    text = f"failed {shown(outcome.target)}: {outcome.error.message}"
                 click.echo(json.dumps(line, ensure_ascii=False, default=str) if as_json else text)
                 bar.update(1)
         finally:

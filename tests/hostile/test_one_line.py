@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from snap.errors import MAX_MESSAGE, FetchError
-from snapshotter.fetch import SHOWN_CHARS, shown
+from snapshotter.errors import SHOWN_CHARS, shown
 
 
 @given(st.text())

@@ -173,6 +173,62 @@ def test_a_failed_target_is_reported_on_its_line_and_costs_the_others_nothing(
         assert verify_log(workspace).ok
 
 
+def test_a_list_s_comments_and_repeats_are_dropped(tmp_path: Path) -> None:
+    """A ``#`` after a space or tab on a URL's line is a comment (a browser would fetch the URL
+    with ``%20`` and the comment as its fragment: another page); a path's line is taken whole,
+    since a file name may hold " #"; a target listed twice is captured once."""
+    listing = tmp_path / "targets.txt"
+    listing.write_text(
+        "# a comment line\n"
+        "http://127.0.0.1:9/a # the first page\n"
+        "http://127.0.0.1:9/b\t#tabbed #twice\n"
+        "http://127.0.0.1:9/c#fragment\n"
+        "  http://127.0.0.1:9/a  \n"
+        "/tmp/notes #2.txt\n"
+    )
+    assert capture_module.read_targets(listing) == [
+        "http://127.0.0.1:9/a",
+        "http://127.0.0.1:9/b",
+        "http://127.0.0.1:9/c#fragment",
+        "/tmp/notes #2.txt",
+    ]
+
+
+def test_a_target_given_twice_is_captured_once(
+    backend: Backend, http_server: LoopbackServer, tmp_path: Path
+) -> None:
+    (url,) = [http_server.url("/once")]
+    http_server.route("/once", body=page(1))
+    listing = tmp_path / "targets.txt"
+    listing.write_text(f"{url}\n")
+    result = backend.snap("fetch", url, url, "--from", str(listing))
+    assert result.returncode == 0, result.stderr
+    assert [line.split(" ", 2)[:2] for line in result.stdout.splitlines()] == [["stored", url]]
+    assert http_server.paths().count("/once") == 1
+
+
+def test_a_target_s_line_shows_it_cut_short_and_escaped(
+    backend: Backend, http_server: LoopbackServer, tmp_path: Path
+) -> None:
+    """A target is printed as a reason is: a control character escaped, so a name cannot
+    recolour the terminal or forge a line, and a very long one cut in the middle."""
+    http_server.route("/page", body=page(1))
+    hostile = str(tmp_path / "a\x1b]0;title\x07b")
+    long = str(tmp_path / ("x" * 5000))
+    listing = tmp_path / "targets.txt"
+    listing.write_text(f"{hostile}\n{long}\n{http_server.url('/page')}\n")
+    result = backend.snap("fetch", "--from", str(listing))
+    lines = result.stdout.splitlines()
+    assert len(lines) == 3
+    assert lines[0].startswith(f"failed {tmp_path}/a\\x1b]0;title\\x07b: no such file")
+    assert "\x1b" not in result.stdout
+    assert "\x07" not in result.stdout
+    assert lines[1].startswith(f"failed {tmp_path}/")
+    assert "characters]…" in lines[1]
+    assert len(lines[1]) < 1000
+    assert lines[2].startswith(f"stored {http_server.url('/page')} sha256:")
+
+
 def test_json_lines_give_each_target_its_record_or_its_error(
     backend: Backend, http_server: LoopbackServer
 ) -> None:
