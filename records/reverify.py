@@ -110,14 +110,16 @@ def reverify_in_chunks(
     progress: Progress | None = None,
     refetch_errors: dict[str, str] | None = None,
     run_id: str | None = None,
+    new_run: bool = False,
     chunk: int = CHUNK,
 ) -> ReverifyReport:
     """``reverify`` of the citations ``keys`` name, loaded ``chunk`` at a time: up to ``chunk``
     citations, one call in their order; more, sorted by source (stable) and cut only between
     sources, so each source's text is read in one chunk and a chunk's citations are released
-    before the next is loaded.  One run id for all: an interrupted run continues as a whole."""
-    new_run = run_id is None
-    run_id = run_id or uuid.uuid4().hex
+    before the next is loaded.  One run id for all: an interrupted run continues as a whole.
+    ``new_run``: ``run_id`` is a new one (``new_run_id``), which has recorded nothing yet."""
+    new_run = new_run or run_id is None
+    run_id = run_id or new_run_id()
     results: list[CitationResult] = []
     resumed = 0
     for ids in source_chunks(keys, chunk):
@@ -128,6 +130,12 @@ def reverify_in_chunks(
         results += report.results
         resumed += report.resumed
     return ReverifyReport(results, refetch_errors or {}, run_id, resumed)
+
+
+def new_run_id() -> str:
+    """The id of a new run, known before it starts, so that a caller can name it even when the
+    run is interrupted (``snap reverify --run`` continues it)."""
+    return uuid.uuid4().hex
 
 
 def source_chunks(keys: Sequence[CitationKey], chunk: int) -> Iterator[list[str]]:
@@ -203,7 +211,7 @@ def reverify(
     without checking or recording those groups a second time.  A run id made here, or by a
     caller that says so (``new_run``), has recorded nothing: its earlier checks are not read."""
     new_run = new_run or run_id is None
-    run_id = run_id or uuid.uuid4().hex
+    run_id = run_id or new_run_id()
     with workspace.db.reading() as session:
         plan = plan_reverify(session, citations, run_id, new_run=new_run)
     workspace.stores.check_all(plan.evidence())

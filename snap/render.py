@@ -194,6 +194,14 @@ def by_status(counts: Mapping[Status, int]) -> str:
     return ", ".join(f"{n} {status.headline}" for status, n in counts.items())
 
 
+def interrupted_run(run_id: str) -> str:
+    """The line that names an interrupted reverify run, so that it can be continued."""
+    return (
+        f"snap: run {run_id} kept what it checked; continue it with"
+        f" snap reverify --run {run_id} (and the same --url, --since)"
+    )
+
+
 def reverify_report(report: ReverifyReport) -> str:
     lines = [
         line for result in report.results if not result.passed for line in result_lines(result)

@@ -76,12 +76,14 @@ class QueuedPlan:
 
 @dataclass(frozen=True)
 class InProcessPlan:
-    """Citations to re-check in this process, under a new run id or a recorded one: their
-    keys, the citations themselves being loaded a chunk at a time when re-checked."""
+    """Citations to re-check in this process, under a new run id (``new_run``) or a recorded
+    one: their keys, the citations themselves being loaded a chunk at a time when re-checked.
+    The id is known before the run starts, so an interrupted run can be named."""
 
     request: ReverifyRequest
     citations: list[CitationKey]
-    run_id: str | None
+    run_id: str
+    new_run: bool
 
     @property
     def size(self) -> int:
@@ -115,13 +117,13 @@ def plan_reverify(
         if not items and request.filtered:
             raise RecordNotFound(NOTHING_MATCHES)
         return QueuedPlan(request, items)
-    from records.reverify import recorded_run, select_citation_keys
+    from records.reverify import new_run_id, recorded_run, select_citation_keys
 
     run_id = recorded_run(workspace, request.run_id) if request.run_id else None
     citations = select_citation_keys(workspace, url=request.url, since=request.since)
     if not citations and request.filtered:
         raise RecordNotFound(NOTHING_MATCHES)
-    return InProcessPlan(request, citations, run_id)
+    return InProcessPlan(request, citations, run_id or new_run_id(), new_run=run_id is None)
 
 
 @overload
@@ -155,5 +157,10 @@ def submit_reverify(
 
     errors = refetch_sources(workspace, plan.citations) if plan.request.refetch else {}
     return reverify_in_chunks(
-        workspace, plan.citations, refetch_errors=errors, run_id=plan.run_id, progress=progress
+        workspace,
+        plan.citations,
+        refetch_errors=errors,
+        run_id=plan.run_id,
+        new_run=plan.new_run,
+        progress=progress,
     )

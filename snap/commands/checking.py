@@ -198,7 +198,18 @@ def reverify(
             report_submitted(ctx, ws, submitted, as_json, verb="queued")
             return
         with progress_counter(plan.size, "re-verifying") as bar:
-            report = submit_reverify(ws, plan, progress=bar.update)
+            checked = [0]
+
+            def progress(count: int) -> None:
+                checked[0] += count
+                bar.update(count)
+
+            try:
+                report = submit_reverify(ws, plan, progress=progress)
+            except KeyboardInterrupt:
+                if checked[0]:  # the run recorded what it checked: --run goes on from there
+                    click.echo(render.interrupted_run(plan.run_id), err=True)
+                raise
             checkpoint_log(ws)
     if as_json:  # as emit_json(reverify_report_json(report)), a result at a time
         results = (citation_result_json(result) for result in report.results)

@@ -4,8 +4,15 @@ continues."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+import records.reverify as reverify_module
 from records.capture import capture_source
 from records.citation_input import parse_document
 from records.reverify import (
@@ -17,6 +24,16 @@ from records.reverify import (
 )
 from records.verify import verify_citations
 from records.workspace import Workspace
+from tests.records.conftest import Backend
+
+
+@contextmanager
+def opened(backend: Backend) -> Iterator[Workspace]:
+    workspace = backend.workspace()
+    try:
+        yield workspace
+    finally:
+        workspace.close()
 
 
 def cite_three_sources(workspace: Workspace, tmp_path: Path) -> None:
@@ -70,3 +87,38 @@ def test_an_interrupted_chunked_run_continues_under_its_id(
     assert again.resumed == 3
     assert len(again.results) == 9
     assert len(by_citation(again.results)) == 9
+
+
+@pytest.mark.parametrize("stopped_after", [0, 1])
+def test_an_interrupted_reverify_names_its_run_when_it_recorded_some(
+    backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stopped_after: int
+) -> None:
+    """Ctrl-C during ``snap reverify``: exit 130, and once a snapshot group is recorded, one
+    line names the run, which ``--run`` then continues; before that there is nothing to go on
+    with (``--run`` would refuse an id never recorded), and no run is named."""
+    with opened(backend) as workspace:
+        cite_three_sources(workspace, tmp_path)
+    real_check = reverify_module.check_group
+    groups: list[int] = []
+
+    def check_group(*args: Any, **kwargs: Any) -> Any:
+        if len(groups) == stopped_after:
+            raise KeyboardInterrupt
+        groups.append(1)
+        return real_check(*args, **kwargs)
+
+    monkeypatch.setattr(reverify_module, "check_group", check_group)
+    stopped = backend.snap("reverify")
+    assert stopped.returncode == 130
+    lines = stopped.stderr.splitlines()
+    assert lines[-1] == "snap: interrupted"
+    if not stopped_after:
+        assert lines == ["snap: interrupted"]
+        return
+    (named,) = [line for line in lines if line.startswith("snap: run ")]
+    run_id = named.split()[2]
+    assert f"snap reverify --run {run_id}" in named
+    monkeypatch.setattr(reverify_module, "check_group", real_check)
+    resumed = backend.snap("reverify", "--run", run_id, "--json")
+    summary = json.loads(resumed.stdout)["summary"]
+    assert (summary["runId"], summary["resumed"], summary["total"]) == (run_id, 3, 9)
