@@ -1,6 +1,7 @@
 """The ``snap`` command line: each command parses, makes one library call, and prints.
 
-Errors are turned into one line and an exit code in exactly one place, ``SnapGroup.invoke``.
+Errors are turned into one line and an exit code in exactly one place, ``SnapGroup.invoke``,
+and so is a failure to write the output (``snap.output``).
 The commands live in ``snap.commands``, one module per family, and each is imported only when
 it is run (or listed, by ``--help`` and shell completion): a start builds the click options of
 the one command it runs, not those of all eighteen (``COMMANDS``).
@@ -12,7 +13,8 @@ import importlib
 import logging
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
+from contextlib import suppress
 from typing import Any, Final, NoReturn
 
 import click
@@ -20,9 +22,12 @@ import click
 from snap import __version__
 from snap.cli_support import emit_json, error_document
 from snap.config import Settings
-from snap.errors import SnapError, VerifierError, exit_code_of
+from snap.errors import OutputError, SnapError, VerifierError, exit_code_of
+from snap.output import StreamName, WatchedOutput, watched_output
 
 INTERNAL_ERROR_EXIT = 70
+# 128 + SIGPIPE: what a shell reports for a process a closed pipe ended (``yes | head -1``).
+BROKEN_PIPE_EXIT = 141
 
 # Each command's module and name in it: loaded when the command is run, listed or completed.
 COMMANDS: Final[Mapping[str, str]] = {
@@ -54,8 +59,39 @@ def usage_error(error: click.UsageError) -> NoReturn:
     sys.exit(2)
 
 
+def report_error(
+    ctx: click.Context, error: SnapError | VerifierError, *, unwritable: Container[str] = ()
+) -> None:
+    """``snap: error: <one line>`` on standard error, and with --json the error document on
+    standard output too; a stream in ``unwritable`` is skipped."""
+    if "stderr" not in unwritable:
+        click.echo(f"snap: error: {error.message}", err=True)
+    if ctx.meta.get("snap.json") and "stdout" not in unwritable:
+        emit_json(error_document(error))
+
+
+def output_failed(
+    ctx: click.Context, output: WatchedOutput, stream: StreamName, error: OSError
+) -> NoReturn:
+    """The end of a command whose output could not be written; what it had done is kept (each
+    command prints what it has recorded, never before).
+
+    A pipe whose reader is gone (``snap fetch … | head -1``) ends the command quietly, as it
+    ends a Unix tool, with the exit code of a process SIGPIPE ended; any other failure (a full
+    disk, an I/O error) is one line on whichever stream still works, an ``OutputError``."""
+    output.discard_failed()
+    if isinstance(error, BrokenPipeError):
+        ctx.exit(BROKEN_PIPE_EXIT)
+    what = "the output" if stream == "stdout" else "standard error"
+    failure = OutputError(f"cannot write {what}: {error.strerror or error}")
+    with suppress(OSError):  # the other stream may fail too: nothing is left to tell it on
+        report_error(ctx, failure, unwritable=output.failures)
+    ctx.exit(exit_code_of(failure))
+
+
 class SnapGroup(click.Group):
-    """Maps every SnapError to ``snap: error: <one line>`` and its exit code; never a traceback.
+    """Maps every SnapError to ``snap: error: <one line>`` and its exit code, and output that
+    cannot be written to ``output_failed``; never a traceback.
 
     Its commands are ``COMMANDS``, imported on first use (click's documented pattern for lazy
     subcommands: ``list_commands`` and ``get_command``)."""
@@ -82,6 +118,16 @@ class SnapGroup(click.Group):
             usage_error(error)
 
     def invoke(self, ctx: click.Context) -> Any:
+        with watched_output() as output:
+            try:
+                return self.invoke_reporting_errors(ctx, output)
+            except OSError as error:  # writing the output, or reporting an error, failed
+                stream = output.stream_failed_by(error)
+                if stream is None:
+                    raise
+                output_failed(ctx, output, stream, error)
+
+    def invoke_reporting_errors(self, ctx: click.Context, output: WatchedOutput) -> Any:
         try:
             return super().invoke(ctx)
         except click.exceptions.NoArgsIsHelpError:
@@ -89,18 +135,15 @@ class SnapGroup(click.Group):
         except click.UsageError as error:
             usage_error(error)
         except (SnapError, VerifierError) as error:
-            code = exit_code_of(error)
-            click.echo(f"snap: error: {error.message}", err=True)
-            if ctx.meta.get("snap.json"):
-                emit_json(error_document(error))
-            ctx.exit(code)
+            report_error(ctx, error)
+            ctx.exit(exit_code_of(error))
         except (click.exceptions.Exit, click.ClickException, click.Abort):
             raise
         except KeyboardInterrupt:
             click.echo("snap: interrupted", err=True)
             ctx.exit(130)
         except Exception as error:
-            if os.environ.get("SNAP_DEBUG"):
+            if output.stream_failed_by(error) is not None or os.environ.get("SNAP_DEBUG"):
                 raise
             summary = " ".join(f"{type(error).__name__}: {error}".split())[:300]
             click.echo(

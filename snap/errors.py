@@ -8,7 +8,9 @@ maps errors to output in exactly one place (``snap.cli.main``), the HTTP service
 (``snap.service.problems.PROBLEMS``); library users catch these classes directly.
 
 Exit codes: 0 success, 1 a check failed or a capture failed, 2 unusable input or configuration,
-3 a backend (store or database) could not be used.
+3 a backend (store or database) or the output could not be used. Outside this table, because
+they are no error of snap's: 130 interrupted, 141 standard output is a pipe its reader closed,
+70 an internal error (a bug); ``snap.cli`` exits with those.
 """
 
 from __future__ import annotations
@@ -48,6 +50,11 @@ class ListenError(SnapError):
     """The address and port cannot be listened on (in use, not this machine's, no permission)."""
 
 
+class OutputError(SnapError):
+    """Standard output or standard error cannot be written: a full disk, an I/O error. (A pipe
+    whose reader is gone is not reported: the command ends quietly, ``snap.cli``.)"""
+
+
 # class -> exit code, looked up along the error's MRO (a subclass without a row exits as its
 # parent does; a test checks every class has a row all the same, so a new error is mapped on
 # purpose).
@@ -72,6 +79,7 @@ EXIT_CODES: dict[type[BaseException], int] = {
     DatabaseError: 3,
     BrokerError: 3,
     ListenError: 3,
+    OutputError: 3,  # where the output goes is as unusable as a full store
     AttestationFailure: 1,  # a signature, token or the log does not check
     TimestampUnavailable: 3,  # the time-stamping authority cannot be reached
 }

@@ -65,6 +65,7 @@ EXPECTED_EXIT_CODES = {
     "DatabaseError": 3,
     "BrokerError": 3,
     "ListenError": 3,
+    "OutputError": 3,
     "AttestationFailure": 1,
     "TimestampUnavailable": 3,
     "VerifierError": 2,
