@@ -1,7 +1,8 @@
 """The ``snap`` command line: each command parses, makes one library call, and prints.
 
 Errors are turned into one line and an exit code in exactly one place, ``SnapGroup.invoke``,
-and so is a failure to write the output (``snap.output``).
+and so is a failure to write the output (``snap.output``); what other packages log is printed
+only with SNAP_DEBUG (``LastResortLog``).
 The commands live in ``snap.commands``, one module per family, and each is imported only when
 it is run (or listed, by ``--help`` and shell completion): a start builds the click options of
 the one command it runs, not those of all eighteen (``COMMANDS``).
@@ -89,6 +90,38 @@ def output_failed(
     ctx.exit(exit_code_of(failure))
 
 
+def is_shown(record: logging.LogRecord) -> bool:
+    """Whether ``LastResortLog`` prints the record: snap's own, or any with SNAP_DEBUG."""
+    own = record.name == "snap" or record.name.startswith("snap.")
+    return own or bool(os.environ.get("SNAP_DEBUG"))
+
+
+class LastResortLog(logging.Handler):
+    """Where a log record goes when nothing has configured logging (``logging.lastResort``),
+    for the ``snap`` command.
+
+    Python's own prints any package's WARNING and above, traceback and all, on standard error.
+    snap says what went wrong in one line of its own, so another package's records are details
+    for SNAP_DEBUG: SQLAlchemy's pool, when Ctrl-C lands while it closes a connection, logs
+    ``Exception closing connection …`` with a traceback before ``snap: interrupted``. snap's
+    own loggers' records (``snap.*``) are printed as before. A logger that has a handler never
+    gets here: uvicorn's own, and every one once Celery or the MCP SDK has set up logging."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.addFilter(is_shown)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            sys.stderr.write(self.format(record) + "\n")
+            sys.stderr.flush()
+        except Exception:  # as logging's handlers do: logging must not end the program
+            self.handleError(record)
+
+
+LAST_RESORT_LOG = LastResortLog()
+
+
 class SnapGroup(click.Group):
     """Maps every SnapError to ``snap: error: <one line>`` and its exit code, and output that
     cannot be written to ``output_failed``; never a traceback.
@@ -173,6 +206,7 @@ def cli(ctx: click.Context, store_url: str | None, database_url: str | None) -> 
     snap stores every fetched source write-once under its SHA-256, records each capture, and
     verifies citations against the stored text with an exact, number-safe token match.
     """
+    logging.lastResort = LAST_RESORT_LOG
     logging.getLogger("pypdf").setLevel(logging.ERROR)  # its warnings are ours to report
     settings = Settings.from_env()
     overrides = {"store_url": store_url, "database_url": database_url}
