@@ -29,6 +29,7 @@ from snap.errors import (
     IntegrityError,
     ListenError,
     OffsetError,
+    OutputError,
     RecordNotFound,
     SelectorError,
     SnapError,
@@ -81,6 +82,7 @@ PROBLEMS: dict[type[BaseException], ProblemKind] = {
         501, "browser-unavailable", "This server cannot capture in a browser"
     ),
     ListenError: ProblemKind(500, "snap-error", "snap could not do this"),  # before any request
+    OutputError: ProblemKind(500, "snap-error", "snap could not do this"),  # the CLI's stdout
     AttestationFailure: ProblemKind(
         409, "integrity-failure", "A seal of the evidence does not check"
     ),
