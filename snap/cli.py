@@ -14,8 +14,8 @@ import importlib
 import logging
 import os
 import sys
-from collections.abc import Container, Mapping
-from contextlib import suppress
+from collections.abc import Container, Iterator, Mapping
+from contextlib import contextmanager, suppress
 from typing import Any, Final, NoReturn
 
 import click
@@ -90,6 +90,20 @@ def output_failed(
     ctx.exit(exit_code_of(failure))
 
 
+@contextmanager
+def output_failures_reported(ctx: click.Context) -> Iterator[WatchedOutput]:
+    """The standard streams watched inside the block: a write to them that fails (printing
+    the output, or reporting an error) ends the command through ``output_failed``."""
+    with watched_output() as output:
+        try:
+            yield output
+        except OSError as error:
+            stream = output.stream_failed_by(error)
+            if stream is None:
+                raise
+            output_failed(ctx, output, stream, error)
+
+
 def is_shown(record: logging.LogRecord) -> bool:
     """Whether ``LastResortLog`` prints the record: snap's own, or any with SNAP_DEBUG."""
     own = record.name == "snap" or record.name.startswith("snap.")
@@ -143,22 +157,17 @@ class SnapGroup(click.Group):
         return command
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        try:
-            return super().parse_args(ctx, args)
-        except click.exceptions.NoArgsIsHelpError:
-            raise
-        except click.UsageError as error:
-            usage_error(error)
+        with output_failures_reported(ctx):  # snap --help prints here
+            try:
+                return super().parse_args(ctx, args)
+            except click.exceptions.NoArgsIsHelpError:
+                raise
+            except click.UsageError as error:
+                usage_error(error)
 
     def invoke(self, ctx: click.Context) -> Any:
-        with watched_output() as output:
-            try:
-                return self.invoke_reporting_errors(ctx, output)
-            except OSError as error:  # writing the output, or reporting an error, failed
-                stream = output.stream_failed_by(error)
-                if stream is None:
-                    raise
-                output_failed(ctx, output, stream, error)
+        with output_failures_reported(ctx) as output:
+            return self.invoke_reporting_errors(ctx, output)
 
     def invoke_reporting_errors(self, ctx: click.Context, output: WatchedOutput) -> Any:
         try:

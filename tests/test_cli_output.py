@@ -101,9 +101,10 @@ def test_a_closed_pipe_ends_a_batch_fetch_quietly_with_what_it_recorded_kept(
     assert (report["orphans"], report["tempFiles"]) == ([], [])
 
 
-def test_a_closed_pipe_ends_a_report_quietly(env: dict[str, str]) -> None:
+@pytest.mark.parametrize("args", [["fsck"], ["--help"]])
+def test_a_closed_pipe_ends_a_report_quietly(env: dict[str, str], args: list[str]) -> None:
     with closed_pipe() as stdout:
-        done = snap_process(["fsck"], env, stdout=stdout)
+        done = snap_process(args, env, stdout=stdout)
     assert (done.returncode, done.stderr) == (141, "")
 
 
@@ -131,7 +132,9 @@ def test_a_full_disk_is_one_line_and_exit_3_after_the_capture_is_recorded(
 
 
 @needs_dev_full
-@pytest.mark.parametrize("command", [["fsck"], ["fsck", "--json"], ["verify", "{citation}"]])
+@pytest.mark.parametrize(
+    "command", [["fsck"], ["fsck", "--json"], ["verify", "{citation}"], ["--help"]]
+)
 def test_a_full_disk_is_one_line_and_exit_3(
     tmp_path: Path, env: dict[str, str], command: list[str]
 ) -> None:
