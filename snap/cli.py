@@ -24,11 +24,9 @@ from snap import __version__
 from snap.cli_support import emit_json, error_document
 from snap.config import Settings
 from snap.errors import OutputError, SnapError, VerifierError, exit_code_of
-from snap.output import StreamName, WatchedOutput, watched_output
+from snap.output import BROKEN_PIPE_EXIT, StreamName, WatchedOutput, watched_output
 
 INTERNAL_ERROR_EXIT = 70
-# 128 + SIGPIPE: what a shell reports for a process a closed pipe ended (``yes | head -1``).
-BROKEN_PIPE_EXIT = 141
 
 # Each command's module and name in it: loaded when the command is run, listed or completed.
 COMMANDS: Final[Mapping[str, str]] = {

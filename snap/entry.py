@@ -19,7 +19,13 @@ INSTALLATION_BROKEN = 3  # the exit code of a store or database that cannot be u
 
 def main() -> None:
     if sys.argv[1:] == ["--version"]:
-        sys.stdout.write(VERSION_LINE + "\n")
+        try:
+            sys.stdout.write(VERSION_LINE + "\n")
+            sys.stdout.flush()
+        except OSError as error:  # a closed pipe, a full disk: as any command's output
+            from snap.output import unwritable_before_cli
+
+            unwritable_before_cli(error)
         return
     from snap.packages import foreign_packages
 

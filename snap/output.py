@@ -15,9 +15,12 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from typing import Any, Literal, TextIO, cast
+from typing import Any, Literal, NoReturn, TextIO, cast
 
 StreamName = Literal["stdout", "stderr"]
+# 128 + SIGPIPE: what a shell reports for a process a closed pipe ended (``yes | head -1``).
+BROKEN_PIPE_EXIT = 141
+OUTPUT_FAILED_EXIT = 3  # snap.errors.OutputError's row, for the one line printed before click
 
 
 class WatchedStream:
@@ -89,13 +92,31 @@ class WatchedOutput:
         Python's documentation on SIGPIPE warns. A stream without a descriptor of its own
         (click's test runner) is left alone."""
         for name in self.failures:
-            with suppress(OSError, ValueError, AttributeError):
-                descriptor = self.streams[name].fileno()
-                null = os.open(os.devnull, os.O_WRONLY)
-                try:
-                    os.dup2(null, descriptor)
-                finally:
-                    os.close(null)
+            to_null_device(self.streams[name])
+
+
+def to_null_device(stream: Any) -> None:
+    """Point ``stream``'s file descriptor at the null device (see ``discard_failed``); a stream
+    without a descriptor of its own is left alone."""
+    with suppress(OSError, ValueError, AttributeError):
+        descriptor = stream.fileno()
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, descriptor)
+        finally:
+            os.close(null)
+
+
+def unwritable_before_cli(error: OSError) -> NoReturn:
+    """The end of ``snap --version``, answered before click loads, when its line cannot be
+    written: as a command's output ends (``snap.cli``), a closed pipe quietly with
+    ``BROKEN_PIPE_EXIT``, any other failure with one line and exit 3."""
+    to_null_device(sys.stdout)
+    if isinstance(error, BrokenPipeError):
+        raise SystemExit(BROKEN_PIPE_EXIT)
+    with suppress(OSError):
+        sys.stderr.write(f"snap: error: cannot write the output: {error.strerror or error}\n")
+    raise SystemExit(OUTPUT_FAILED_EXIT)
 
 
 @contextmanager

@@ -19,6 +19,8 @@ from typing import IO, Any
 
 import pytest
 
+from snap.errors import OutputError, exit_code_of
+from snap.output import OUTPUT_FAILED_EXIT
 from tests.db_support import ready_home
 from tests.snap_cli import run_snap
 
@@ -101,7 +103,7 @@ def test_a_closed_pipe_ends_a_batch_fetch_quietly_with_what_it_recorded_kept(
     assert (report["orphans"], report["tempFiles"]) == ([], [])
 
 
-@pytest.mark.parametrize("args", [["fsck"], ["--help"]])
+@pytest.mark.parametrize("args", [["fsck"], ["--help"], ["--version"]])
 def test_a_closed_pipe_ends_a_report_quietly(env: dict[str, str], args: list[str]) -> None:
     with closed_pipe() as stdout:
         done = snap_process(args, env, stdout=stdout)
@@ -133,7 +135,8 @@ def test_a_full_disk_is_one_line_and_exit_3_after_the_capture_is_recorded(
 
 @needs_dev_full
 @pytest.mark.parametrize(
-    "command", [["fsck"], ["fsck", "--json"], ["verify", "{citation}"], ["--help"]]
+    "command",
+    [["fsck"], ["fsck", "--json"], ["verify", "{citation}"], ["--help"], ["--version"]],
 )
 def test_a_full_disk_is_one_line_and_exit_3(
     tmp_path: Path, env: dict[str, str], command: list[str]
@@ -181,3 +184,9 @@ def test_a_broken_pipe_that_is_not_the_output_is_still_an_internal_error(
     done = run_snap(["fsck"], env)
     assert done.returncode == 70
     assert done.stderr.startswith("snap: internal error: BrokenPipeError: [Errno 32] Broken pipe")
+
+
+def test_the_version_line_fails_as_a_command_s_output_does() -> None:
+    """``snap --version`` is answered before click and the error table load: its exit code for
+    output that cannot be written is the table's."""
+    assert exit_code_of(OutputError("cannot write the output")) == OUTPUT_FAILED_EXIT
