@@ -1,24 +1,21 @@
 """``snap export``: a selection written as WARC, WACZ or an HTML evidence page.
 
-The output appears whole or not at all: it is written to a temporary file beside the target,
-flushed to disk, and only then linked into place (``os.link`` refuses an existing file, so two
-exports cannot overwrite each other; ``--force`` replaces instead). Any failure, a damaged blob
-above all, removes the temporary file and leaves nothing at the target.
+The output appears whole or not at all, and an existing file is replaced only with ``--force``
+(``records.output_files``, the rule of every file snap writes where the user says). Any
+failure, a damaged blob above all, removes the temporary file and leaves nothing at the target.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import os
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from records.exports.selection import Selection
+from records.output_files import check_output, staged
 from records.workspace import Workspace
 from snapshotter.errors import InputError
 
@@ -55,17 +52,6 @@ class ExportResult:
         return sum(len(c.verifications) for c in self.selection.citations)
 
 
-def check_output(path: Path, *, force: bool) -> None:
-    """Before anything is read: the target can be written, and is not there unless forced."""
-    folder = path.resolve().parent
-    if not folder.is_dir() or not os.access(folder, os.W_OK):
-        raise InputError(f"{path}: cannot write there (no such folder, or not writable)")
-    if path.is_dir():
-        raise InputError(f"{path} is a folder; give the path of the file to write")
-    if path.exists() and not force:
-        raise InputError(f"{path} exists; give --force to replace it")
-
-
 def export(
     workspace: Workspace,
     selection: Selection,
@@ -79,8 +65,8 @@ def export(
     if fmt not in FORMATS:
         raise InputError(f"unknown export format {fmt!r}; expected one of {', '.join(FORMATS)}")
     check_output(out, force=force)
-    with _staged(out, force=force) as staged:
-        written = _write(workspace, selection, fmt, staged, name=out.name, progress=progress)
+    with staged(out, force=force) as temporary:
+        written = _write(workspace, selection, fmt, temporary, name=out.name, progress=progress)
     digest, size = _digest(out)
     return ExportResult(out, fmt, digest, size, selection, written)
 
@@ -148,28 +134,6 @@ def _attestations(workspace: Workspace, selection: Selection) -> list[dict[str, 
     checks = [v.id for c in selection.citations for v in c.verifications]
     sealed_captures = [(c.capture_id, c.provenance) for c in selection.captures]
     return export_attestations(workspace, sealed_captures, checks)
-
-
-@contextmanager
-def _staged(out: Path, *, force: bool) -> Iterator[Path]:
-    """A temporary path beside ``out``, put in place only when the body finishes."""
-    handle, name = tempfile.mkstemp(dir=out.resolve().parent, prefix=f".{out.name}.", suffix=".tmp")
-    os.close(handle)
-    staged = Path(name)
-    try:
-        yield staged
-        with staged.open("rb+") as written:
-            os.fsync(written.fileno())
-        if force:
-            staged.replace(out)
-        else:
-            try:
-                os.link(staged, out)
-            except FileExistsError:
-                raise InputError(f"{out} exists; give --force to replace it") from None
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            staged.unlink()
 
 
 def _digest(path: Path) -> tuple[str, int]:

@@ -124,10 +124,10 @@ def export(
     Every blob is re-hashed as it is read; a damaged one stops the export (exit 1) and nothing
     is written.
     """
-    from records.exports.export import check_output
     from records.exports.export import export as run_export
     from records.exports.selection import select
     from records.inputs import load_document_map
+    from records.output_files import check_output
 
     if documents_path is not None and file is None:
         raise click.UsageError("--documents goes with FILE (a model's answer)")
