@@ -357,16 +357,15 @@ def shown_json(shown: Shown) -> dict[str, Any]:
     return document
 
 
-def shown_written_json(shown: Shown, path: str) -> dict[str, Any]:
+def shown_written_json(shown: Shown, path: str, written: bytes) -> dict[str, Any]:
     """``snap show --output FILE --json``: what was written where, and its digest (the bytes
     were re-hashed against the snapshot's own digest when read)."""
-    raw = shown.raw or b""
     return {
         "snapshotId": shown.snapshot_id,
         "what": shown.what,
         "path": path,
-        "size": len(raw),
-        "sha256": hashlib.sha256(raw).hexdigest(),
+        "size": len(written),
+        "sha256": hashlib.sha256(written).hexdigest(),
     }
 
 

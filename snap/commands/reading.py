@@ -20,7 +20,6 @@ from snap.cli_support import (
     progress_counter,
     workspace,
 )
-from snap.errors import InputError
 from snap.paths import InputFile, OutputFile
 
 if TYPE_CHECKING:
@@ -29,21 +28,21 @@ if TYPE_CHECKING:
 
 @click.command()
 @click.argument("snapshot_id", metavar="SNAPSHOT")
-@click.option("--text", "what", flag_value="text", default=True, help="The text (default).")
-@click.option("--raw", "what", flag_value="raw", help="The raw bytes as fetched.")
-@click.option("--headers", "what", flag_value="headers", help="The recorded response headers.")
+@click.option("--text", is_flag=True, help="The text (default).")
+@click.option("--raw", is_flag=True, help="The raw bytes as fetched.")
+@click.option("--headers", is_flag=True, help="The recorded response headers.")
 @click.option(
     "--screenshot",
-    "what",
-    flag_value="screenshot",
+    is_flag=True,
     help="The full-page PNG of the latest browser capture (with -o FILE).",
 )
 @click.option(
     "-o",
     "--output",
     type=OutputFile(),
-    help="Write the raw bytes or screenshot to this file instead of standard output.",
+    help="Write what would be printed to this file instead, and print its SHA-256.",
 )
+@click.option("--force", is_flag=True, help="Replace the output file if it exists.")
 @click.option("--page", help="Only this page of a PDF (its label, or its number).")
 @click.option(
     "--around",
@@ -56,8 +55,12 @@ if TYPE_CHECKING:
 def show(
     ctx: click.Context,
     snapshot_id: str,
-    what: ShownPart,
+    text: bool,
+    raw: bool,
+    headers: bool,
+    screenshot: bool,
     output: Path | None,
+    force: bool,
     page: str | None,
     around: int | None,
     as_json: bool,
@@ -65,27 +68,55 @@ def show(
     """Print what was stored for SNAPSHOT (an id, or 8+ of its hex digits).
 
     Every byte is read from the snapshot's recorded store and version and re-hashed first.
+    With -o FILE, what would be printed is written to FILE instead (an existing FILE is
+    replaced only with --force).
     """
+    from records.output_files import check_output, write_file
     from records.show import show as run_show
 
+    what = shown_part({"text": text, "raw": raw, "headers": headers, "screenshot": screenshot})
+    if what != "text" and (page is not None or around is not None):
+        option = "--page" if page is not None else "--around"
+        raise click.UsageError(f"{option} goes with the text, not --{what}")
+    if output is None and force:
+        raise click.UsageError("--force goes with -o FILE")
+    if output is not None:
+        check_output(output, force=force)
     with workspace(ctx, existing=True) as ws:
         shown = run_show(ws, snapshot_id, what=what, page=page, around=around)
     from records.wire import shown_json, shown_written_json
 
-    if output is not None and shown.raw is not None:
-        write_output(output, shown.raw)
+    offsets = page is not None or around is not None
+    if output is None:
         if as_json:
-            emit_json(shown_written_json(shown, str(output)))
+            emit_json(shown_json(shown))
+        elif shown.raw is not None:
+            sys.stdout.buffer.write(shown.raw)
+            sys.stdout.buffer.flush()
         else:
-            digest = hashlib.sha256(shown.raw).hexdigest()
-            click.echo(f"wrote {output} ({len(shown.raw)} bytes, sha256:{digest})")
-    elif as_json:
-        emit_json(shown_json(shown))
-    elif shown.raw is not None:
-        sys.stdout.buffer.write(shown.raw)
-        sys.stdout.buffer.flush()
+            click.echo(render.shown(shown, offsets=offsets))
+        return
+    if shown.raw is not None:
+        data = shown.raw
+    else:  # the text or the exchanges, as click.echo prints them
+        data = (render.shown(shown, offsets=offsets) + "\n").encode("utf-8")
+    write_file(output, data, force=force)
+    if as_json:
+        emit_json(shown_written_json(shown, str(output), data))
     else:
-        click.echo(render.shown(shown, offsets=page is not None or around is not None))
+        digest = hashlib.sha256(data).hexdigest()
+        click.echo(f"wrote {output} ({len(data)} bytes, sha256:{digest})")
+
+
+def shown_part(flags: dict[ShownPart, bool]) -> ShownPart:
+    """The one part of the snapshot asked for (the text when none is); several is a usage
+    mistake, not a choice for snap to make."""
+    given = [part for part, on in flags.items() if on]
+    if len(given) > 1:
+        named = " and ".join(f"--{part}" for part in given)
+        choices = ", ".join(f"--{part}" for part in flags)
+        raise click.UsageError(f"{named} cannot be combined: give one of {choices}")
+    return given[0] if given else "text"
 
 
 @click.command()
@@ -152,14 +183,6 @@ def export(
         emit_json(export_result_json(result))
     else:
         click.echo(render.export_summary(result))
-
-
-def write_output(path: Path, data: bytes) -> None:
-    """The bytes ``snap show -o`` writes; an unwritable path is one line (exit 2)."""
-    try:
-        path.write_bytes(data)
-    except OSError as error:
-        raise InputError(f"cannot write {path}: {error.strerror}") from None
 
 
 @click.command("import")
