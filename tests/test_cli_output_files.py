@@ -1,7 +1,7 @@
-"""Files a command writes where the user says (``snap show -o``, as ``snap export -o``): ``-o``
-writes what would have been printed, whatever is shown; a file that is there is refused unless
-``--force``; and a write that fails midway leaves no half-written file in its place
-(``records.output_files``)."""
+"""Files a command writes where the user says (``snap show -o``, ``snap verify --emit``, as
+``snap export -o``): ``-o`` writes what would have been printed, whatever is shown; a file
+that is there is refused unless ``--force``; and a write that fails midway leaves no
+half-written file in its place (``records.output_files``)."""
 
 from __future__ import annotations
 
@@ -114,6 +114,26 @@ def test_show_refuses_an_existing_file_unless_forced(
     done = run_snap(["show", snapshot, *shown, "-o", str(kept), "--force"], env)
     assert done.returncode == 0, done.stderr
     assert kept.read_text() != PRECIOUS
+
+
+def test_verify_emit_refuses_an_existing_file_unless_forced(
+    env: dict[str, str], snapshot: str, tmp_path: Path
+) -> None:
+    citation = tmp_path / "citation.json"
+    quote = "nine requests in ten"
+    citation.write_text(json.dumps({"citationId": "kept", "snapshotId": snapshot, "quote": quote}))
+    kept = tmp_path / "keep.json"
+    kept.write_text(PRECIOUS)
+    line = one_error(run_snap(["verify", str(citation), "--emit", str(kept)], env), 2)
+    assert line == f"snap: error: {kept} exists; give --force to replace it"
+    assert kept.read_text() == PRECIOUS
+    assert run_snap(["audit", "kept"], env).returncode == 1  # refused before anything was checked
+    done = run_snap(["verify", str(citation), "--emit", str(kept), "--force"], env)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(kept.read_text())["citations"][0]["citationId"] == "kept"
+    assert one_error(run_snap(["verify", str(citation), "--force"], env), 2).endswith(
+        "--force goes with --emit FILE (see: snap verify --help)"
+    )
 
 
 ROOM = 256 * 1024  # bytes any file may grow to: room for the database's shared memory file

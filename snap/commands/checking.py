@@ -4,7 +4,6 @@ what was checked."""
 from __future__ import annotations
 
 import json
-import os
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -48,6 +47,7 @@ from snap.paths import InputFile, OutputFile
     type=OutputFile(),
     help="Write verified citations here as citation records and W3C annotations.",
 )
+@click.option("--force", is_flag=True, help="With --emit: replace the file if it exists.")
 @documents_option
 @json_option
 @click.pass_context
@@ -58,6 +58,7 @@ def verify(
     allow_private: bool | None,
     allow_networks: Any,
     emit_path: Path | None,
+    force: bool,
     documents_path: Path | None,
     as_json: bool,
 ) -> None:
@@ -68,9 +69,11 @@ def verify(
     from records.inputs import load_document_map, load_verify_input
     from records.verify import verify_citations
 
+    if emit_path is None and force:
+        raise click.UsageError("--force goes with --emit FILE")
     given = load_verify_input(file, load_document_map(documents_path))
     if emit_path is not None:
-        check_can_write(emit_path, file)
+        check_can_write(emit_path, file, force=force)
     with workspace(ctx, allow_private=allow_private, allow_networks=allow_networks) as ws:
         report = verify_citations(ws, given, fetch_missing=fetch_missing)
         checkpoint_log(ws)
@@ -78,7 +81,7 @@ def verify(
             from records.emit import emit_verified  # the ORM's models: only --emit reads them
 
             emitted = emit_verified(ws, report.results)
-            write_json_file(emit_path, emitted)
+            write_json_file(emit_path, emitted, force=force)
             click.echo(
                 f"wrote {len(emitted['citations'])} verified citation(s) of "
                 f"{len(report.results)} to {emit_path}",
@@ -93,21 +96,22 @@ def verify(
     ctx.exit(0 if report.passed else 1)
 
 
-def check_can_write(path: Path, given: Path) -> None:
+def check_can_write(path: Path, given: Path, *, force: bool) -> None:
     """Before any check is recorded: an --emit target that cannot be written is an input error,
-    and so is the input file itself (it would be overwritten)."""
+    and so is the input file itself (it would be overwritten, --force or not) and, without
+    --force, any other file that is there."""
+    from records.output_files import check_output
+
     if str(given) != "-" and path.resolve() == given.resolve():
         raise InputError(f"{path}: --emit would overwrite the input file")
-    folder = path.resolve().parent
-    if not folder.is_dir() or not os.access(folder, os.W_OK):
-        raise InputError(f"{path}: cannot write there (no such folder, or not writable)")
+    check_output(path, force=force)
 
 
-def write_json_file(path: Path, document: Any) -> None:
-    try:
-        path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    except OSError as error:
-        raise InputError(f"{path}: cannot write: {error.strerror}") from None
+def write_json_file(path: Path, document: Any, *, force: bool) -> None:
+    from records.output_files import write_file
+
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    write_file(path, text.encode("utf-8"), force=force)
 
 
 @click.command()
