@@ -1,7 +1,9 @@
 """Ids people can type: a snapshot or citation named by any unique prefix of 8+ hex digits.
 
 Output shows ``sha256:4d9666c46b4d…``; that, the bare hex, or the full id all name the
-snapshot. A prefix that fits several records lists them instead of picking one.
+snapshot. A prefix that fits several records lists them instead of picking one. A snapshot id
+that is none of these (too few digits, not hex) cannot name anything: unusable input, as an
+ambiguous prefix is; a well-formed one that names no snapshot is "nothing recorded".
 """
 
 from __future__ import annotations
@@ -26,8 +28,8 @@ def resolve_snapshot_id(session: Session, given: str) -> str:
     text = given.strip().rstrip("…").rstrip(".")
     match = _HEX_PREFIX.match(text)
     if match is None or len(match.group(1)) < MIN_HEX:
-        raise RecordNotFound(
-            f"no snapshot {given!r}: give its id, or at least {MIN_HEX} of its hex digits"
+        raise InputError(
+            f"{given!r} is not a snapshot id: give its id, or at least {MIN_HEX} of its hex digits"
         )
     prefix = "sha256:" + match.group(1).lower()
     return _unique(session, Snapshot.id, prefix, given, "snapshot")
