@@ -38,11 +38,17 @@ def shown(target: object) -> str:
     return _ANY_CONTROL.sub(_escaped, text)
 
 
+def printable_line(message: str) -> str:
+    """``message`` as one line that a terminal shows as it is: control characters escaped
+    (``\\x1b``), whitespace collapsed. For a line shown beside the errors, not raised as one."""
+    return " ".join(_CONTROL.sub(_escaped, message).split())
+
+
 class SnapError(Exception):
     """Base class: a one-line, user-facing message."""
 
     def __init__(self, message: str) -> None:
-        line = " ".join(_CONTROL.sub(_escaped, message).split())
+        line = printable_line(message)
         if len(line) > MAX_MESSAGE:  # a 20,000-character URL from a server is not a clear line
             line = f"{line[: MAX_MESSAGE - 40]}… ({len(line) - MAX_MESSAGE + 40} characters cut)"
         super().__init__(line)

@@ -64,10 +64,14 @@ from records.urls import canonical_url
 from records.vocabulary import ImportOutcome
 from records.workspace import Workspace
 from snapshotter.capture import HEADERS_BLOB, SnapshotRecord, extract_and_store, store_head
-from snapshotter.errors import CaptureError, SnapError
+from snapshotter.errors import CaptureError, InputError, SnapError, printable_line
+from snapshotter.fetch import shown
 
 Progress = Callable[[int], None]
 MAX_REDIRECT_HOPS = 10
+# How warcio's ArchiveLoadFailed begins for a record header it cannot read (recordloader.py).
+UNKNOWN_FORMAT = "Unknown archive format, first line:"
+INVALID_RECORD = "Invalid WARC record, first line:"
 
 
 def total_bytes(path: Path) -> int:
@@ -158,13 +162,23 @@ class _ImportRun:
                     result = self._record(source, offset, record, software)
                     if result is not None and result.outcome != ImportOutcome.DEFERRED:
                         self.report.results.append(result)
+            except _NotAWarc:
+                if self.archive.kind == "warc":  # its only WARC: nothing was read
+                    raise InputError(
+                        f"{shown(self.archive.path)} is not a WARC (.warc, .warc.gz) or WACZ file"
+                    ) from None
+                self._damaged(source, offset, "it is not a WARC")
             except _Damaged as damaged:
-                reason = " ".join(str(damaged.__cause__ or damaged).split())[:300]
-                self.report.damaged.append(
-                    f"{source.name} is damaged after offset {offset}: {reason}"
-                    " (records before it were imported)"
-                )
+                self._damaged(source, offset, str(damaged))
         self._advance(source.size, done)
+
+    def _damaged(self, source: WarcSource, offset: int, reason: str) -> None:
+        """One line for a WARC that breaks off; what came before it stays imported (and the
+        line says so only when there was something before it)."""
+        line = f"{source.name} is damaged after offset {offset}: {printable_line(reason)[:300]}"
+        if self.report.results:
+            line += " (records before it were imported)"
+        self.report.damaged.append(line)
 
     def _advance(self, position: int, done: int) -> None:
         if position > done:
@@ -180,7 +194,7 @@ class _ImportRun:
         except _Damaged:
             raise
         except Exception as error:  # the archive broke off inside this record
-            raise _Damaged(f"{type(error).__name__}: {error}") from error
+            raise _Damaged(_reason(error)) from error
 
     def _classify(
         self, source: WarcSource, offset: int, record: Any, software: dict[str | None, str]
@@ -422,17 +436,39 @@ class _Damaged(Exception):
     """The WARC cannot be read past this point (truncated gzip, garbage, a bad header)."""
 
 
+class _NotAWarc(_Damaged):
+    """The WARC's first record begins like neither a WARC nor an ARC record: it is no WARC."""
+
+
 def _records(iterator: Any) -> Iterator[Any]:
     """warcio's records, with any reading failure of warcio or zlib as one ``_Damaged``."""
+    first = True
     while True:
         try:
             record = next(iterator)
         except StopIteration:
             return
         except Exception as error:
-            raise _Damaged(str(error)) from error
+            if first and _unknown_format(error):
+                raise _NotAWarc(str(error)) from error
+            raise _Damaged(_reason(error)) from error
+        first = False
         yield record
         try:
             iterator.read_to_end(record)
         except Exception as error:
-            raise _Damaged(str(error)) from error
+            raise _Damaged(_reason(error)) from error
+
+
+def _unknown_format(error: Exception) -> bool:
+    from warcio.recordloader import ArchiveLoadFailed
+
+    return isinstance(error, ArchiveLoadFailed) and str(error).startswith(UNKNOWN_FORMAT)
+
+
+def _reason(error: Exception) -> str:
+    """Why reading stopped, for the one line that says so. warcio quotes the line it could not
+    read as a record's first line: bytes of anything, so only that it is no record is said."""
+    if _unknown_format(error) or str(error).startswith(INVALID_RECORD):
+        return "what follows is not a WARC record"
+    return str(error) or type(error).__name__

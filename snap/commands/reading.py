@@ -212,7 +212,7 @@ def import_(ctx: click.Context, path: Path, as_latest: bool, as_json: bool) -> N
         from records.wire import import_report_json
 
         emit_json(import_report_json(report))
-    else:
+    elif report.results or not report.damaged:  # broken before any record: only the error
         click.echo(render.import_report(report))
     for line in report.damaged:
         click.echo(f"snap: error: {line}", err=True)

@@ -8,6 +8,7 @@ import gzip
 import hashlib
 import json
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -24,11 +25,13 @@ from tests.imports.warcs import OTHER, PAGE, CrawlerWarc, crawl
 CDN = "http://example.test/cdn"
 
 
-def snap_import(tmp_path: Path, target: Path | str) -> subprocess.CompletedProcess[str]:
+def snap_import(
+    tmp_path: Path, target: Path | str, *, as_json: bool = True
+) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SNAP_")}
     env["SNAP_HOME"] = str(tmp_path / "home")
     return subprocess.run(
-        [sys.executable, "-m", "snap", "import", str(target), "--json"],
+        [sys.executable, "-m", "snap", "import", str(target), *(["--json"] if as_json else [])],
         env=env,
         capture_output=True,
         text=True,
@@ -68,6 +71,60 @@ def test_garbage_named_like_a_warc(tmp_path: Path) -> None:
     done = snap_import(tmp_path, path)
     line = one_error_line(done, 2)
     assert "garbage.warc.gz is damaged: not a valid gzip stream" in line
+
+
+def no_magic(data: bytes) -> bytes:
+    """Bytes that start like no archive snap knows (so only the name makes them a WARC)."""
+    return b"x" + data[1:] if data.startswith((b"\x1f\x8b", b"PK", b"WARC/")) else data
+
+
+NOT_WARCS = {  # what a file named like a WARC holds; random, but the same on every run
+    "random bytes": no_magic(random.Random(1).randbytes(4000)),
+    "gzip of random bytes": gzip.compress(random.Random(2).randbytes(4000)),
+    "text with escapes": b"hello \x1b[31mred\x07\r\nand more\r\n",
+}
+
+
+@pytest.mark.parametrize("name", ["fake.warc.gz", "fake.warc"])
+@pytest.mark.parametrize("content", NOT_WARCS.values(), ids=list(NOT_WARCS))
+def test_a_file_named_like_a_warc_that_is_none_is_one_line(
+    tmp_path: Path, name: str, content: bytes
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(content)
+    done = snap_import(tmp_path, path, as_json=False)
+    assert done.returncode == 2
+    assert done.stdout == ""  # nothing was read: no summary of nothing imported
+    assert done.stderr == f"snap: error: {path} is not a WARC (.warc, .warc.gz) or WACZ file\n"
+
+
+def test_garbage_after_a_record_keeps_the_summary_and_quotes_no_bytes(tmp_path: Path) -> None:
+    warc = CrawlerWarc(tmp_path / "plain.warc", gzip_records=False)
+    warc.response("http://example.test/other", OTHER, gzip_body=False, chunk=False)
+    data = warc.write().path.read_bytes()
+    garbage = b"\x1b[2J\x9b\xce\xa9 not a record \x07\r\n" + no_magic(
+        random.Random(3).randbytes(500)
+    )
+    broken = tmp_path / "broken.warc"
+    broken.write_bytes(data + garbage)
+    done = snap_import(tmp_path, broken, as_json=False)
+    assert done.returncode == 2
+    assert done.stdout.startswith("imported 1 capture from"), done.stdout
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("snap: error: broken.warc is damaged after offset "), line
+    assert line.endswith(": what follows is not a WARC record (records before it were imported)")
+
+
+def test_a_warc_broken_in_its_first_record_is_only_the_error(tmp_path: Path) -> None:
+    path = tmp_path / "headless.warc"
+    path.write_bytes(b"WARC/1.1\r\n" + no_magic(random.Random(4).randbytes(500)))
+    done = snap_import(tmp_path, path, as_json=False)
+    assert done.returncode == 2
+    assert done.stdout == "", done.stdout
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("snap: error: headless.warc is damaged after offset 0: "), line
+    assert "records before it were imported" not in line
+    assert line.isprintable()
 
 
 def test_a_truncated_gzip_keeps_what_came_before(tmp_path: Path) -> None:
