@@ -389,9 +389,9 @@ def recheck(
     fingerprints: a citation that was never right there stays broken, whatever newer captures
     or extractions say. Then the latest capture at its newest extraction."""
     if citation.snapshot_id is None and citation.claimed_snapshot:
-        reason = (
-            f"the cited snapshot {citation.claimed_snapshot} was never captured from {citation.url}"
-        )
+        reason = f"the cited snapshot {citation.claimed_snapshot} was never captured"
+        if citation.url:  # a citation may name its snapshot alone
+            reason += f" from {citation.url}"
         return Outcome(Status.UNKNOWN_SNAPSHOT, reason=reason), None, None
     if pinned is not None:
         own, source = check_stored(texts, pinned, request_of(citation, in_own_snapshot=True))

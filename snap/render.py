@@ -274,7 +274,7 @@ def audit_report(report: AuditReport) -> str:
         citation = report.citation
         lines += [
             f"citation {citation.citation_id}",
-            f"  url     {citation.url}",
+            f"  url     {citation.url or '-'}",  # a citation may name its snapshot alone
             f"  quote   “{one_line(citation.exact)}”",
             f"  created {wire_time(citation.created_at)}",
         ]
@@ -306,16 +306,17 @@ def audit_report(report: AuditReport) -> str:
 
 def imported_from(provenance: Mapping[str, Any]) -> list[str]:
     """A capture read from a web archive says which record it was: snap did not fetch it."""
-    from records.attest.manifest import claimed_software
+    from records.attest.manifest import claimed_software, record_id_of
 
     warc = provenance.get("warc")
     if not isinstance(warc, dict):
         return []
     where = f"{warc.get('file')}@{warc.get('offset')}"
+    record = f"{warc.get('type')} {record_id_of(warc)}"
     line = (
-        f"imported from {where} (sha256 {warc.get('fileDigest')}, {warc.get('type')}"
-        f" {warc.get('recordId')}), captured by {claimed_software(dict(provenance))} at the"
-        " time that archive states; not captured by snap"
+        f"imported from {where} (sha256 {warc.get('fileDigest')}, {record}),"
+        f" captured by {claimed_software(dict(provenance))} at the time that archive states;"
+        " not captured by snap"
     )
     return ["    " + one_line(line)]
 
@@ -347,8 +348,8 @@ def retention_line(snapshot: AuditedSnapshot) -> str:
 def snapshot_lines(snapshot: AuditedSnapshot) -> list[str]:
     lines = [
         f"snapshot {snapshot.snapshot_id}",
-        f"  text hash {snapshot.text_hash}",
-        f"  norm hash {snapshot.norm_hash}",
+        f"  text hash {snapshot.text_hash or 'none'}",  # no text: no extractor for the type
+        f"  norm hash {snapshot.norm_hash or 'none'}",
         f"  store     {snapshot.store}",
         f"  versions  raw={snapshot.raw_version_id or '-'} text={snapshot.text_version_id or '-'}",
         retention_line(snapshot),

@@ -168,9 +168,16 @@ def origin_line(provenance: dict[str, Any]) -> str | None:
     warc = provenance.get("warc") or {}
     return (
         f"imported from {warc.get('file')} (sha256 {warc.get('fileDigest')}, record"
-        f" {warc.get('recordId')}), captured by {claimed_software(provenance)} at the time that"
+        f" {record_id_of(warc)}), captured by {claimed_software(provenance)} at the time that"
         f" archive states ({provenance.get('fetchedAt')}); not captured by snap"
     )
+
+
+def record_id_of(warc: dict[str, Any]) -> str:
+    """The archived record's WARC-Record-ID, or that it had none (a header WARC requires, which
+    the importer does not insist on)."""
+    record_id = warc.get("recordId")
+    return str(record_id) if record_id else "without a WARC-Record-ID"
 
 
 def claimed_software(provenance: dict[str, Any]) -> str:
