@@ -64,8 +64,7 @@ from records.urls import canonical_url
 from records.vocabulary import ImportOutcome
 from records.workspace import Workspace
 from snapshotter.capture import HEADERS_BLOB, SnapshotRecord, extract_and_store, store_head
-from snapshotter.errors import CaptureError, InputError, SnapError, printable_line
-from snapshotter.fetch import shown
+from snapshotter.errors import CaptureError, InputError, SnapError, printable_line, shown
 
 Progress = Callable[[int], None]
 MAX_REDIRECT_HOPS = 10
