@@ -77,9 +77,25 @@ def test_o_writes_what_show_prints(
     done = run_snap(["show", snapshot, *shown, "-o", str(out)], env)
     assert done.returncode == 0, done.stderr
     data = out.read_bytes()
-    assert data == printed.stdout.encode("utf-8")
+    assert data + b"\n" == printed.stdout.encode("utf-8")  # but for the terminal's line break
     digest = hashlib.sha256(data).hexdigest()
     assert done.stdout == f"wrote {out} ({len(data)} bytes, sha256:{digest})\n"
+
+
+def test_the_text_written_is_the_stored_text_byte_for_byte(
+    env: dict[str, str],
+    http_server: LoopbackServer,
+    tmp_path: Path,  # noqa: F811
+) -> None:
+    """Whoever checks the evidence with their own tools: ``sha256sum`` of the file is the
+    recorded text hash."""
+    http_server.route("/page", body=PAGE)
+    fetched = run_snap(["fetch", http_server.url("/page"), "--json"], env)
+    record = json.loads(fetched.stdout)
+    out = tmp_path / "text.txt"
+    done = run_snap(["show", record["snapshotId"], "--text", "-o", str(out)], env)
+    assert done.returncode == 0, done.stderr
+    assert f"sha256:{hashlib.sha256(out.read_bytes()).hexdigest()}" == record["hashes"]["text"]
 
 
 def test_o_with_json_describes_the_file_written(

@@ -68,7 +68,8 @@ def show(
     """Print what was stored for SNAPSHOT (an id, or 8+ of its hex digits).
 
     Every byte is read from the snapshot's recorded store and version and re-hashed first.
-    With -o FILE, what would be printed is written to FILE instead (an existing FILE is
+    With -o FILE, what would be printed is written to FILE instead, without the terminal's
+    last line break, so the text's file hashes to the recorded text hash (an existing FILE is
     replaced only with --force).
     """
     from records.output_files import check_output, write_file
@@ -98,8 +99,8 @@ def show(
         return
     if shown.raw is not None:
         data = shown.raw
-    else:  # the text or the exchanges, as click.echo prints them
-        data = (render.shown(shown, offsets=offsets) + "\n").encode("utf-8")
+    else:  # the text or the exchanges, without the line break a terminal's line ends with:
+        data = render.shown(shown, offsets=offsets).encode("utf-8")  # the text blob, byte for byte
     write_file(output, data, force=force)
     if as_json:
         emit_json(shown_written_json(shown, str(output), data))
