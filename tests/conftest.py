@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
-from tests.db_support import migrated_sqlite_template
+from tests.db_support import migrated_sqlite_template, ready_home
 
 
 @pytest.fixture(scope="session")
@@ -14,6 +15,14 @@ def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A migrated, empty embedded database, made once per session and copied into each test's
     snap home by the fixtures that hand out a ready home."""
     return migrated_sqlite_template(tmp_path_factory.mktemp("sqlite-template"))
+
+
+@pytest.fixture
+def home_env(tmp_path: Path, sqlite_template: Path) -> dict[str, str]:
+    """The environment of a command on a ready embedded home: this process's without any
+    ``SNAP_`` setting, and ``SNAP_HOME`` a migrated, empty home at ``tmp_path / "home"``."""
+    inherited = {key: value for key, value in os.environ.items() if not key.startswith("SNAP_")}
+    return inherited | {"SNAP_HOME": str(ready_home(tmp_path / "home", sqlite_template))}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

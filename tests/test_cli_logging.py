@@ -7,14 +7,10 @@ has set up a handler.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-
-from tests.db_support import ready_home
 
 # ``snap ARGS`` as the console script runs it, with SQLAlchemy's close of a pooled connection
 # interrupted (MODE "interrupt": as Ctrl-C landing there does) or logging a warning from the
@@ -39,10 +35,8 @@ main()
 
 
 @pytest.fixture
-def env(tmp_path: Path, sqlite_template: Path) -> dict[str, str]:
-    ready_home(tmp_path / "home", sqlite_template)
-    inherited = {key: value for key, value in os.environ.items() if not key.startswith("SNAP_")}
-    return inherited | {"SNAP_HOME": str(tmp_path / "home")}
+def env(home_env: dict[str, str]) -> dict[str, str]:
+    return home_env
 
 
 def snap_with_pool_close(mode: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:

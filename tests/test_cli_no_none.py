@@ -5,22 +5,19 @@ without a record id each say so in words (``-``, ``none``, "without a WARC-Recor
 from __future__ import annotations
 
 import json
-import os
 import random
 from pathlib import Path
 
 import pytest
 
-from tests.db_support import ready_home
 from tests.snap_cli import run_snap
 
 NEVER_CAPTURED = ["sha256:zz", "sha256:" + "a" * 64]
 
 
 @pytest.fixture
-def env(tmp_path: Path, sqlite_template: Path) -> dict[str, str]:
-    environment = {key: value for key, value in os.environ.items() if not key.startswith("SNAP_")}
-    return environment | {"SNAP_HOME": str(ready_home(tmp_path / "home", sqlite_template))}
+def env(home_env: dict[str, str]) -> dict[str, str]:
+    return home_env
 
 
 def printed(args: list[str], env: dict[str, str], code: int = 0) -> str:

@@ -21,7 +21,6 @@ import pytest
 
 from snap.errors import OutputError, exit_code_of
 from snap.output import OUTPUT_FAILED_EXIT
-from tests.db_support import ready_home
 from tests.snap_cli import run_snap
 
 FULL = Path("/dev/full")
@@ -38,10 +37,8 @@ main()
 
 
 @pytest.fixture
-def env(tmp_path: Path, sqlite_template: Path) -> dict[str, str]:
-    ready_home(tmp_path / "home", sqlite_template)
-    inherited = {key: value for key, value in os.environ.items() if not key.startswith("SNAP_")}
-    return inherited | {"SNAP_HOME": str(tmp_path / "home"), "SNAP_CAPTURE": "http"}
+def env(home_env: dict[str, str]) -> dict[str, str]:
+    return home_env | {"SNAP_CAPTURE": "http"}
 
 
 def sources(folder: Path, count: int) -> list[Path]:

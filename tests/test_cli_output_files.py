@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import resource
 import signal
 import subprocess
@@ -16,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.db_support import ready_home
 from tests.http_fixtures import LoopbackServer, http_server  # noqa: F401  (fixture)
 from tests.snap_cli import run_snap
 
@@ -40,14 +38,8 @@ CLASHES = {
 
 
 @pytest.fixture
-def env(tmp_path: Path, sqlite_template: Path) -> dict[str, str]:
-    environment = {key: value for key, value in os.environ.items() if not key.startswith("SNAP_")}
-    home = ready_home(tmp_path / "home", sqlite_template)
-    return environment | {
-        "SNAP_HOME": str(home),
-        "SNAP_ALLOW_PRIVATE": "1",
-        "SNAP_CAPTURE": "http",
-    }
+def env(home_env: dict[str, str]) -> dict[str, str]:
+    return home_env | {"SNAP_ALLOW_PRIVATE": "1", "SNAP_CAPTURE": "http"}
 
 
 @pytest.fixture
@@ -84,8 +76,8 @@ def test_o_writes_what_show_prints(
 
 def test_the_text_written_is_the_stored_text_byte_for_byte(
     env: dict[str, str],
-    http_server: LoopbackServer,
-    tmp_path: Path,  # noqa: F811
+    http_server: LoopbackServer,  # noqa: F811
+    tmp_path: Path,
 ) -> None:
     """Whoever checks the evidence with their own tools: ``sha256sum`` of the file is the
     recorded text hash."""

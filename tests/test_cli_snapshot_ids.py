@@ -4,13 +4,11 @@ snapshot is "nothing recorded", exit 1, as ``snap audit`` has always said it (re
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.db_support import ready_home
 from tests.snap_cli import run_snap
 
 Command = Callable[[str, Path], list[str]]
@@ -35,9 +33,8 @@ UNKNOWN = "sha256:deadbeefdeadbeef"
 
 
 @pytest.fixture
-def env(tmp_path: Path, sqlite_template: Path) -> dict[str, str]:
-    environment = {key: value for key, value in os.environ.items() if not key.startswith("SNAP_")}
-    return environment | {"SNAP_HOME": str(ready_home(tmp_path / "home", sqlite_template))}
+def env(home_env: dict[str, str]) -> dict[str, str]:
+    return home_env
 
 
 def error_line(args: list[str], env: dict[str, str], code: int) -> str:

@@ -48,6 +48,15 @@ class Backend:
     def workspace(self) -> Workspace:
         return Workspace.open(self.settings())
 
+    @contextmanager
+    def opened(self) -> Iterator[Workspace]:
+        """``workspace()``, closed when the block ends."""
+        workspace = self.workspace()
+        try:
+            yield workspace
+        finally:
+            workspace.close()
+
     def corrupt(self, kind: str, digest: str) -> None:
         """Make the recorded copy of a blob hash wrong (a disk fault, or tampering).
 

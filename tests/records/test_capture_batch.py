@@ -9,8 +9,6 @@ import hashlib
 import json
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -29,15 +27,6 @@ from snapshotter.capture import RenderedText
 from snapshotter.errors import IntegrityError
 from tests.http_fixtures import LoopbackServer
 from tests.records.conftest import Backend
-
-
-@contextmanager
-def opened(backend: Backend) -> Iterator[Workspace]:
-    workspace = backend.workspace()
-    try:
-        yield workspace
-    finally:
-        workspace.close()
 
 
 def page(n: int) -> bytes:
@@ -102,7 +91,7 @@ def test_a_batch_stores_what_captures_one_by_one_store(
     backend: Backend, http_server: LoopbackServer, batch_size: int, fetch_ahead: int | None
 ) -> None:
     urls = serve(http_server, 5)
-    with opened(backend) as workspace:
+    with backend.opened() as workspace:
         batched = list(
             capture_sources(workspace, urls, batch_size=batch_size, fetch_ahead=fetch_ahead)
         )
@@ -160,7 +149,7 @@ def test_a_failed_target_is_reported_on_its_line_and_costs_the_others_nothing(
     assert "HTTP 404" in lines[1]
     assert "no such file" in lines[2]
     assert result.returncode == 2  # the worst: a target that is no capture (a missing file)
-    with opened(backend) as workspace:
+    with backend.opened() as workspace:
         recorded = captures(workspace)
         by_url = {capture.url: capture for capture in recorded}
         assert [by_url[url].outcome for url in urls] == ["stored"] * 3
@@ -277,7 +266,7 @@ def test_fetches_run_ahead_of_the_rest_at_most_host_concurrency_at_once(
                 running[0] -= 1
 
     monkeypatch.setattr(fetch_module, "fetch", fetch)
-    with opened(backend) as workspace:
+    with backend.opened() as workspace:
         outcomes = list(capture_sources(workspace, urls, batch_size=3))
     assert [outcome.target for outcome in outcomes] == urls
     assert all(outcome.record for outcome in outcomes)
@@ -347,7 +336,7 @@ def test_fetches_go_on_while_a_batch_is_recorded(
 
     monkeypatch.setattr(fetch_module, "fetch", fetch)
     monkeypatch.setattr(capture_module, "_record_batch", record_batch)
-    with opened(backend) as workspace:
+    with backend.opened() as workspace:
         outcomes = list(capture_sources(workspace, urls, batch_size=2))
     assert all(outcome.record for outcome in outcomes)
     assert fetched_before_recording == [8]  # targets 0-7 fetched before the first is recorded
@@ -395,7 +384,7 @@ def test_large_bodies_wait_ahead_only_up_to_a_budget(
     monkeypatch.setattr(capture_module._Fetches, "fetch_ahead", fetch_ahead)
     monkeypatch.setattr(capture_module, "_Fetches", Fetches)
     monkeypatch.setattr(capture_module, "extract_and_store", extract_and_store)
-    with opened(backend) as workspace:
+    with backend.opened() as workspace:
         outcomes = list(capture_sources(workspace, urls, batch_size=4))
     assert [bool(outcome.record) for outcome in outcomes] == [True] * len(urls)
     assert [fetches._bytes for fetches in batches] == [0]  # each body done with after its turn
@@ -418,7 +407,7 @@ def test_each_body_fetched_ahead_is_done_with_once(
             batches.append(self)
 
     monkeypatch.setattr(capture_module, "_Fetches", Fetches)
-    with opened(backend) as workspace:
+    with backend.opened() as workspace:
         outcomes = list(capture_sources(workspace, urls, batch_size=2))
     assert [bool(outcome.record) for outcome in outcomes] == [True] * len(urls)
     assert [fetches._bytes for fetches in batches] == [0]
@@ -503,7 +492,7 @@ def test_an_interrupted_batch_leaves_no_body_of_a_fetch_made_ahead(
         raise Crash
 
     monkeypatch.setattr(capture_module, "extract_and_store", extract_and_store)
-    with opened(backend) as workspace, pytest.raises(Crash):
+    with backend.opened() as workspace, pytest.raises(Crash):
         list(capture_sources(workspace, urls, batch_size=4))
     assert fetched.left_behind() == []
     assert fetched.bodies
@@ -529,7 +518,7 @@ def test_a_batch_interrupted_before_a_target_s_turn_leaves_no_body_of_its_fetch(
         return real_attempt(workspace, store, attestor, planned)
 
     monkeypatch.setattr(capture_module, "_attempt", attempt)
-    with opened(backend) as workspace, pytest.raises(Crash):
+    with backend.opened() as workspace, pytest.raises(Crash):
         list(capture_sources(workspace, urls, batch_size=4))
     assert fetched.left_behind() == []
     assert attempts == urls[:3]
@@ -599,7 +588,7 @@ def test_a_batch_cut_short_records_nothing_without_its_durable_blobs(
     if backend.name != "embedded" and point != "in the recording transaction":
         pytest.skip("S3 puts are durable when answered: nothing is deferred to a flush")
     urls = serve(http_server, 6)
-    with opened(backend) as workspace:
+    with backend.opened() as workspace:
         done = list(capture_sources(workspace, urls[:2], batch_size=2))  # one whole batch
         assert all(outcome.record for outcome in done)
         crash_at(point, monkeypatch)
@@ -652,7 +641,7 @@ def test_blobs_are_durable_before_the_batch_is_recorded(
 
     monkeypatch.setattr(batch_module, "_durability", Watched)
     monkeypatch.setattr(capture_module, "record_capture_batch", record)
-    with opened(backend) as workspace:
+    with backend.opened() as workspace:
         list(capture_sources(workspace, urls, batch_size=10))
     # Three pages, two with the same body: 2 raw, 2 text, 3 headers and 3 manifests.
     assert events == ["files durable: 10", "folders durable", "recorded"]
@@ -664,7 +653,7 @@ def test_a_browser_capture_in_a_batch_records_both_of_its_texts(
     """A rendered text has columns the raw one has not (code spans): one statement takes
     both, each column it leaves out at its default."""
     urls = serve(http_server, 3)
-    with opened(backend) as workspace:
+    with backend.opened() as workspace:
         (outcome,) = capture_sources(workspace, urls[:1])
         assert outcome.record is not None
         text = b"Page 0 as the browser rendered it."

@@ -5,8 +5,6 @@ continues."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,15 +23,6 @@ from records.reverify import (
 from records.verify import verify_citations
 from records.workspace import Workspace
 from tests.records.conftest import Backend
-
-
-@contextmanager
-def opened(backend: Backend) -> Iterator[Workspace]:
-    workspace = backend.workspace()
-    try:
-        yield workspace
-    finally:
-        workspace.close()
 
 
 def cite_three_sources(workspace: Workspace, tmp_path: Path) -> None:
@@ -96,7 +85,7 @@ def test_an_interrupted_reverify_names_its_run_when_it_recorded_some(
     """Ctrl-C during ``snap reverify``: exit 130, and once a snapshot group is recorded, one
     line names the run, which ``--run`` then continues; before that there is nothing to go on
     with (``--run`` would refuse an id never recorded), and no run is named."""
-    with opened(backend) as workspace:
+    with backend.opened() as workspace:
         cite_three_sources(workspace, tmp_path)
     real_check = reverify_module.check_group
     groups: list[int] = []
