@@ -57,6 +57,15 @@ _held: dict[Path, int] = {}
 _held_lock = threading.Lock()
 
 
+def _in_forked_child() -> None:
+    """A fork may happen while another thread holds the lock: the child gets a new one."""
+    global _held_lock
+    _held_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_in_forked_child)
+
+
 @atexit.register
 def _delete_held() -> None:
     """At the interpreter's exit, delete the capture files this process still holds: the
