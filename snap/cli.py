@@ -23,8 +23,14 @@ import click
 from snap import __version__
 from snap.cli_support import emit_json, error_document
 from snap.config import Settings
-from snap.errors import OutputError, SnapError, VerifierError, exit_code_of
-from snap.output import BROKEN_PIPE_EXIT, StreamName, WatchedOutput, watched_output
+from snap.errors import SnapError, VerifierError, exit_code_of
+from snap.output import (
+    BROKEN_PIPE_EXIT,
+    StreamName,
+    WatchedOutput,
+    output_error,
+    watched_output,
+)
 
 INTERNAL_ERROR_EXIT = 70
 
@@ -81,8 +87,7 @@ def output_failed(
     output.discard_failed()
     if isinstance(error, BrokenPipeError):
         ctx.exit(BROKEN_PIPE_EXIT)
-    what = "the output" if stream == "stdout" else "standard error"
-    failure = OutputError(f"cannot write {what}: {error.strerror or error}")
+    failure = output_error(stream, error)
     with suppress(OSError):  # the other stream may fail too: nothing is left to tell it on
         report_error(ctx, failure, unwritable=output.failures)
     ctx.exit(exit_code_of(failure))

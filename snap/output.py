@@ -17,10 +17,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import Any, Literal, NoReturn, TextIO, cast
 
+from snap.errors import OutputError, exit_code_of
+
 StreamName = Literal["stdout", "stderr"]
 # 128 + SIGPIPE: what a shell reports for a process a closed pipe ended (``yes | head -1``).
 BROKEN_PIPE_EXIT = 141
-OUTPUT_FAILED_EXIT = 3  # snap.errors.OutputError's row, for the one line printed before click
 
 
 class WatchedStream:
@@ -107,16 +108,23 @@ def to_null_device(stream: Any) -> None:
             os.close(null)
 
 
+def output_error(stream: StreamName, error: OSError) -> OutputError:
+    """Why ``stream`` could not be written, as the one line snap prints for it."""
+    what = "the output" if stream == "stdout" else "standard error"
+    return OutputError(f"cannot write {what}: {error.strerror or error}")
+
+
 def unwritable_before_cli(error: OSError) -> NoReturn:
     """The end of ``snap --version``, answered before click loads, when its line cannot be
     written: as a command's output ends (``snap.cli``), a closed pipe quietly with
-    ``BROKEN_PIPE_EXIT``, any other failure with one line and exit 3."""
+    ``BROKEN_PIPE_EXIT``, any other failure with ``output_error``'s line and its exit code."""
     to_null_device(sys.stdout)
     if isinstance(error, BrokenPipeError):
         raise SystemExit(BROKEN_PIPE_EXIT)
+    failure = output_error("stdout", error)
     with suppress(OSError):
-        sys.stderr.write(f"snap: error: cannot write the output: {error.strerror or error}\n")
-    raise SystemExit(OUTPUT_FAILED_EXIT)
+        sys.stderr.write(f"snap: error: {failure.message}\n")
+    raise SystemExit(exit_code_of(failure))
 
 
 @contextmanager

@@ -19,8 +19,6 @@ from typing import IO, Any
 
 import pytest
 
-from snap.errors import OutputError, exit_code_of
-from snap.output import OUTPUT_FAILED_EXIT
 from tests.snap_cli import run_snap
 
 FULL = Path("/dev/full")
@@ -181,9 +179,3 @@ def test_a_broken_pipe_that_is_not_the_output_is_still_an_internal_error(
     done = run_snap(["fsck"], env)
     assert done.returncode == 70
     assert done.stderr.startswith("snap: internal error: BrokenPipeError: [Errno 32] Broken pipe")
-
-
-def test_the_version_line_fails_as_a_command_s_output_does() -> None:
-    """``snap --version`` is answered before click and the error table load: its exit code for
-    output that cannot be written is the table's."""
-    assert exit_code_of(OutputError("cannot write the output")) == OUTPUT_FAILED_EXIT
