@@ -342,6 +342,20 @@ def test_fetches_go_on_while_a_batch_is_recorded(
     assert fetched_before_recording == [8]  # targets 0-7 fetched before the first is recorded
 
 
+def each_batch_s_fetches(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Every ``_Fetches`` a batch capture makes from now on, to read its count of waiting bytes
+    once the capture is over."""
+    made: list[Any] = []
+
+    class Fetches(capture_module._Fetches):
+        def __init__(self, in_flight: int) -> None:
+            super().__init__(in_flight)
+            made.append(self)
+
+    monkeypatch.setattr(capture_module, "_Fetches", Fetches)
+    return made
+
+
 def test_large_bodies_wait_ahead_only_up_to_a_budget(
     backend: Backend, http_server: LoopbackServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -373,16 +387,9 @@ def test_large_bodies_wait_ahead_only_up_to_a_budget(
         extracted.append(True)
         return real_extract(*args, **kwargs)
 
-    batches: list[Any] = []
-
-    class Fetches(capture_module._Fetches):
-        def __init__(self, in_flight: int) -> None:
-            super().__init__(in_flight)
-            batches.append(self)
-
     monkeypatch.setattr(fetch_module, "fetch", fetch)
     monkeypatch.setattr(capture_module._Fetches, "fetch_ahead", fetch_ahead)
-    monkeypatch.setattr(capture_module, "_Fetches", Fetches)
+    batches = each_batch_s_fetches(monkeypatch)
     monkeypatch.setattr(capture_module, "extract_and_store", extract_and_store)
     with backend.opened() as workspace:
         outcomes = list(capture_sources(workspace, urls, batch_size=4))
@@ -399,14 +406,7 @@ def test_each_body_fetched_ahead_is_done_with_once(
     """Every large body is counted while it waits and uncounted once, when its turn is over:
     closing the batch after the last capture leaves the count at 0, not below."""
     urls = serve_large(http_server, 3)
-    batches: list[Any] = []
-
-    class Fetches(capture_module._Fetches):
-        def __init__(self, in_flight: int) -> None:
-            super().__init__(in_flight)
-            batches.append(self)
-
-    monkeypatch.setattr(capture_module, "_Fetches", Fetches)
+    batches = each_batch_s_fetches(monkeypatch)
     with backend.opened() as workspace:
         outcomes = list(capture_sources(workspace, urls, batch_size=2))
     assert [bool(outcome.record) for outcome in outcomes] == [True] * len(urls)
