@@ -35,6 +35,12 @@ class DatabaseError(SnapError):
     """The database cannot be used (unreachable, not migrated, wrong URL)."""
 
 
+class OutputError(SnapError):
+    """Where the output goes cannot be written: standard output or standard error, or a file
+    the user named (``-o``, ``--emit``, ``--out``), on a full disk or after an I/O error. (A
+    pipe whose reader is gone is not reported: the command ends quietly, ``snap.cli``.)"""
+
+
 def is_transient(error: BaseException) -> bool:
     """Whether trying the same work again later may succeed: a network failure, a timeout, a
     retryable HTTP status, a store or database that could not be reached. A refused address,

@@ -7,18 +7,27 @@ not at all: it is written to a temporary file beside the target, flushed to disk
 linked into place (``os.link`` refuses an existing file, so two writers cannot overwrite each
 other; ``--force`` replaces instead). Any failure on the way removes the temporary file and
 leaves whatever was at the target as it was.
+
+A target that cannot be written for what the user chose (no such folder, no permission, a file
+already there) is unusable input, ``InputError``; a write that fails on the way (a full disk, a
+quota, an I/O error) is ``OutputError``, as standard output's is.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from snapshotter.errors import InputError
+from records.errors import OutputError
+from snapshotter.errors import InputError, SnapError
+
+# What a write meets when the disk, not the user's choice, is the problem.
+_NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS})
 
 
 def check_output(path: Path, *, force: bool) -> None:
@@ -44,7 +53,12 @@ def staged(out: Path, *, force: bool) -> Iterator[Path]:
     os.close(handle)
     temporary = Path(name)
     try:
-        yield temporary
+        try:
+            yield temporary
+        except OSError as error:
+            if error.errno not in _NO_ROOM:
+                raise
+            raise _unwritable(out, error) from None
         _put_in_place(temporary, out, force=force)
     finally:
         with contextlib.suppress(FileNotFoundError):
@@ -58,6 +72,37 @@ def write_file(path: Path, data: bytes, *, force: bool) -> None:
             temporary.write_bytes(data)
         except OSError as error:
             raise _unwritable(path, error) from None
+
+
+def write_files_into(folder: Path, pieces: dict[str, bytes], *, force: bool) -> list[Path]:
+    """Each of ``pieces`` (file name -> bytes) as a file in ``folder``, made if missing. A file
+    already there with the same bytes is kept as it is, so writing the same evidence twice
+    into one folder just works; one with other bytes is refused, before anything is written,
+    unless ``force``: it may be a proof or checkpoint someone was given, and an older one still
+    checks."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise _unwritable(folder, error) from None
+    paths = {name: folder / name for name in pieces}
+    differing = [name for name, data in pieces.items() if not _holds(paths[name], data)]
+    replaced = [paths[name] for name in differing if paths[name].exists()]
+    if replaced and not force:
+        more = f" (and {len(replaced) - 1} more)" if len(replaced) > 1 else ""
+        raise InputError(
+            f"{replaced[0]} exists with other content{more}; give --force to replace it"
+        )
+    for name in differing:
+        write_file(paths[name], pieces[name], force=force)
+    return list(paths.values())
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    """Whether ``path`` is a file holding exactly ``data``."""
+    try:
+        return path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data
+    except OSError:
+        return False
 
 
 def _put_in_place(temporary: Path, out: Path, *, force: bool) -> None:
@@ -74,5 +119,8 @@ def _put_in_place(temporary: Path, out: Path, *, force: bool) -> None:
         raise _unwritable(out, error) from None
 
 
-def _unwritable(path: Path, error: OSError) -> InputError:
-    return InputError(f"cannot write {path}: {error.strerror or error}")
+def _unwritable(path: Path, error: OSError) -> SnapError:
+    message = f"cannot write {path}: {error.strerror or error}"
+    if error.errno in _NO_ROOM:
+        return OutputError(message)
+    return InputError(message)

@@ -20,6 +20,7 @@ from records.attest.errors import TimestampUnavailable as TimestampUnavailable
 from records.errors import DatabaseError as DatabaseError
 from records.errors import ExtractionConflict as ExtractionConflict
 from records.errors import InputTooLarge as InputTooLarge
+from records.errors import OutputError as OutputError
 from records.errors import RecordNotFound as RecordNotFound
 from records.errors import is_transient as _records_is_transient
 from snapshotter.errors import MAX_MESSAGE as MAX_MESSAGE
@@ -48,11 +49,6 @@ class BrokerError(SnapError):
 
 class ListenError(SnapError):
     """The address and port cannot be listened on (in use, not this machine's, no permission)."""
-
-
-class OutputError(SnapError):
-    """Standard output or standard error cannot be written: a full disk, an I/O error. (A pipe
-    whose reader is gone is not reported: the command ends quietly, ``snap.cli``.)"""
 
 
 # class -> exit code, looked up along the error's MRO (a subclass without a row exits as its

@@ -5,8 +5,10 @@ half-written file in its place (``records.output_files``)."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
+import random
 import resource
 import signal
 import subprocess
@@ -160,15 +162,20 @@ def large_snapshot(env: dict[str, str], http_server: LoopbackServer) -> str:  # 
 def show_with_little_room(
     env: dict[str, str], snapshot: str, out: Path, *extra: str
 ) -> subprocess.CompletedProcess[str]:
-    """``snap show --raw -o OUT`` in a process that may write no file beyond ``ROOM``, as on a
-    disk that fills up midway (SIGXFSZ ignored: the write fails with EFBIG instead)."""
+    """``snap show --raw -o OUT``, with little room."""
+    return with_little_room(env, "show", "--raw", snapshot, "-o", str(out), *extra)
+
+
+def with_little_room(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """snap in a process that may write no file beyond ``ROOM``, as on a disk that fills up
+    midway (SIGXFSZ ignored: the write fails with EFBIG instead)."""
 
     def little_room() -> None:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (ROOM, ROOM))
 
     return subprocess.run(
-        [sys.executable, "-m", "snap", "show", "--raw", snapshot, "-o", str(out), *extra],
+        [sys.executable, "-m", "snap", *args],
         env=env,
         capture_output=True,
         text=True,
@@ -183,7 +190,7 @@ def test_a_write_that_fails_midway_leaves_no_file(
 ) -> None:
     out = tmp_path / "out" / "page.html"
     out.parent.mkdir()
-    line = one_error(show_with_little_room(env, large_snapshot, out), 2)
+    line = one_error(show_with_little_room(env, large_snapshot, out), 3)
     assert line.startswith(f"snap: error: cannot write {out}: File too large"), line
     assert list(out.parent.iterdir()) == []  # neither half a file nor the temporary one
 
@@ -194,7 +201,32 @@ def test_a_forced_write_that_fails_midway_keeps_the_old_file(
     kept = tmp_path / "out" / "keep.html"
     kept.parent.mkdir()
     kept.write_text(PRECIOUS)
-    line = one_error(show_with_little_room(env, large_snapshot, kept, "--force"), 2)
+    line = one_error(show_with_little_room(env, large_snapshot, kept, "--force"), 3)
     assert line.startswith(f"snap: error: cannot write {kept}: File too large"), line
     assert kept.read_text() == PRECIOUS
     assert list(kept.parent.iterdir()) == [kept]
+
+
+@pytest.mark.parametrize("fmt", ["warc", "wacz"])
+def test_an_export_that_fills_the_disk_is_an_output_error_and_leaves_no_file(
+    env: dict[str, str],
+    http_server: LoopbackServer,  # noqa: F811
+    tmp_path: Path,
+    fmt: str,
+) -> None:
+    """A page under ``ROOM`` whose archive (its bytes and its text, compressed) is over it: the
+    write fails midway, which is exit 3 with one line, as a full standard output is, not an
+    internal error."""
+    words = base64.b64encode(random.Random(7).randbytes(ROOM * 3 // 5)).replace(b"A", b" ")
+    body = PAGE.replace(b"</main>", b"<p>" + words + b"</p></main>")  # gzip keeps ~3/4 of it
+    assert len(body) < ROOM
+    http_server.route("/roomy", body=body)
+    fetched = run_snap(["fetch", http_server.url("/roomy"), "--json"], env)
+    assert fetched.returncode == 0, fetched.stderr
+    out = tmp_path / "out" / f"evidence.{fmt}"
+    out.parent.mkdir()
+    snapshot = str(json.loads(fetched.stdout)["snapshotId"])
+    done = with_little_room(env, "export", "--format", fmt, "--snapshot", snapshot, "-o", str(out))
+    line = one_error(done, 3)
+    assert line.startswith(f"snap: error: cannot write {out}: File too large"), line
+    assert list(out.parent.iterdir()) == []

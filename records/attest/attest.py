@@ -12,7 +12,6 @@ from __future__ import annotations
 import base64
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 from sqlalchemy import select
@@ -191,7 +190,7 @@ def _capture(
 
 
 def check_commands(capture_id: int, signature: dict[str, Any], stamp: dict[str, Any]) -> list[str]:
-    """The standard tools' command lines, over the files ``write_files`` writes."""
+    """The standard tools' command lines, over the files ``attestation_files`` names."""
     base = f"capture-{capture_id}"
     commands = [f"sha256sum {base}.manifest.json  # the manifest's sha256"]
     if signature.get("state") == "signed":
@@ -275,9 +274,9 @@ print("the log of size", n, "extends the log of size", m)
 """
 
 
-def write_consistency_files(proof: dict[str, Any], folder: Path) -> list[Path]:
-    """The proof, both checkpoints' documents and tokens, and the standalone check."""
-    folder.mkdir(parents=True, exist_ok=True)
+def consistency_files(proof: dict[str, Any]) -> dict[str, bytes]:
+    """The proof, both checkpoints' documents and tokens, and the standalone check, by file
+    name (``records.output_files.write_files_into`` writes them)."""
     pieces: dict[str, bytes] = {"check_consistency.py": CHECK_CONSISTENCY.encode("utf-8")}
     name = f"consistency-{proof['from']['id']}-{proof['to']['id']}"
     pieces[f"{name}.json"] = json.dumps(proof, indent=2).encode("utf-8")
@@ -287,40 +286,38 @@ def write_consistency_files(proof: dict[str, Any], folder: Path) -> list[Path]:
         token = (checkpoint.get("timestamp") or {}).get("token")
         if token:
             pieces[f"{base}.tsr"] = base64.b64decode(token)
-    for file_name, data in pieces.items():
-        (folder / file_name).write_bytes(data)
-    return [folder / file_name for file_name in pieces]
+    return pieces
 
 
-def write_files(attestation: Attestation, folder: Path) -> list[Path]:
-    """The pieces as files the commands above read, and the standalone inclusion check."""
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "check_inclusion.py").write_text(CHECK_INCLUSION)
-    written = [folder / "check_inclusion.py"]
+def attestation_files(attestation: Attestation) -> dict[str, bytes]:
+    """The pieces as the files the commands above read, and the standalone inclusion check,
+    by file name."""
+    files = {"check_inclusion.py": CHECK_INCLUSION.encode("utf-8")}
     for capture in attestation.captures:
-        base = folder / f"capture-{capture.capture_id}"
-        pieces: dict[str, bytes] = {}
-        if capture.manifest is not None:
-            pieces[".manifest.json"] = capture.manifest.document.encode("utf-8")
-        signature = capture.signature
-        if signature.get("state") == "signed":
-            pieces[".manifest.sig"] = base64.b64decode(signature["value"])
-            pieces[".public-key.pem"] = str(signature["publicKey"]).encode("ascii")
-        token = capture.timestamp
-        if token.get("token"):
-            pieces[".manifest.tsr"] = base64.b64decode(token["token"])
-        proof = capture.proof or {}
-        pieces[".proof.json"] = json.dumps(proof, indent=2).encode("utf-8")
-        checkpoint = proof.get("checkpoint") or {}
-        if checkpoint:
-            pieces[".checkpoint.json"] = str(checkpoint["document"]).encode("utf-8")
-            if (checkpoint.get("timestamp") or {}).get("token"):
-                pieces[".checkpoint.tsr"] = base64.b64decode(checkpoint["timestamp"]["token"])
-        for suffix, data in pieces.items():
-            path = base.with_name(base.name + suffix)
-            path.write_bytes(data)
-            written.append(path)
-    return written
+        base = f"capture-{capture.capture_id}"
+        files.update({base + suffix: data for suffix, data in _capture_pieces(capture).items()})
+    return files
+
+
+def _capture_pieces(capture: AttestedCapture) -> dict[str, bytes]:
+    pieces: dict[str, bytes] = {}
+    if capture.manifest is not None:
+        pieces[".manifest.json"] = capture.manifest.document.encode("utf-8")
+    signature = capture.signature
+    if signature.get("state") == "signed":
+        pieces[".manifest.sig"] = base64.b64decode(signature["value"])
+        pieces[".public-key.pem"] = str(signature["publicKey"]).encode("ascii")
+    token = capture.timestamp
+    if token.get("token"):
+        pieces[".manifest.tsr"] = base64.b64decode(token["token"])
+    proof = capture.proof or {}
+    pieces[".proof.json"] = json.dumps(proof, indent=2).encode("utf-8")
+    checkpoint = proof.get("checkpoint") or {}
+    if checkpoint:
+        pieces[".checkpoint.json"] = str(checkpoint["document"]).encode("utf-8")
+        if (checkpoint.get("timestamp") or {}).get("token"):
+            pieces[".checkpoint.tsr"] = base64.b64decode(checkpoint["timestamp"]["token"])
+    return pieces
 
 
 def export_attestations(

@@ -127,23 +127,28 @@ def log_verify(ctx: click.Context, as_json: bool) -> None:
     type=OutputFolder(),
     help="Also write the proof, both checkpoints and check_consistency.py (standard library).",
 )
+@click.option(
+    "--force", is_flag=True, help="Replace files in that folder that hold something else."
+)
 @json_option
 @click.pass_context
 def log_consistency(
-    ctx: click.Context, old: int, new: int | None, out: Path | None, as_json: bool
+    ctx: click.Context, old: int, new: int | None, out: Path | None, force: bool, as_json: bool
 ) -> None:
     """The RFC 9162 proof that the log of checkpoint TO (default: the newest) extends the log
     of checkpoint FROM, for someone who holds the two checkpoints and not the log. Exit 1 when
     it does not, or a checkpoint's signature or token does not check."""
-    from records.attest.attest import write_consistency_files
+    from records.attest.attest import consistency_files
     from records.attest.log_checks import consistency_between
+    from records.output_files import write_files_into
     from records.wire_attest import consistency_json
 
+    refuse_force_without_out(out, force)
     with workspace(ctx, existing=True) as ws:
         result = consistency_between(ws, old, new)
     document = consistency_json(result)
     if out is not None:
-        write_consistency_files(document, out)
+        write_files_into(out, consistency_files(document), force=force)
     if as_json:
         emit_json(document)
     else:
@@ -161,6 +166,11 @@ def log_consistency(
     ctx.exit(0 if result.ok else 1)
 
 
+def refuse_force_without_out(out: Path | None, force: bool) -> None:
+    if force and out is None:
+        raise click.UsageError("--force goes with --out FOLDER")
+
+
 @click.command("attest")
 @click.argument("given", metavar="ID")
 @click.option(
@@ -169,18 +179,25 @@ def log_consistency(
     type=OutputFolder(),
     help="Also write each piece as a file the printed commands check.",
 )
+@click.option(
+    "--force", is_flag=True, help="Replace files in that folder that hold something else."
+)
 @json_option
 @click.pass_context
-def attest_command(ctx: click.Context, given: str, out: Path | None, as_json: bool) -> None:
+def attest_command(
+    ctx: click.Context, given: str, out: Path | None, force: bool, as_json: bool
+) -> None:
     """Everything the other side needs to check a citation, snapshot or answer (ID) without
     snap: manifests, signatures and public key, RFC 3161 tokens, inclusion proofs and their
     checkpoint, with the openssl command that checks each. Exit 1 when one does not check."""
-    from records.attest.attest import attest, write_files
+    from records.attest.attest import attest, attestation_files
+    from records.output_files import write_files_into
 
+    refuse_force_without_out(out, force)
     with workspace(ctx, existing=True) as ws:
         result = attest(ws, given)
     if out is not None:
-        write_files(result, out)
+        write_files_into(out, attestation_files(result), force=force)
     if as_json:
         from records.wire_attest import attestation_json
 
