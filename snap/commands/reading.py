@@ -81,6 +81,8 @@ def show(
         raise click.UsageError(f"{option} goes with the text, not --{what}")
     if output is None and force:
         raise click.UsageError("--force goes with -o FILE")
+    if output is None and not as_json and what == "screenshot" and sys.stdout.isatty():
+        raise click.UsageError(BINARY_TO_TERMINAL.format(what="the screenshot is a PNG"))
     if output is not None:
         check_output(output, force=force)
     with workspace(ctx, existing=True) as ws:
@@ -92,6 +94,8 @@ def show(
         if as_json:
             emit_json(shown_json(shown))
         elif shown.raw is not None:
+            if is_binary(shown.raw) and sys.stdout.isatty():
+                raise click.UsageError(BINARY_TO_TERMINAL.format(what="the raw bytes are binary"))
             sys.stdout.buffer.write(shown.raw)
             sys.stdout.buffer.flush()
         else:
@@ -107,6 +111,17 @@ def show(
     else:
         digest = hashlib.sha256(data).hexdigest()
         click.echo(f"wrote {output} ({len(data)} bytes, sha256:{digest})")
+
+
+# Bytes a terminal would take as control sequences, or garble: written to a file, or to a pipe
+# the user set up, never to the screen (as curl refuses binary output to a terminal).
+BINARY_TO_TERMINAL = "{what}: give -o FILE, or redirect standard output to a file"
+
+
+def is_binary(data: bytes) -> bool:
+    """Whether ``data`` is no text a terminal should be sent: a NUL byte in its first 8 KiB,
+    git's and curl's test."""
+    return b"\0" in data[:8192]
 
 
 def shown_part(flags: dict[ShownPart, bool]) -> ShownPart:
