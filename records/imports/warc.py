@@ -33,6 +33,7 @@ refused as a conflict. No database transaction is held while bytes are read or s
 from __future__ import annotations
 
 import dataclasses
+import shlex
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -161,6 +162,10 @@ class _ImportRun:
                     result = self._record(source, offset, record, software)
                     if result is not None and result.outcome != ImportOutcome.DEFERRED:
                         self.report.results.append(result)
+            except _AnArc:
+                if self.archive.kind == "warc":
+                    raise InputError(_convert_arc(self.archive.path)) from None
+                self._damaged(source, offset, "it is an ARC file, not a WARC")
             except _NotAWarc:
                 if self.archive.kind == "warc":  # its only WARC: nothing was read
                     raise InputError(
@@ -439,6 +444,20 @@ class _NotAWarc(_Damaged):
     """The WARC's first record begins like neither a WARC nor an ARC record: it is no WARC."""
 
 
+def _convert_arc(path: Path) -> str:
+    name = shown(shlex.quote(str(path)))
+    return (
+        f"{shown(path)} is an ARC file; snap imports WARC and WACZ: convert it with"
+        f" warcio recompress {name} OUT.warc.gz, then import OUT.warc.gz"
+    )
+
+
+class _AnArc(_NotAWarc):
+    """The file is an ARC, the WARC's predecessor: warcio reads it, but its records carry none
+    of what an import keeps (record ids, payload digests, the HTTP request), and its first
+    record is no capture, so each would be skipped and the import would report nothing."""
+
+
 def _records(iterator: Any) -> Iterator[Any]:
     """warcio's records, with any reading failure of warcio or zlib as one ``_Damaged``."""
     first = True
@@ -451,6 +470,8 @@ def _records(iterator: Any) -> Iterator[Any]:
             if first and _unknown_format(error):
                 raise _NotAWarc(str(error)) from error
             raise _Damaged(_reason(error)) from error
+        if first and record.format == "arc":
+            raise _AnArc("an ARC file")
         first = False
         yield record
         try:
