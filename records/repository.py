@@ -19,7 +19,7 @@ from records.attest import log
 from records.errors import ExtractionConflict
 from records.models import Capture, Citation, Extraction, Snapshot, Verification, utcnow
 from records.rows import by_url_or_untracked, chosen_extraction, latest_capture_query
-from records.urls import canonical_url
+from records.urls import canonical_url, lookup_keys
 from records.vocabulary import CaptureOutcome
 from snapshotter.errors import CaptureError
 from snapshotter.times import parse_time
@@ -256,11 +256,11 @@ def latest_capture(session: Session, url: str) -> Capture | None:
     sequence, not by clocks of other machines. A capture imported from an archive never hides
     them, however late it was imported: it is the latest only for a URL snap never captured
     itself, and then by the archive's own capture time."""
-    return by_url_or_untracked(url, lambda key: _latest_capture_of_key(session, key))
+    return by_url_or_untracked(url, lambda keys: _latest_capture_of_keys(session, keys))
 
 
-def _latest_capture_of_key(session: Session, key: str) -> Capture | None:
-    return session.scalars(_orm_latest_capture_query(), {"key": key}).first()
+def _latest_capture_of_keys(session: Session, keys: list[str]) -> Capture | None:
+    return session.scalars(_orm_latest_capture_query(), {"keys": keys}).first()
 
 
 @cache
@@ -269,10 +269,10 @@ def _orm_latest_capture_query() -> Select[Any]:
 
 
 def captures_of(session: Session, url: str) -> Sequence[Capture]:
-    key = canonical_url(url)
+    keys = lookup_keys(url)
     query = (
         select(Capture)
-        .where(or_(Capture.url_key == key, Capture.final_url_key == key))
+        .where(or_(Capture.url_key.in_(keys), Capture.final_url_key.in_(keys)))
         .order_by(Capture.id)
     )
     return session.scalars(query).all()
@@ -298,8 +298,8 @@ def captures_of_snapshot(session: Session, snapshot_id: str) -> Sequence[Capture
 def capture_time(session: Session, snapshot_id: str, url: str | None = None) -> datetime | None:
     """When the snapshot was first captured, from ``url`` if it was (else from anywhere)."""
     captures = captures_of_snapshot(session, snapshot_id)
-    key = canonical_url(url) if url else None
-    of_url = [c for c in captures if key in (c.url_key, c.final_url_key)] or captures
+    keys = set(lookup_keys(url)) if url else set()
+    of_url = [c for c in captures if keys & {c.url_key, c.final_url_key}] or captures
     return of_url[0].fetched_at if of_url else None
 
 
@@ -326,7 +326,7 @@ def citations_matching(
 ) -> Sequence[Citation]:
     query = select(Citation).order_by(Citation.created_at, Citation.id)
     if url is not None:
-        query = query.where(Citation.url_key == canonical_url(url))
+        query = query.where(Citation.url_key.in_(lookup_keys(url)))
     if since is not None:
         query = query.where(Citation.created_at >= since)
     if snapshot_id is not None:
@@ -342,7 +342,7 @@ def citation_keys_matching(
     query = select(Citation.id, Citation.url, Citation.snapshot_id)
     query = query.order_by(Citation.created_at, Citation.id)
     if url is not None:
-        query = query.where(Citation.url_key == canonical_url(url))
+        query = query.where(Citation.url_key.in_(lookup_keys(url)))
     if since is not None:
         query = query.where(Citation.created_at >= since)
     return [(row.id, row.url, row.snapshot_id) for row in session.execute(query)]

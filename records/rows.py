@@ -28,7 +28,6 @@ from sqlalchemy import (
     Insert,
     Select,
     Table,
-    Text,
     bindparam,
     case,
     func,
@@ -40,7 +39,7 @@ from sqlalchemy.orm import Session
 
 from records.attest import log
 from records.tables import CAPTURES, CITATIONS, EXTRACTIONS, SNAPSHOTS, VERIFICATIONS, utcnow
-from records.urls import canonical_url, without_tracking
+from records.urls import canonical_url, lookup_keys, without_tracking
 from records.vocabulary import CaptureOutcome
 from snapshotter.errors import InputError
 
@@ -149,11 +148,11 @@ def _statements() -> dict[str, Select[Any]]:
 
 def latest_capture_row(connection: Connection, url: str) -> CaptureRow | None:
     """``latest_capture`` as a plain row."""
-    return by_url_or_untracked(url, lambda key: _latest_capture_row_of_key(connection, key))
+    return by_url_or_untracked(url, lambda keys: _latest_capture_row_of_keys(connection, keys))
 
 
-def _latest_capture_row_of_key(connection: Connection, key: str) -> CaptureRow | None:
-    row = connection.execute(_statements()["latest"], {"key": key}).first()
+def _latest_capture_row_of_keys(connection: Connection, keys: list[str]) -> CaptureRow | None:
+    row = connection.execute(_statements()["latest"], {"keys": keys}).first()
     return None if row is None else CaptureRow(*row)
 
 
@@ -208,28 +207,29 @@ def chosen_extraction(
 Found = TypeVar("Found")
 
 
-def by_url_or_untracked(url: str, lookup: Callable[[str], Found | None]) -> Found | None:
-    """``lookup`` of ``url``'s canonical key, else of the key without its tracking parameters
-    (one rule for the ORM read and the plain-row read of the latest capture)."""
-    found = lookup(canonical_url(url))
+def by_url_or_untracked(url: str, lookup: Callable[[list[str]], Found | None]) -> Found | None:
+    """``lookup`` of ``url``'s keys (``records.urls.lookup_keys``), else of the keys without
+    its tracking parameters (one rule for the ORM read and the plain-row read of the latest
+    capture)."""
+    found = lookup(lookup_keys(url))
     untracked = without_tracking(url) if found is None else None
     if untracked is not None:
-        found = lookup(canonical_url(untracked))
+        found = lookup(lookup_keys(untracked))
     return found
 
 
 def latest_capture_query(columns: Any, selected: Sequence[Any] | None = None) -> Select[Any]:
-    """The newest stored capture of the bound ``key``, as ``latest_capture`` orders them: of
-    the table's columns (``CAPTURES.c``, a plain row), or ``selected`` (the ORM class, whose
-    attributes are then the ``columns``)."""
-    key: BindParameter[str] = bindparam("key", type_=Text())
+    """The newest stored capture under one of the bound ``keys``, as ``latest_capture`` orders
+    them: of the table's columns (``CAPTURES.c``, a plain row), or ``selected`` (the ORM class,
+    whose attributes are then the ``columns``)."""
+    keys: BindParameter[Any] = bindparam("keys", expanding=True)
     if selected is None:
         selected = [columns[name] for name in CAPTURE_COLUMNS]
     return (
         select(*selected)
         .where(
             columns.outcome == CaptureOutcome.STORED,
-            or_(columns.url_key == key, columns.final_url_key == key),
+            or_(columns.url_key.in_(keys), columns.final_url_key.in_(keys)),
         )
         .order_by(
             columns.as_latest.desc(),

@@ -2,8 +2,15 @@
 
 Models cite ``…/page.html#section`` links, people type ``HTTP://Host:80/``: these all name the
 page snap captured. The canonical form lower-cases the scheme and host, encodes the host with
-IDNA, drops the default port and the fragment, and normalises percent-encoding (upper-case hex,
-unreserved characters decoded). It is computed locally: no name is ever resolved.
+IDNA, drops the default port and the fragment, and normalises percent-encoding: a character a
+URL cannot hold as it is (a space, a control, a character outside ASCII, ``"<>\\^`{|}``) is
+percent-encoded as UTF-8, as a browser sends it, escapes get upper-case hex, and escaped
+unreserved characters are decoded. So ``…/ü.html``, ``…/%C3%BC.html`` and ``…/%c3%bc.html``
+name one page. It is computed locally: no name is ever resolved.
+
+Keys recorded before raw characters were encoded hold them as typed; ``lookup_keys`` gives
+those spellings too, so a page captured then is found by either spelling (the records are
+append-only, so their keys are not rewritten).
 
 Tracking parameters (``TRACKING_PREFIXES``: ``utm_source=openai`` and the other Google
 Analytics campaign tags, which OpenAI appends to every cited URL) do not name another page: a
@@ -14,16 +21,40 @@ The URL is kept and shown as given.
 from __future__ import annotations
 
 import re
-from urllib.parse import urlsplit, urlunsplit
+from collections.abc import Callable
+from urllib.parse import quote, urlsplit, urlunsplit
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 TRACKING_PREFIXES = ("utm_",)
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+_RAW = re.compile(r'[^\x21-\x7e]|["<>\\^`{|}]')  # what a URL cannot hold unescaped
+_ESCAPES = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
 
 
 def canonical_url(url: str) -> str:
     """The lookup key of ``url``; a string that is not a URL with a scheme is kept as is."""
+    return _canonical(url, _encoded)
+
+
+def lookup_keys(url: str) -> list[str]:
+    """The keys a record of ``url`` may be under: ``canonical_url``'s, and the keys recorded
+    before raw characters were encoded, of ``url`` as typed and with its escapes of such
+    characters decoded (the spelling a capture typed with them raw was recorded under)."""
+    keys = [canonical_url(url), _canonical(url, str), _canonical(url, _decoded)]
+    return [key for key in dict.fromkeys(keys) if _storable(key)]
+
+
+def _storable(key: str) -> bool:
+    """A key a database can hold: a lone surrogate (JSON allows ``\\ud800``) cannot be."""
+    try:
+        key.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _canonical(url: str, raw_characters: Callable[[str], str]) -> str:
     try:
         parts = urlsplit(url.strip())
         port = parts.port
@@ -33,8 +64,8 @@ def canonical_url(url: str) -> str:
         return url
     scheme = parts.scheme.lower()
     netloc = _netloc(parts.hostname, port, scheme, parts.netloc)
-    path = _escapes(parts.path) or ("/" if scheme in DEFAULT_PORTS else "")
-    return urlunsplit((scheme, netloc, path, _escapes(parts.query), ""))
+    path = _escapes(raw_characters(parts.path)) or ("/" if scheme in DEFAULT_PORTS else "")
+    return urlunsplit((scheme, netloc, path, _escapes(raw_characters(parts.query)), ""))
 
 
 def _netloc(hostname: str | None, port: int | None, scheme: str, raw: str) -> str:
@@ -67,6 +98,25 @@ def _escapes(text: str) -> str:
         return char if char in _UNRESERVED else "%" + match.group(1).upper()
 
     return _ESCAPE.sub(fix, text)
+
+
+def _encoded(text: str) -> str:
+    """``text`` with each character a URL cannot hold as it is percent-encoded as UTF-8."""
+    return _RAW.sub(lambda raw: quote(raw.group(), safe="", errors="surrogatepass"), text)
+
+
+def _decoded(text: str) -> str:
+    """``text`` with the escapes of characters a URL cannot hold as they are decoded (the
+    others kept, as is a run of escapes that is not UTF-8): the inverse of ``_encoded``."""
+
+    def decode(run: re.Match[str]) -> str:
+        try:
+            chars = bytes.fromhex(run.group().replace("%", "")).decode("utf-8")
+        except UnicodeDecodeError:
+            return run.group()
+        return "".join(c if _RAW.fullmatch(c) else quote(c, safe="") for c in chars)
+
+    return _ESCAPES.sub(decode, text)
 
 
 def without_tracking(url: str) -> str | None:

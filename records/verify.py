@@ -47,7 +47,7 @@ from records.rows import (
     snapshot_row,
 )
 from records.texts import SnapshotTexts
-from records.urls import canonical_url, without_tracking
+from records.urls import lookup_keys, without_tracking
 from records.vocabulary import CaptureOutcome
 from records.workspace import Workspace
 from snapshotter.errors import BlobNotFound, InputError, IntegrityError, SnapError
@@ -390,7 +390,7 @@ def captured_from(captures: Sequence[CaptureRow], url: str) -> bool:
     """A citation naming both a URL and a snapshot is only as good as a capture linking them
     (the URL without tracking parameters links them too: ``records.urls``)."""
     untracked = without_tracking(url)
-    keys = {canonical_url(url), *([canonical_url(untracked)] if untracked else [])}
+    keys = {*lookup_keys(url), *(lookup_keys(untracked) if untracked else [])}
     return any(keys & {c.url_key, c.final_url_key} for c in captures)
 
 
