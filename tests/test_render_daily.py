@@ -23,13 +23,15 @@ def test_a_differing_bracket_is_marked_readably() -> None:
     assert marked_passage("plain words here", 0, [[6, 11]]) == "plain [words] here"
 
 
-def test_gemini_offset_inside_a_character_is_in_the_text_output(tmp_path: Path) -> None:
+def test_gemini_offset_inside_a_character_is_in_the_text_output(
+    tmp_path: Path, home_env: dict[str, str]
+) -> None:
     document = fixture("gemini.json")
     segment = document["candidates"][0]["groundingMetadata"]["groundingSupports"][0]["segment"]
     segment["startIndex"] = 17  # inside "ö"
     answer = tmp_path / "gemini.json"
     answer.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
-    env = {"SNAP_HOME": str(tmp_path / "home"), "SNAP_STORE": None, "SNAP_DATABASE_URL": None}
+    env = {"SNAP_HOME": home_env["SNAP_HOME"], "SNAP_STORE": None, "SNAP_DATABASE_URL": None}
     result = CliRunner().invoke(cli, ["verify", str(answer)], env=env)
     assert result.exit_code == 1, result.output
     assert result.stdout.count("claim offsets not used:") == 2  # the web and retrieved chunks

@@ -74,7 +74,15 @@ def verify(
     given = load_verify_input(file, load_document_map(documents_path))
     if emit_path is not None:
         check_can_write(emit_path, file, force=force)
-    with workspace(ctx, allow_private=allow_private, allow_networks=allow_networks) as ws:
+    # Without --fetch nothing can be found in a home that does not exist: a mistyped SNAP_HOME
+    # is said so, not answered with every citation "never captured" from a new empty database.
+    opened = workspace(
+        ctx,
+        existing=not fetch_missing,
+        allow_private=allow_private,
+        allow_networks=allow_networks,
+    )
+    with opened as ws:
         report = verify_citations(ws, given, fetch_missing=fetch_missing)
         checkpoint_log(ws)
         if emit_path is not None:

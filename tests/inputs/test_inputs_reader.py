@@ -18,6 +18,14 @@ from records.inputs import parse_document
 from records.inputs.reader import MAX_DEPTH, load_json_input, max_input_bytes, parse_json
 from snap.cli import cli
 from snap.errors import ConfigError, InputError
+from tests.db_support import ready_home
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, sqlite_template: Path) -> Path:
+    """A ready home at ``tmp_path / "home"`` for ``run_verify``: verify reads a home that
+    exists (a missing one is a mistyped SNAP_HOME, exit 3)."""
+    return ready_home(tmp_path / "home", sqlite_template)
 
 
 def run_verify(tmp_path: Path, *args: str, stdin: bytes | None = None, **env: str) -> Any:

@@ -238,9 +238,13 @@ def test_emit_target_is_checked_before_anything_is_recorded(
 
 
 def test_read_only_commands_do_not_create_a_database(tmp_path: Path) -> None:
+    """``verify`` without ``--fetch`` only reads too: a mistyped home is said so, not
+    answered with every citation never captured from a new, empty database."""
     home = tmp_path / "typo"
     env = {"SNAP_HOME": str(home), "PATH": "/usr/bin:/bin"}
-    for args in (["audit", "c-1"], ["fsck"], ["reverify"]):
+    citation = tmp_path / "c.json"
+    citation.write_text(json.dumps({"url": "https://x.test/a", "quote": QUOTE}))
+    for args in (["audit", "c-1"], ["fsck"], ["reverify"], ["verify", str(citation)]):
         done = subprocess.run(
             [sys.executable, "-m", "snap", *args],
             env=env,
