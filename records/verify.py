@@ -400,12 +400,19 @@ def unknown_snapshot(request: CitationRequest, fetch_errors: dict[str, str]) -> 
     elif request.snapshot_id is None and request.url in fetch_errors:
         reason = f"could not capture {request.url}: {fetch_errors[request.url]}"
     elif request.snapshot_id is None:
-        reason = f"no snapshot of {request.url} has been captured (use --fetch to capture it)"
+        how = "snap fetch PATH" if _is_file_url(request.url) else "--fetch"
+        reason = f"no snapshot of {request.url} has been captured (capture it with {how})"
     elif not DIGEST_PATTERN.match(request.snapshot_id):
         reason = "the snapshot id is not of the form sha256:<64 lowercase hex>"
     else:
         reason = "no snapshot with this id is recorded"
     return Outcome(Status.UNKNOWN_SNAPSHOT, reason=reason)
+
+
+def _is_file_url(url: str | None) -> bool:
+    """A ``file:`` URL: ``--fetch`` captures only http and https; a local file is captured by
+    its path."""
+    return (url or "").strip().lower().startswith("file:")
 
 
 def check_against(

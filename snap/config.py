@@ -82,10 +82,15 @@ def check_range(name: str, value: float, low: float, high: float, *, low_open: b
     """One line for a value that is not finite or outside [low, high] (or (low, high])."""
     too_low = value <= low if low_open else value < low
     if not math.isfinite(value) or too_low or value > high:
-        lower = f"more than {low:g}" if low_open else f"at least {low:g}"
+        lower = f"more than {_number(low)}" if low_open else f"at least {_number(low)}"
         raise ConfigError(
-            f"{name} must be a finite number {lower} and at most {high:g}, got {value}"
+            f"{name} must be a finite number {lower} and at most {_number(high)}, got {value:g}"
         )
+
+
+def _number(value: float) -> str:
+    """A bound as a person writes it: 1,048,576 rather than 1.04858e+06."""
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:,}"
 
 
 def _lock_mode(environ: Mapping[str, str]) -> str:

@@ -233,6 +233,12 @@ class Consistency:
         return self.holds and not self.problems
 
 
+def _no_checkpoint(missing: int | None, newest: LogCheckpoint | None) -> str:
+    if newest is None:
+        return "no log checkpoint is recorded yet (snap log checkpoint makes one)"
+    return f"no log checkpoint {missing} is recorded (the newest is {newest.id})"
+
+
 def consistency_between(workspace: Workspace, old_id: int, new_id: int | None) -> Consistency:
     """The consistency proof from checkpoint ``old_id`` to ``new_id`` (default: the newest),
     computed from the stored log and checked against both signed roots."""
@@ -243,9 +249,7 @@ def consistency_between(workspace: Workspace, old_id: int, new_id: int | None) -
         new = latest_checkpoint(session) if new_id is None else session.get(LogCheckpoint, new_id)
         if old is None or new is None:
             missing = old_id if old is None else new_id
-            raise RecordNotFound(
-                f"no log checkpoint {missing} is recorded (snap log verify lists them)"
-            )
+            raise RecordNotFound(_no_checkpoint(missing, latest_checkpoint(session)))
         if old.tree_size > new.tree_size:
             raise InputError(
                 f"checkpoint {old.id} (size {old.tree_size}) is larger than checkpoint {new.id}"
