@@ -18,7 +18,8 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import tempfile
+import secrets
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -45,13 +46,9 @@ def check_output(path: Path, *, force: bool) -> None:
 def staged(out: Path, *, force: bool) -> Iterator[Path]:
     """A temporary path beside ``out``, put in place only when the body finishes."""
     try:
-        handle, name = tempfile.mkstemp(
-            dir=out.resolve().parent, prefix=f".{out.name}.", suffix=".tmp"
-        )
+        temporary = _new_temporary(out)
     except OSError as error:
         raise _unwritable(out, error) from None
-    os.close(handle)
-    temporary = Path(name)
     try:
         try:
             yield temporary
@@ -63,6 +60,34 @@ def staged(out: Path, *, force: bool) -> Iterator[Path]:
     finally:
         with contextlib.suppress(FileNotFoundError):
             temporary.unlink()
+
+
+def _new_temporary(out: Path) -> Path:
+    """An empty file beside ``out`` with the mode a new file gets here, 0666 less the umask,
+    as the shell's ``>`` makes it (``mkstemp``'s 0600 would keep an evidence file from the
+    group it is written for), or the mode of the file ``--force`` replaces."""
+    folder, kept = out.resolve().parent, _mode_of(out)
+    while True:
+        temporary = folder / f".{out.name}.{secrets.token_hex(6)}.tmp"
+        try:
+            handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+        except FileExistsError:
+            continue
+        try:
+            if kept is not None:
+                os.fchmod(handle, kept)
+        finally:
+            os.close(handle)
+        return temporary
+
+
+def _mode_of(path: Path) -> int | None:
+    """The permission bits of the regular file at ``path``, or None when there is none."""
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return stat.S_IMODE(info.st_mode) if stat.S_ISREG(info.st_mode) else None
 
 
 def write_file(path: Path, data: bytes, *, force: bool) -> None:

@@ -8,9 +8,11 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 import random
 import resource
 import signal
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -230,3 +232,30 @@ def test_an_export_that_fills_the_disk_is_an_output_error_and_leaves_no_file(
     line = one_error(done, 3)
     assert line.startswith(f"snap: error: cannot write {out}: File too large"), line
     assert list(out.parent.iterdir()) == []
+
+
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_a_new_file_gets_the_mode_the_umask_gives(
+    env: dict[str, str], snapshot: str, tmp_path: Path, umask: int, mode: int
+) -> None:
+    """As the shell's ``>`` makes it: an evidence file is for others to read too."""
+    out = tmp_path / "page.txt"
+    before = os.umask(umask)
+    try:
+        done = run_snap(["show", snapshot, "-o", str(out)], env)
+    finally:
+        os.umask(before)
+    assert done.returncode == 0, done.stderr
+    assert stat.S_IMODE(out.stat().st_mode) == mode
+
+
+def test_a_forced_write_keeps_the_mode_of_the_file_it_replaces(
+    env: dict[str, str], snapshot: str, tmp_path: Path
+) -> None:
+    kept = tmp_path / "keep.txt"
+    kept.write_text(PRECIOUS)
+    kept.chmod(0o640)
+    done = run_snap(["show", snapshot, "-o", str(kept), "--force"], env)
+    assert done.returncode == 0, done.stderr
+    assert kept.read_text() != PRECIOUS
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o640
