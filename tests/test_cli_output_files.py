@@ -259,3 +259,21 @@ def test_a_forced_write_keeps_the_mode_of_the_file_it_replaces(
     assert done.returncode == 0, done.stderr
     assert kept.read_text() != PRECIOUS
     assert stat.S_IMODE(kept.stat().st_mode) == 0o640
+
+
+def test_verify_emit_writes_no_file_when_nothing_was_verified(
+    env: dict[str, str], snapshot: str, tmp_path: Path
+) -> None:
+    """A file of no citation is one ``verify`` refuses to read ("the list of citations is
+    empty"): none is written, and a file there already is left as it was."""
+    citation = tmp_path / "citation.json"
+    quote = "nine requests in eleven"
+    citation.write_text(json.dumps({"snapshotId": snapshot, "quote": quote}))
+    out = tmp_path / "verified.json"
+    done = run_snap(["verify", str(citation), "--emit", str(out)], env)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.strip() == f"no citation was verified, so {out} was not written"
+    assert not out.exists()
+    out.write_text(PRECIOUS)
+    assert run_snap(["verify", str(citation), "--emit", str(out), "--force"], env).returncode == 1
+    assert out.read_text() == PRECIOUS

@@ -89,12 +89,12 @@ def verify(
             from records.emit import emit_verified  # the ORM's models: only --emit reads them
 
             emitted = emit_verified(ws, report.results)
-            write_json_file(emit_path, emitted, force=force)
-            click.echo(
-                f"wrote {len(emitted['citations'])} verified citation(s) of "
-                f"{len(report.results)} to {emit_path}",
-                err=True,
-            )
+            if emitted["citations"]:
+                write_json_file(emit_path, emitted, force=force)
+                written = f"wrote {len(emitted['citations'])} verified citation(s) of"
+                click.echo(f"{written} {len(report.results)} to {emit_path}", err=True)
+            else:  # a file of no citation is one verify refuses to read: none is written
+                click.echo(f"no citation was verified, so {emit_path} was not written", err=True)
     if as_json:
         from records.wire import verify_report_json  # the JSON shapes: only --json writes them
 
