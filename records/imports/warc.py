@@ -470,8 +470,10 @@ def _records(iterator: Any) -> Iterator[Any]:
             if first and _unknown_format(error):
                 raise _NotAWarc(str(error)) from error
             raise _Damaged(_reason(error)) from error
-        if first and record.format == "arc":
-            raise _AnArc("an ARC file")
+        if first and record.format == "arc":  # warcio reads any line of five words as ARC
+            if record.rec_type == "arc_header":  # an ARC file begins with its filedesc record
+                raise _AnArc("an ARC file")
+            raise _NotAWarc("neither a WARC nor an ARC record")
         first = False
         yield record
         try:

@@ -1,6 +1,7 @@
 """An ARC file (the WARC's predecessor) is refused with one line that says how to convert it,
 rather than read as records that are all skipped with exit 0; and the conversion it names
-gives a WARC that imports."""
+gives a WARC that imports. Lines warcio reads as ARC records without an ARC file's header are
+no archive at all."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from tests.imports.test_import_hostile import one_error_line, snap_import
 
@@ -41,3 +44,17 @@ def test_the_conversion_it_names_imports(tmp_path: Path) -> None:
     done = snap_import(tmp_path, warc)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["summary"]["imported"] == 1
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"x y z w 3\nabcdef\n", b'{"url": "http://a.test/x", "quote": "q q q"}\n'],
+    ids=["five words", "a citation file"],
+)
+def test_lines_warcio_reads_as_arc_records_are_no_archive(tmp_path: Path, content: bytes) -> None:
+    """warcio takes any first line of five words for an ARC record; without the ``filedesc``
+    record an ARC file begins with, it is no archive (before: every record skipped, exit 0)."""
+    path = tmp_path / "named-like.warc"
+    path.write_bytes(content)
+    line = one_error_line(snap_import(tmp_path, path), 2)
+    assert line == f"snap: error: {path} is not a WARC (.warc, .warc.gz) or WACZ file"
