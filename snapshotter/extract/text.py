@@ -48,7 +48,19 @@ def decode_text(data: bytes, declared: str | None) -> tuple[str, str]:
             f"the declared charset {label[:MAX_SHOWN]!r} is not a text encoding snap can use,"
             " and the text is not valid UTF-8"
         )
-    raise ExtractionError("the text is not valid UTF-8 and declares no charset that fits")
+    raise ExtractionError(
+        f"the text is not valid UTF-8 (at byte {_first_invalid_utf8(data)}) and declares no"
+        " charset; a file in another encoding can be converted first (iconv -f ENCODING"
+        " -t UTF-8), or served with its charset"
+    )
+
+
+def _first_invalid_utf8(data: bytes) -> int:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return error.start
+    return len(data)
 
 
 MAX_SHOWN = 40

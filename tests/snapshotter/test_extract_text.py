@@ -75,6 +75,19 @@ def test_undecodable_text_is_an_error(
     assert "\n" not in str(caught.value)
 
 
+def test_a_local_file_in_another_encoding_says_where_and_what_to_do(tmp_path: Path) -> None:
+    """A local file declares no charset and cannot: the line says at which byte UTF-8 fails
+    and how such a file can be captured."""
+    path = tmp_path / "doc.txt"
+    path.write_bytes("Grüße aus Köln".encode("latin-1"))
+    with pytest.raises(ExtractionError) as caught:
+        extract(path, "text/plain")
+    assert str(caught.value) == (
+        "the text is not valid UTF-8 (at byte 2) and declares no charset; a file in another"
+        " encoding can be converted first (iconv -f ENCODING -t UTF-8), or served with its charset"
+    )
+
+
 def test_bytes_that_fail_the_declared_charset_and_utf8_are_an_error(tmp_path: Path) -> None:
     path = tmp_path / "doc.txt"
     path.write_bytes("Grüße aus Köln".encode("latin-1"))
