@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from cryptography.hazmat.primitives.serialization import Encoding
 from sqlalchemy import select
 
 from records.attest.log_checks import inclusion_proof, signature_problem, token_problem
@@ -185,75 +186,146 @@ def _capture(
         AttestedManifest(named["hash"], data.decode("utf-8")),
         signature=signature,
         timestamp=token,
-        check=tuple(check_commands(capture_id, signature, stamp)),
+        check=tuple(check_commands(capture_id, signature, stamp, proof)),
     )
 
 
-def check_commands(capture_id: int, signature: dict[str, Any], stamp: dict[str, Any]) -> list[str]:
-    """The standard tools' command lines, over the files ``attestation_files`` names."""
+def check_commands(
+    capture_id: int, signature: dict[str, Any], stamp: dict[str, Any], proof: dict[str, Any] | None
+) -> list[str]:
+    """The standard tools' command lines, over the files ``attestation_files`` names: the
+    manifest's signature and token, then its record's inclusion in the checkpoint (the leaf
+    names the manifest's and the token's SHA-256) and that checkpoint's signature and token."""
     base = f"capture-{capture_id}"
-    commands = [f"sha256sum {base}.manifest.json  # the manifest's sha256"]
+    manifest = f"{base}.manifest.json"
+    commands = [f"sha256sum {manifest}  # the manifest's sha256"]
     if signature.get("state") == "signed":
-        if signature.get("algorithm") == "ed25519":
-            commands.append(
-                f"openssl pkeyutl -verify -pubin -inkey {base}.public-key.pem -rawin"
-                f" -in {base}.manifest.json -sigfile {base}.manifest.sig"
-            )
-        else:
-            commands.append(
-                f"openssl dgst -sha256 -verify {base}.public-key.pem"
-                f" -signature {base}.manifest.sig {base}.manifest.json"
-            )
-    if stamp.get("state") == "stamped":
         commands.append(
-            f"openssl ts -verify -in {base}.manifest.tsr -data {base}.manifest.json"
-            " -CAfile tsa-chain.pem"
+            signature_command(signature, f"{base}.public-key.pem", f"{base}.manifest.sig", manifest)
         )
-    commands.append(f"python3 check_inclusion.py {base}.proof.json  # RFC 9162, hashlib only")
-    commands.append(
-        f"openssl ts -verify -in {base}.checkpoint.tsr -data {base}.checkpoint.json"
-        " -CAfile tsa-chain.pem  # when the checkpoint is stamped"
-    )
+    tied = [manifest]
+    if stamp.get("state") == "stamped":
+        commands.append(token_command(f"{base}.manifest.tsr", manifest))
+        tied.append(f"{base}.manifest.tsr")
+    checkpoint = (proof or {}).get("checkpoint")
+    if checkpoint:
+        commands.append(
+            f"python3 check_inclusion.py {base}.proof.json {base}.checkpoint.json {' '.join(tied)}"
+            "  # RFC 9162, hashlib only"
+        )
+        commands += checkpoint_commands(f"{base}.checkpoint", checkpoint)
     return commands
 
 
+def checkpoint_commands(base: str, checkpoint: dict[str, Any]) -> list[str]:
+    """The commands that check a checkpoint's signature and token, over the files
+    ``checkpoint_pieces`` writes under ``base``."""
+    commands = []
+    signature = checkpoint.get("signature") or {}
+    if signature.get("state") == "signed":
+        commands.append(
+            signature_command(signature, f"{base}.public-key.pem", f"{base}.sig", f"{base}.json")
+        )
+    if (checkpoint.get("timestamp") or {}).get("state") == "stamped":
+        commands.append(token_command(f"{base}.tsr", f"{base}.json"))
+    return commands
+
+
+def signature_command(signature: dict[str, Any], key: str, sig: str, data: str) -> str:
+    """openssl's check of a signature over a file (Ed25519 signs the bytes themselves)."""
+    if signature.get("algorithm") == "ed25519":
+        return f"openssl pkeyutl -verify -pubin -inkey {key} -rawin -in {data} -sigfile {sig}"
+    return f"openssl dgst -sha256 -verify {key} -signature {sig} {data}"
+
+
+def token_command(token: str, data: str) -> str:
+    """openssl's check of an RFC 3161 token over a file, against the TSA's certificates."""
+    return f"openssl ts -verify -in {token} -data {data} -CAfile {TSA_CHAIN_FILE}"
+
+
 CHECK_INCLUSION = """\
-# RFC 9162 inclusion check of a snap proof file, Python standard library only.
+# RFC 9162 inclusion check of a snap proof file, Python standard library only:
+#   python3 check_inclusion.py PROOF CHECKPOINT [MANIFEST [TOKEN]]
+# The record (the proof's leaf) is in the log of CHECKPOINT, the very file whose signature and
+# timestamp openssl checks, and that record names the SHA-256 of MANIFEST and TOKEN.
 import base64, hashlib, json, sys
-proof = json.load(open(sys.argv[1]))
-h = lambda data: hashlib.sha256(data).digest()
-fn, sn = proof["position"], proof["treeSize"] - 1
-r = h(b"\\x00" + base64.b64decode(proof["leaf"]))
-assert "sha256:" + r.hex() == proof["leafHash"], "the leaf is not the record shown"
+
+
+def require(holds, why):
+    if not holds:
+        sys.exit("NOT VERIFIED: " + why)
+
+
+def read(name):
+    with open(name, "rb") as file:
+        return file.read()
+
+
+def sha256(data):
+    return hashlib.sha256(data).digest()
+
+
+if not 3 <= len(sys.argv) <= 5:
+    sys.exit("usage: check_inclusion.py PROOF CHECKPOINT [MANIFEST [TOKEN]]")
+proof, checkpoint = (json.loads(read(name)) for name in sys.argv[1:3])
+size = checkpoint["treeSize"]
+require(proof["treeSize"] == size, "the proof is for a log of another size than CHECKPOINT's")
+fn, sn = proof["position"], size - 1
+require(0 <= fn <= sn, "the position is outside CHECKPOINT's log")
+leaf = base64.b64decode(proof["leaf"])
+r = sha256(b"\\x00" + leaf)
 for p in map(bytes.fromhex, proof["path"]):
-    assert sn > 0, "proof too long"
+    require(sn > 0, "the proof is too long")
     if fn % 2 or fn == sn:
-        r = h(b"\\x01" + p + r)
+        r = sha256(b"\\x01" + p + r)
         while fn % 2 == 0 and fn:
             fn, sn = fn // 2, sn // 2
     else:
-        r = h(b"\\x01" + r + p)
+        r = sha256(b"\\x01" + r + p)
     fn, sn = fn // 2, sn // 2
-checkpoint = json.loads(proof["checkpoint"]["document"])
-assert sn == 0 and "sha256:" + r.hex() == checkpoint["rootHash"], "not in the checkpoint's tree"
-print("included at position", proof["position"], "of", checkpoint["treeSize"])
+require(sn == 0 and "sha256:" + r.hex() == checkpoint["rootHash"], "not in CHECKPOINT's log")
+record = json.loads(leaf)
+for name, field in zip(sys.argv[3:], ("manifest", "timestamp")):
+    digest = "sha256:" + sha256(read(name)).hex()
+    require(record.get(field) == digest, f"the record names another {field} than {name}")
+    print(name, "is the", field, "the record names:", digest)
+print(record["kind"], record["id"], "is included at position", proof["position"], "of", size)
 """
 
 
 CHECK_CONSISTENCY = """\
-# RFC 9162 consistency check of a snap proof file (snap log consistency --out), standard
-# library only: the log of the "to" checkpoint extends the log of the "from" checkpoint.
+# RFC 9162 consistency check, Python standard library only:
+#   python3 check_consistency.py PROOF OLD_CHECKPOINT NEW_CHECKPOINT
+# The log of NEW_CHECKPOINT extends the log of OLD_CHECKPOINT (the checkpoint kept from
+# before), checked against those two files, not against copies inside PROOF.
 import hashlib, json, sys
-proof = json.load(open(sys.argv[1]))
-h = lambda data: hashlib.sha256(b"\\x01" + data).digest()
-old, new = (json.loads(proof[side]["document"]) for side in ("from", "to"))
+
+
+def require(holds, why):
+    if not holds:
+        sys.exit("NOT VERIFIED: " + why)
+
+
+def read(name):
+    with open(name, "rb") as file:
+        return file.read()
+
+
+def h(data):
+    return hashlib.sha256(b"\\x01" + data).digest()
+
+
+if len(sys.argv) != 4:
+    sys.exit("usage: check_consistency.py PROOF OLD_CHECKPOINT NEW_CHECKPOINT")
+proof = json.loads(read(sys.argv[1]))
+old, new = (json.loads(read(name)) for name in sys.argv[2:4])
 m, n = old["treeSize"], new["treeSize"]
-old_root, new_root = (bytes.fromhex(c["rootHash"][7:]) for c in (old, new))
+old_root, new_root = (bytes.fromhex(c["rootHash"].removeprefix("sha256:")) for c in (old, new))
 path = [bytes.fromhex(p) for p in proof["proof"]]
 if m == n:
-    assert not path and old_root == new_root, "the same size with another root"
+    require(not path and old_root == new_root, "the same size with another root")
 else:
-    assert 0 < m < n and path, "no proof from a larger or empty log"
+    require(0 < m < n and path, "no proof from a larger or empty log")
     if m & (m - 1) == 0:
         path.insert(0, old_root)
     fn, sn = m - 1, n - 1
@@ -261,7 +333,7 @@ else:
         fn, sn = fn >> 1, sn >> 1
     fr = sr = path[0]
     for c in path[1:]:
-        assert sn > 0, "proof too long"
+        require(sn > 0, "the proof is too long")
         if fn & 1 or fn == sn:
             fr, sr = h(c + fr), h(c + sr)
             while fn & 1 == 0 and fn:
@@ -269,33 +341,75 @@ else:
         else:
             sr = h(sr + c)
         fn, sn = fn >> 1, sn >> 1
-    assert sn == 0 and fr == old_root and sr == new_root, "the new log does not extend the old"
+    require(sn == 0 and fr == old_root and sr == new_root, "the new log does not extend the old")
 print("the log of size", n, "extends the log of size", m)
 """
 
 
-def consistency_files(proof: dict[str, Any]) -> dict[str, bytes]:
-    """The proof, both checkpoints' documents and tokens, and the standalone check, by file
-    name (``records.output_files.write_files_into`` writes them)."""
+TSA_CHAIN_FILE = "tsa-chain.pem"
+
+
+def tsa_chain_pem(workspace: Workspace) -> bytes | None:
+    """The TSA certificates snap checks tokens against (``SNAP_TSA_CHAIN``), as PEM, for the
+    folder of the files: None when no chain is configured."""
+    path = workspace.settings.tsa_chain
+    if path is None:
+        return None
+    return b"".join(cert.public_bytes(Encoding.PEM) for cert in load_chain(path))
+
+
+def consistency_commands(proof: dict[str, Any]) -> list[str]:
+    """The commands that check a consistency proof over the files ``consistency_files``
+    writes: both checkpoints' signatures and tokens, then the proof between the two files."""
+    old, new = (f"checkpoint-{proof[side]['id']}" for side in ("from", "to"))
+    commands = checkpoint_commands(old, proof["from"]) + checkpoint_commands(new, proof["to"])
+    commands.append(
+        f"python3 check_consistency.py consistency-{proof['from']['id']}-{proof['to']['id']}.json"
+        f" {old}.json {new}.json  # {old}.json: the same bytes as the checkpoint you kept"
+    )
+    return commands
+
+
+def consistency_files(proof: dict[str, Any], tsa_chain: bytes | None = None) -> dict[str, bytes]:
+    """The proof, each checkpoint's document, signature, public key and token, the TSA chain
+    snap was configured with and the standalone check, by file name
+    (``records.output_files.write_files_into`` writes them)."""
     pieces: dict[str, bytes] = {"check_consistency.py": CHECK_CONSISTENCY.encode("utf-8")}
     name = f"consistency-{proof['from']['id']}-{proof['to']['id']}"
     pieces[f"{name}.json"] = json.dumps(proof, indent=2).encode("utf-8")
     for checkpoint in (proof["from"], proof["to"]):
         base = f"checkpoint-{checkpoint['id']}"
-        pieces[f"{base}.json"] = str(checkpoint["document"]).encode("utf-8")
-        token = (checkpoint.get("timestamp") or {}).get("token")
-        if token:
-            pieces[f"{base}.tsr"] = base64.b64decode(token)
+        pieces.update(
+            {base + suffix: data for suffix, data in checkpoint_pieces(checkpoint).items()}
+        )
+    if tsa_chain is not None:
+        pieces[TSA_CHAIN_FILE] = tsa_chain
     return pieces
 
 
-def attestation_files(attestation: Attestation) -> dict[str, bytes]:
-    """The pieces as the files the commands above read, and the standalone inclusion check,
-    by file name."""
+def checkpoint_pieces(checkpoint: dict[str, Any]) -> dict[str, bytes]:
+    """A checkpoint's document (the signed and stamped bytes), its signature and public key
+    and its token, by the suffix of their file names."""
+    pieces = {".json": str(checkpoint["document"]).encode("utf-8")}
+    signature = checkpoint.get("signature") or {}
+    if signature.get("state") == "signed":
+        pieces[".sig"] = base64.b64decode(signature["value"])
+        pieces[".public-key.pem"] = str(signature["publicKey"]).encode("ascii")
+    token = (checkpoint.get("timestamp") or {}).get("token")
+    if token:
+        pieces[".tsr"] = base64.b64decode(token)
+    return pieces
+
+
+def attestation_files(attestation: Attestation, tsa_chain: bytes | None = None) -> dict[str, bytes]:
+    """The pieces as the files the commands above read, the TSA chain snap was configured
+    with and the standalone inclusion check, by file name."""
     files = {"check_inclusion.py": CHECK_INCLUSION.encode("utf-8")}
     for capture in attestation.captures:
         base = f"capture-{capture.capture_id}"
         files.update({base + suffix: data for suffix, data in _capture_pieces(capture).items()})
+    if tsa_chain is not None:
+        files[TSA_CHAIN_FILE] = tsa_chain
     return files
 
 
@@ -314,9 +428,9 @@ def _capture_pieces(capture: AttestedCapture) -> dict[str, bytes]:
     pieces[".proof.json"] = json.dumps(proof, indent=2).encode("utf-8")
     checkpoint = proof.get("checkpoint") or {}
     if checkpoint:
-        pieces[".checkpoint.json"] = str(checkpoint["document"]).encode("utf-8")
-        if (checkpoint.get("timestamp") or {}).get("token"):
-            pieces[".checkpoint.tsr"] = base64.b64decode(checkpoint["timestamp"]["token"])
+        pieces.update(
+            {".checkpoint" + suffix: data for suffix, data in checkpoint_pieces(checkpoint).items()}
+        )
     return pieces
 
 

@@ -125,7 +125,8 @@ def log_verify(ctx: click.Context, as_json: bool) -> None:
     "--out",
     "out",
     type=OutputFolder(),
-    help="Also write the proof, both checkpoints and check_consistency.py (standard library).",
+    help="Also write the proof, both checkpoints (signature, key, token), the TSA chain and"
+    " check_consistency.py (standard library).",
 )
 @click.option(
     "--force", is_flag=True, help="Replace files in that folder that hold something else."
@@ -138,7 +139,7 @@ def log_consistency(
     """The RFC 9162 proof that the log of checkpoint TO (default: the newest) extends the log
     of checkpoint FROM, for someone who holds the two checkpoints and not the log. Exit 1 when
     it does not, or a checkpoint's signature or token does not check."""
-    from records.attest.attest import consistency_files
+    from records.attest.attest import consistency_commands, consistency_files, tsa_chain_pem
     from records.attest.log_checks import consistency_between
     from records.output_files import write_files_into
     from records.wire_attest import consistency_json
@@ -146,9 +147,10 @@ def log_consistency(
     refuse_force_without_out(out, force)
     with workspace(ctx, existing=True) as ws:
         result = consistency_between(ws, old, new)
+        chain = tsa_chain_pem(ws) if out is not None else None
     document = consistency_json(result)
     if out is not None:
-        write_files_into(out, consistency_files(document), force=force)
+        write_files_into(out, consistency_files(document, chain), force=force)
     if as_json:
         emit_json(document)
     else:
@@ -161,8 +163,8 @@ def log_consistency(
         for problem in result.problems:
             click.echo(f"✗ {problem}")
         if out is not None:
-            name = f"consistency-{first['id']}-{last['id']}.json"
-            click.echo(f"    $ python3 check_consistency.py {name}  # RFC 9162, hashlib only")
+            for command in consistency_commands(document):
+                click.echo(f"    $ {command}")
     ctx.exit(0 if result.ok else 1)
 
 
@@ -177,7 +179,7 @@ def refuse_force_without_out(out: Path | None, force: bool) -> None:
     "--out",
     "out",
     type=OutputFolder(),
-    help="Also write each piece as a file the printed commands check.",
+    help="Also write each piece, and the TSA chain, as files the printed commands check.",
 )
 @click.option(
     "--force", is_flag=True, help="Replace files in that folder that hold something else."
@@ -190,14 +192,15 @@ def attest_command(
     """Everything the other side needs to check a citation, snapshot or answer (ID) without
     snap: manifests, signatures and public key, RFC 3161 tokens, inclusion proofs and their
     checkpoint, with the openssl command that checks each. Exit 1 when one does not check."""
-    from records.attest.attest import attest, attestation_files
+    from records.attest.attest import attest, attestation_files, tsa_chain_pem
     from records.output_files import write_files_into
 
     refuse_force_without_out(out, force)
     with workspace(ctx, existing=True) as ws:
         result = attest(ws, given)
+        chain = tsa_chain_pem(ws) if out is not None else None
     if out is not None:
-        write_files_into(out, attestation_files(result), force=force)
+        write_files_into(out, attestation_files(result, chain), force=force)
     if as_json:
         from records.wire_attest import attestation_json
 

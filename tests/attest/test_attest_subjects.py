@@ -61,9 +61,27 @@ def citation_ids(env: dict[str, str]) -> list[str]:
         engine.dispose()
 
 
-def check_files(out: Path, capture: dict[str, Any], tsa: LocalTsa) -> None:
-    """Every command ``snap attest`` prints succeeds on the files it wrote."""
-    (out / "tsa-chain.pem").write_bytes(tsa.chain_path.read_bytes())
+def export_line_files(folder: Path, line: dict[str, Any]) -> list[Path]:
+    """One line of an export's attestations as the files ``check_inclusion.py`` takes: the
+    proof, its checkpoint's document and, for a capture, its manifest and token."""
+    folder.mkdir()
+    proof = line["logProof"]
+    pieces = {"proof.json": json.dumps(proof), "checkpoint.json": proof["checkpoint"]["document"]}
+    if "captureId" in line:
+        pieces["manifest.json"] = line["manifest"]["document"]
+    files = []
+    for name, text in pieces.items():
+        (folder / name).write_text(text)
+        files.append(folder / name)
+    if "captureId" in line:
+        (folder / "manifest.tsr").write_bytes(base64.b64decode(line["timestamp"]["token"]))
+        files.append(folder / "manifest.tsr")
+    return files
+
+
+def check_files(out: Path, capture: dict[str, Any]) -> None:
+    """Every command ``snap attest`` prints succeeds on the files it wrote (the TSA chain
+    among them)."""
     for command in capture["check"]:
         line = command.split("  #")[0].replace("python3", f"{sys.executable} -I -S", 1)
         done = subprocess.run(line, shell=True, cwd=out, capture_output=True, check=False)  # noqa: S602
@@ -94,7 +112,7 @@ def test_attest_takes_a_citation_a_snapshot_or_an_answer(
     )
     for check in attested["verifications"]:
         assert check["proof"]["checkpoint"] is not None
-    check_files(out, capture, tsa)
+    check_files(out, capture)
     text = run(env, "attest", given)
     assert text.exit_code == 0
     assert "openssl ts -verify" in text.output
@@ -145,10 +163,9 @@ def test_a_warc_export_carries_proofs_checked_with_the_standard_library(
     script = tmp_path / "check_inclusion.py"
     script.write_text(CHECK_INCLUSION)
     for number, line in enumerate(lines):
-        proof = tmp_path / f"proof-{number}.json"
-        proof.write_text(json.dumps(line["logProof"]))
+        files = export_line_files(tmp_path / f"line-{number}", line)
         done_check = subprocess.run(
-            [sys.executable, "-I", "-S", str(script), str(proof)],
+            [sys.executable, "-I", "-S", str(script), *map(str, files)],
             capture_output=True,
             text=True,
             check=False,

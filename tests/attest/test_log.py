@@ -256,9 +256,12 @@ def test_consistency_proofs_between_checkpoints_check_with_the_standard_library(
         page.write_text(f"<html><body><main><p>page number {n}</p></main></body></html>")
         assert runner.invoke(cli, ["fetch", str(page)], env=env).exit_code == 0
 
-    def check(path: Path) -> subprocess.CompletedProcess[str]:
-        script = path.parent / "check_consistency.py"
-        command = [sys.executable, "-I", "-S", str(script), str(path)]
+    def check(path: Path, old: int, new: int) -> subprocess.CompletedProcess[str]:
+        """The standalone check of the proof between the two checkpoint files beside it."""
+        folder = path.parent
+        checkpoints = [str(folder / f"checkpoint-{n}.json") for n in (old, new)]
+        script = str(folder / "check_consistency.py")
+        command = [sys.executable, "-I", "-S", script, str(path), *checkpoints]
         return subprocess.run(command, capture_output=True, text=True, check=False)
 
     for old in range(1, 5):
@@ -274,21 +277,18 @@ def test_consistency_proofs_between_checkpoints_check_with_the_standard_library(
             assert proof["holds"]
             assert (proof["from"]["treeSize"], proof["to"]["treeSize"]) == (2 * old, 2 * new)
             path = out / f"consistency-{old}-{new}.json"
-            checked = check(path)
+            checked = check(path, old, new)
             assert checked.returncode == 0, checked.stderr
             if old == new:
                 continue
             forged = dict(proof, proof=["0" * 64, *proof["proof"][1:]])
             path.write_text(json.dumps(forged))
-            assert check(path).returncode != 0
+            assert check(path, old, new).returncode != 0
+            path.write_text(json.dumps(proof))
             older = json.loads(proof["from"]["document"])
             older["rootHash"] = "sha256:" + "1" * 64
-            path.write_text(
-                json.dumps(
-                    dict(proof, **{"from": {**proof["from"], "document": json.dumps(older)}})
-                )
-            )
-            assert check(path).returncode != 0
+            (out / f"checkpoint-{old}.json").write_text(json.dumps(older))
+            assert check(path, old, new).returncode != 0
     text = runner.invoke(cli, ["log", "consistency", "2"], env=env)
     assert text.exit_code == 0
     assert "checkpoint 4 (size 8) extends checkpoint 2 (size 4)" in text.output
