@@ -54,6 +54,36 @@ def root(leaves: Sequence[bytes]) -> bytes:
     return level[0]
 
 
+def tree_and_prefix_roots(leaves: Sequence[bytes], prefix_size: int) -> tuple[bytes, bytes]:
+    """(MTH(D[n]), MTH(D[prefix_size])) in one bottom-up pass: what a new checkpoint signs,
+    and the root its predecessor signed if the log still extends it, for the cost of one root.
+
+    The prefix of ``m`` leaves splits into perfect subtrees, one per set bit of ``m`` (largest
+    first, as RFC 9162's split does); the one of bit ``b`` is node ``(m >> b) - 1`` of level
+    ``b``, a complete node of the whole tree too. Folded from the right they give its root."""
+    if not 0 <= prefix_size <= len(leaves):
+        raise ValueError(f"no prefix of {prefix_size} leaves in a tree of {len(leaves)}")
+    if not leaves:
+        return empty_root(), empty_root()
+    perfect: list[bytes] = []  # the prefix's perfect subtrees, smallest first
+    level, bit = list(leaves), 0
+    while True:
+        if prefix_size >> bit & 1:
+            perfect.append(level[(prefix_size >> bit) - 1])
+        if len(level) == 1:
+            break
+        paired = [node_hash(level[i], level[i + 1]) for i in range(0, len(level) - 1, 2)]
+        if len(level) % 2:
+            paired.append(level[-1])
+        level, bit = paired, bit + 1
+    if not perfect:
+        return level[0], empty_root()
+    prefix_root = perfect[0]
+    for left in perfect[1:]:
+        prefix_root = node_hash(left, prefix_root)
+    return level[0], prefix_root
+
+
 def inclusion_proof(index: int, leaves: Sequence[bytes]) -> list[bytes]:
     """PATH(m, D[n]): the sibling hashes from leaf ``index`` up to the root."""
     if not 0 <= index < len(leaves):

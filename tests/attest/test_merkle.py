@@ -89,3 +89,15 @@ def test_a_changed_leaf_breaks_consistency(n: int, data: st.DataObject) -> None:
     leaves[changed] = merkle.leaf_hash(b"changed")
     proof = merkle.consistency_proof(m, leaves)
     assert not merkle.verify_consistency(m, n, old_root, merkle.root(leaves), proof)
+
+
+@given(st.integers(0, 300), st.data())
+def test_tree_and_prefix_roots_are_both_roots(size: int, data: st.DataObject) -> None:
+    """One pass gives the whole tree's root and any prefix's, as the recursive definition
+    does: what a new checkpoint signs and what the checkpoint before it signed."""
+    _, leaves = leaves_of(size)
+    prefix_size = data.draw(st.integers(0, size))
+    assert merkle.tree_and_prefix_roots(leaves, prefix_size) == (
+        recursive_root(leaves),
+        recursive_root(leaves[:prefix_size]),
+    )
