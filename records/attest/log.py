@@ -154,6 +154,7 @@ LATEST_CHECKPOINT = (
         CHECKPOINTS.c.id,
         CHECKPOINTS.c.tree_size,
         CHECKPOINTS.c.root_hash,
+        CHECKPOINTS.c.document,
         CHECKPOINTS.c.signature,
         CHECKPOINTS.c.timestamp,
     )
@@ -265,8 +266,8 @@ def leaf_hashes(session: Session) -> list[str]:
 
 
 def latest_checkpoint_row(session: Session) -> Any | None:
-    """The newest checkpoint's id, tree_size, root_hash, signature and timestamp, as a plain
-    row (Core: see ``CHECKPOINTS``); None before the first."""
+    """The newest checkpoint's id, tree_size, root_hash, document, signature and timestamp, as
+    a plain row (Core: see ``CHECKPOINTS``); None before the first."""
     return session.connection().execute(LATEST_CHECKPOINT).first()
 
 

@@ -88,14 +88,15 @@ def verify_log(workspace: Workspace) -> LogReport:
     _check_rows(found, entries, rows)
     leaves = [raw_digest(entry.leaf_hash) for entry in entries]
     chain = tsa_chain(workspace)
-    previous: LogCheckpoint | None = None
+    previous: tuple[LogCheckpoint, bool] | None = None  # and whether its root still holds
     intact = 0  # the largest checkpointed prefix whose root still holds
     for checkpoint in stored:
-        if _check_checkpoint(found, workspace.store, checkpoint, leaves, intact, chain):
+        holds = _check_checkpoint(found, workspace.store, checkpoint, leaves, intact, chain)
+        if holds:
             intact = max(intact, checkpoint.tree_size)
         if previous is not None:
-            _check_consistency(found, previous, checkpoint, leaves)
-        previous = checkpoint
+            _check_consistency(found, previous, (checkpoint, holds))
+        previous = checkpoint, holds
     return LogReport(len(entries), len(stored), tuple(found.problems))
 
 
@@ -203,17 +204,22 @@ def _check_checkpoint(
 
 
 def _check_consistency(
-    report: _Findings, old: LogCheckpoint, new: LogCheckpoint, leaves: list[bytes]
+    report: _Findings, old: tuple[LogCheckpoint, bool], new: tuple[LogCheckpoint, bool]
 ) -> None:
-    if new.tree_size < old.tree_size or new.tree_size > len(leaves) or old.tree_size == 0:
-        if new.tree_size < old.tree_size:
-            report.add(f"checkpoint {new.id} is smaller than checkpoint {old.id} before it")
-        return
-    proof = merkle.consistency_proof(old.tree_size, leaves[: new.tree_size])
-    if not merkle.verify_consistency(
-        old.tree_size, new.tree_size, raw_digest(old.root_hash), raw_digest(new.root_hash), proof
-    ):
-        report.add(f"checkpoint {new.id} does not extend checkpoint {old.id}")
+    """Blame a checkpoint for not extending the one before only when that is what the rows
+    show: it was signed over the log as it is now (its root holds) while the earlier one's
+    root no longer does, so it signed a rewritten log. When its own root does not hold either,
+    the rows changed after both were signed; ``_check_checkpoint`` said so, and the two signed
+    checkpoints may well be consistent. When both hold, they are prefixes of one log."""
+    (earlier, earlier_holds), (later, later_holds) = old, new
+    if later.tree_size < earlier.tree_size:
+        report.add(f"checkpoint {later.id} is smaller than checkpoint {earlier.id} before it")
+    elif later_holds and not earlier_holds:
+        report.add(
+            f"checkpoint {later.id} does not extend checkpoint {earlier.id}: it was signed over"
+            f" a log whose first {earlier.tree_size} entries no longer have checkpoint"
+            f" {earlier.id}'s root"
+        )
 
 
 @dataclass(frozen=True)

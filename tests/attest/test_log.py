@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from records.attest import log
-from records.attest.checkpoints import make_checkpoint
+from records.attest.checkpoints import checkpoint_if_grown, make_checkpoint
+from records.attest.errors import AttestationFailure
 from records.attest.log_checks import verify_log
 from records.models import Capture
 from records.workspace import Workspace
@@ -309,3 +310,133 @@ def test_consistency_proofs_between_checkpoints_check_with_the_standard_library(
     broken = runner.invoke(cli, ["log", "consistency", "2", "3"], env=env)
     assert broken.exit_code == 1
     assert "does NOT extend" in broken.output
+
+
+def append_capture(workspace: Workspace, name: str) -> int:
+    """One more failed capture, logged (not checkpointed)."""
+    with workspace.db.session() as session:
+        capture = Capture(
+            url=f"https://example.com/{name}",
+            fetched_at=datetime(2026, 3, 1, tzinfo=UTC),
+            outcome="failed",
+            error="refused",
+            provenance={},
+        )
+        session.add(capture)
+        session.flush()
+        log.append(session, [capture])
+        return capture.id
+
+
+def swap_entries(workspace: Workspace, a: int, b: int) -> None:
+    """Positions ``a`` and ``b`` of the log trade places (each keeps its record and leaf)."""
+    for statement in (
+        "UPDATE log_entries SET position = position + 1000 WHERE position IN (:a, :b)",
+        "UPDATE log_entries SET position = :b WHERE position = :a + 1000",
+        "UPDATE log_entries SET position = :a WHERE position = :b + 1000",
+    ):
+        execute(workspace, statement, a=a, b=b)
+
+
+def checkpoint_count(workspace: Workspace) -> int:
+    with workspace.db.reading() as session:
+        return int(session.scalar(sa.text("SELECT count(*) FROM log_checkpoints")) or 0)
+
+
+REWRITES = ["reorder_log", "rewrite_leaf", "delete_entry", "forge_checkpoint"]
+
+
+@pytest.mark.parametrize("rewrite", REWRITES)
+@settings(
+    max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(which=st.integers(0, RECORDS - 1), other=st.integers(1, RECORDS - 1))
+def test_no_checkpoint_is_signed_over_a_log_that_does_not_extend_the_newest(
+    workspace: Workspace, rewrite: str, which: int, other: int
+) -> None:
+    """Whatever rewrites the checkpointed part of the log (entries moved, a leaf replaced, an
+    entry removed, the checkpoint's columns made to fit), the next checkpoint is refused in one
+    line naming the checkpoint, and nothing is signed; the record appended since is kept."""
+    fresh_log(workspace)
+    if rewrite == "reorder_log":
+        swap_entries(workspace, which, (which + other) % RECORDS)
+    elif rewrite == "rewrite_leaf":
+        leaf = "sha256:" + "2" * 64
+        execute(
+            workspace, "UPDATE log_entries SET leaf_hash = :h WHERE position = :p", h=leaf, p=which
+        )
+    elif rewrite == "delete_entry":
+        execute(workspace, "DELETE FROM log_entries WHERE position = :p", p=which)
+    else:  # forge_checkpoint: the columns say another root than the signed document
+        execute(workspace, "UPDATE log_checkpoints SET root_hash = :r", r="sha256:" + "3" * 64)
+    appended = append_capture(workspace, "late")
+    before = checkpoint_count(workspace)
+    with pytest.raises(AttestationFailure) as refused:
+        make_checkpoint(workspace)
+    with workspace.db.reading() as session:
+        (newest,) = session.execute(sa.text("SELECT max(id) FROM log_checkpoints")).one()
+    assert f"checkpoint {newest}" in refused.value.message
+    assert "no new checkpoint was signed" in refused.value.message
+    assert "\n" not in refused.value.message
+    if rewrite == "delete_entry":  # one entry gone, one appended: the checkpoint's size
+        assert checkpoint_if_grown(workspace) is None
+    else:
+        with pytest.raises(AttestationFailure):
+            checkpoint_if_grown(workspace)
+    assert checkpoint_count(workspace) == before
+    with workspace.db.reading() as session:
+        assert session.get(Capture, appended) is not None
+
+
+def test_a_grown_log_that_extends_the_newest_is_signed(workspace: Workspace) -> None:
+    """The check refuses only a rewritten log: one that grew past every size since is signed,
+    its root the whole log's."""
+    fresh_log(workspace)
+    for n in range(RECORDS + 3):  # sizes that are and are not powers of two
+        append_capture(workspace, f"grown-{n}")
+        made = make_checkpoint(workspace)
+        assert made.created
+        with workspace.db.reading() as session:
+            assert (made.tree_size, made.root_hash) == log.tree_state_of(log.leaf_hashes(session))
+    assert verify_log(workspace).ok
+
+
+def test_rows_changed_after_two_checkpoints_do_not_blame_the_checkpoints(
+    workspace: Workspace,
+) -> None:
+    """Entries moved after checkpoint 2 was signed: log verify says checkpoint 2's root no
+    longer holds, not that checkpoint 2 (consistent with 1 when both were signed) does not
+    extend checkpoint 1. A checkpoint signed over that rewritten log is the one blamed."""
+    fresh_log(workspace)
+    append_capture(workspace, "seventh")
+    append_capture(workspace, "eighth")
+    second = make_checkpoint(workspace)
+    swap_entries(workspace, RECORDS, RECORDS + 1)  # past checkpoint 1, inside checkpoint 2
+    problems = [p.problem for p in verify_log(workspace).problems]
+    assert any(
+        f"checkpoint {second.id} (size {RECORDS + 2}): the log's first" in p for p in problems
+    )
+    assert not any("does not extend" in p for p in problems), problems
+    # an older snap (or an intruder with the key) signs over the rewritten log anyway
+    with workspace.db.session() as session:
+        size, root = log.tree_state_of(log.leaf_hashes(session))
+        now = datetime.now(UTC)
+        session.connection().execute(
+            log.INSERT_CHECKPOINT,
+            {
+                "tree_size": size,
+                "root_hash": root,
+                "document": log.checkpoint_document(size, root, now).decode(),
+                "signature": {"state": "none", "reason": "test"},
+                "timestamp": {"state": "none", "reason": "test"},
+                "created_at": now,
+            },
+        )
+        third = session.scalar(sa.text("SELECT max(id) FROM log_checkpoints"))
+    problems = [p.problem for p in verify_log(workspace).problems]
+    blamed = [p for p in problems if "does not extend" in p]
+    assert blamed == [
+        f"checkpoint {third} does not extend checkpoint {second.id}: it was signed over a log"
+        f" whose first {RECORDS + 2} entries no longer have checkpoint {second.id}'s root"
+    ]
+
