@@ -4,7 +4,8 @@ answer without trusting snap, and the standard command that checks each piece.
 For every stored capture: the manifest (its exact bytes), its signature and public key, its
 RFC 3161 token, and the inclusion proof of the capture's log entry with the checkpoint it is
 proved against; for a citation, also each verification's inclusion proof. snap re-checks the
-signatures and tokens itself as it gathers them; a failure is an integrity failure (exit 1).
+signatures, tokens and inclusion proofs itself as it gathers them (each proof from the record's
+row as it is now to the checkpoint's signed root); a failure is an integrity failure (exit 1).
 """
 
 from __future__ import annotations
@@ -17,7 +18,12 @@ from typing import Any, Literal
 from cryptography.hazmat.primitives.serialization import Encoding
 from sqlalchemy import select
 
-from records.attest.log_checks import inclusion_proof, signature_problem, token_problem
+from records.attest.log_checks import (
+    inclusion_proof,
+    proof_problem,
+    signature_problem,
+    token_problem,
+)
 from records.attest.timestamps import load_chain
 from records.errors import RecordNotFound
 from records.ids import resolve_citation_id, resolve_snapshot_id
@@ -120,11 +126,23 @@ def attest(workspace: Workspace, given: str) -> Attestation:
             verification_id,
             citation_id,
             status,
-            inclusion_proof(workspace, "verification", str(verification_id)),
+            _checked_proof(workspace, problems, "verification", verification_id),
         )
         for verification_id, citation_id, status in verifications
     )
     return Attestation(subject, attested, proved, tuple(problems))
+
+
+def _checked_proof(
+    workspace: Workspace, problems: list[str], kind: str, record_id: int
+) -> dict[str, Any] | None:
+    """The record's inclusion proof, checked as the other side will check it (the row as it
+    is now, the path to the checkpoint's signed root): one that does not is a problem."""
+    proof = inclusion_proof(workspace, kind, str(record_id))
+    problem = proof_problem(kind, str(record_id), proof)
+    if problem is not None:
+        problems.append(problem)
+    return proof
 
 
 def _checkpoint_token(
@@ -163,7 +181,7 @@ def _capture(
 ) -> AttestedCapture:
     named = provenance.get("manifest") or {}
     stamp = provenance.get("timestamp") or {"state": "none", "reason": "no trusted timestamp"}
-    proof = inclusion_proof(workspace, "capture", str(capture_id))
+    proof = _checked_proof(workspace, problems, "capture", capture_id)
     _checkpoint_token(workspace, problems, proof, chain)
     if not named.get("hash"):
         note = "recorded before manifests were kept: no manifest, signature or token"

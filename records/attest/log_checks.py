@@ -394,6 +394,48 @@ def inclusion_proofs(
     return proofs
 
 
+def proof_problem(kind: str, record_id: str, proof: dict[str, Any] | None) -> str | None:
+    """What is wrong with the inclusion proof snap is about to hand out for a record, checked
+    as the other side's ``check_inclusion.py`` checks it: the leaf (the row as it is now)
+    hashes to the stored leaf hash, and the path leads from it to the root the checkpoint's
+    signed document states. None when it checks, or when no checkpoint holds the record yet
+    (there is no proof to check)."""
+    checkpoint = (proof or {}).get("checkpoint")
+    if proof is None or not checkpoint:
+        return None
+    label, position = f"{kind} {record_id}", proof["position"]
+    leaf = proof.get("leaf")
+    if leaf is None:
+        return f"{label} was removed from the database after it was logged at {position}"
+    if hex_digest(merkle.leaf_hash(base64.b64decode(leaf))) != proof["leafHash"]:
+        return (
+            f"{label} was changed after it was logged: its row no longer hashes to the leaf at"
+            f" position {position}, so its inclusion proof does not check"
+        )
+    try:
+        signed = json.loads(checkpoint["document"])
+        size, root = int(signed["treeSize"]), raw_digest(str(signed["rootHash"]))
+    except (ValueError, KeyError, TypeError):
+        return f"{label}: checkpoint {checkpoint['id']}'s document cannot be read"
+    path = [bytes.fromhex(node) for node in proof["path"]]
+    leaf_hash = raw_digest(proof["leafHash"])
+    if size != proof["treeSize"] or not merkle.verify_inclusion(
+        position, size, leaf_hash, path, root
+    ):
+        return (
+            f"{label}: its inclusion proof at position {position} does not lead to the root"
+            f" checkpoint {checkpoint['id']} signed: the log was changed after that checkpoint"
+            " (snap log verify names the entries)"
+        )
+    return None
+
+
+def proof_problems(proofs: dict[tuple[str, str], dict[str, Any] | None]) -> list[str]:
+    """``proof_problem`` of each proof (``inclusion_proofs``' answer), in its order."""
+    found = (proof_problem(kind, record_id, proof) for (kind, record_id), proof in proofs.items())
+    return [problem for problem in found if problem is not None]
+
+
 def _rows_of(session: Any, kind: str, record_id: str) -> bytes | None:
     from records.models import Capture, Extraction, Verification
 

@@ -85,6 +85,8 @@ def _write(
 
     sealed = [(c.capture_id, c.snapshot_id, c.provenance) for c in selection.captures]
     refuse_broken_seals(seal_checks_of(workspace), workspace.store, sealed)
+    proofs = _attestations(workspace, selection)
+    refuse_broken_proofs(proofs)  # the evidence page shows the same proofs: checked here too
     if fmt == "html":
         from records.exports.evidence_page import render_evidence_page
 
@@ -98,7 +100,6 @@ def _write(
 
     workspace.stores.check_all([capture.evidence for capture in selection.captures])
     if fmt == "warc":
-        proofs = _attestations(workspace, selection)
         with target.open("wb") as out:
             summary = write_warc(
                 out,
@@ -121,7 +122,6 @@ def _write(
 
         signer, why = wacz_signer(attestor_of(workspace), workspace.settings.signing_cert)
         sign = signer.signed_data if signer is not None else None
-        proofs = _attestations(workspace, selection)
         wacz = write_wacz(target, warc, selection, summary, sign, attestations=proofs)
     return WrittenCounts(summary.records, wacz.pages, wacz.annotations, wacz.signed, why)
 
@@ -134,6 +134,29 @@ def _attestations(workspace: Workspace, selection: Selection) -> list[dict[str, 
     checks = [v.id for c in selection.citations for v in c.verifications]
     sealed_captures = [(c.capture_id, c.provenance) for c in selection.captures]
     return export_attestations(workspace, sealed_captures, checks)
+
+
+def refuse_broken_proofs(attestations: list[dict[str, Any]]) -> None:
+    """Before an export is written: every inclusion proof it hands out checks (the record's
+    row as it is now, the path to its checkpoint's signed root), else nothing is written."""
+    from records.attest.errors import AttestationFailure
+    from records.attest.log_checks import proof_problems
+
+    proofs = {
+        _record_of(line): line.get("logProof")
+        for line in attestations
+        if "captureId" in line or "verificationId" in line
+    }
+    problems = proof_problems(proofs)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise AttestationFailure(f"{problems[0]}{more}; nothing was written")
+
+
+def _record_of(line: dict[str, Any]) -> tuple[str, str]:
+    if "captureId" in line:
+        return "capture", str(line["captureId"])
+    return "verification", str(line["verificationId"])
 
 
 def _digest(path: Path) -> tuple[str, int]:
