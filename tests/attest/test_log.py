@@ -343,7 +343,7 @@ def checkpoint_count(workspace: Workspace) -> int:
         return int(session.scalar(sa.text("SELECT count(*) FROM log_checkpoints")) or 0)
 
 
-REWRITES = ["reorder_log", "rewrite_leaf", "delete_entry", "forge_checkpoint"]
+REWRITES = ["reorder_log", "rewrite_leaf", "delete_entry", "truncate", "forge_checkpoint"]
 
 
 @pytest.mark.parametrize("rewrite", REWRITES)
@@ -355,8 +355,9 @@ def test_no_checkpoint_is_signed_over_a_log_that_does_not_extend_the_newest(
     workspace: Workspace, rewrite: str, which: int, other: int
 ) -> None:
     """Whatever rewrites the checkpointed part of the log (entries moved, a leaf replaced, an
-    entry removed, the checkpoint's columns made to fit), the next checkpoint is refused in one
-    line naming the checkpoint, and nothing is signed; the record appended since is kept."""
+    entry removed, the log cut short, the checkpoint's columns made to fit), the next
+    checkpoint is refused in one line naming the checkpoint, and nothing is signed; the record
+    appended since is kept."""
     fresh_log(workspace)
     if rewrite == "reorder_log":
         swap_entries(workspace, which, (which + other) % RECORDS)
@@ -367,6 +368,8 @@ def test_no_checkpoint_is_signed_over_a_log_that_does_not_extend_the_newest(
         )
     elif rewrite == "delete_entry":
         execute(workspace, "DELETE FROM log_entries WHERE position = :p", p=which)
+    elif rewrite == "truncate":  # the log ends up shorter than the checkpoint
+        execute(workspace, "DELETE FROM log_entries WHERE position >= :p", p=RECORDS - 2)
     else:  # forge_checkpoint: the columns say another root than the signed document
         execute(workspace, "UPDATE log_checkpoints SET root_hash = :r", r="sha256:" + "3" * 64)
     appended = append_capture(workspace, "late")
