@@ -75,7 +75,7 @@ def attestation_json(attestation: Attestation) -> dict[str, Any]:
         "captures": [attested_capture_json(capture) for capture in attestation.captures],
         "verifications": [
             {"id": check.id, "citationId": check.citation_id, "status": check.status}
-            | {"proof": check.proof}
+            | {"proof": check.proof, "check": list(check.check)}
             for check in attestation.verifications
         ],
         "problems": list(attestation.problems),

@@ -71,6 +71,7 @@ class AttestedVerification:
     citation_id: str
     status: str
     proof: dict[str, Any] | None
+    check: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -122,15 +123,35 @@ def attest(workspace: Workspace, given: str) -> Attestation:
         for capture_id, provenance in sorted(captures, key=lambda item: item[0])
     )
     proved = tuple(
-        AttestedVerification(
-            verification_id,
-            citation_id,
-            status,
-            _checked_proof(workspace, problems, "verification", verification_id),
-        )
+        _verification(workspace, problems, verification_id, citation_id, status, chain)
         for verification_id, citation_id, status in verifications
     )
-    return Attestation(subject, attested, proved, tuple(problems))
+    return Attestation(subject, attested, proved, tuple(dict.fromkeys(problems)))
+
+
+def _verification(
+    workspace: Workspace,
+    problems: list[str],
+    verification_id: int,
+    citation_id: str,
+    status: str,
+    chain: Any,
+) -> AttestedVerification:
+    """A check of the citation and its inclusion proof, with the commands that check it over
+    the files ``attestation_files`` names: that the quote was checked, and when, is in the log
+    as the capture is."""
+    proof = _checked_proof(workspace, problems, "verification", verification_id)
+    _checkpoint_token(workspace, problems, proof, chain)  # a checkpoint's problem is said once
+    checkpoint = (proof or {}).get("checkpoint")
+    commands: list[str] = []
+    if checkpoint:
+        base = f"verification-{verification_id}"
+        commands.append(
+            f"python3 check_inclusion.py {base}.proof.json {base}.checkpoint.json"
+            "  # RFC 9162, hashlib only"
+        )
+        commands += checkpoint_commands(f"{base}.checkpoint", checkpoint)
+    return AttestedVerification(verification_id, citation_id, status, proof, tuple(commands))
 
 
 def _checked_proof(
@@ -426,6 +447,9 @@ def attestation_files(attestation: Attestation, tsa_chain: bytes | None = None) 
     for capture in attestation.captures:
         base = f"capture-{capture.capture_id}"
         files.update({base + suffix: data for suffix, data in _capture_pieces(capture).items()})
+    for check in attestation.verifications:
+        base = f"verification-{check.id}"
+        files.update({base + suffix: data for suffix, data in _proof_pieces(check.proof).items()})
     if tsa_chain is not None:
         files[TSA_CHAIN_FILE] = tsa_chain
     return files
@@ -442,8 +466,15 @@ def _capture_pieces(capture: AttestedCapture) -> dict[str, bytes]:
     token = capture.timestamp
     if token.get("token"):
         pieces[".manifest.tsr"] = base64.b64decode(token["token"])
-    proof = capture.proof or {}
-    pieces[".proof.json"] = json.dumps(proof, indent=2).encode("utf-8")
+    pieces.update(_proof_pieces(capture.proof))
+    return pieces
+
+
+def _proof_pieces(proof: dict[str, Any] | None) -> dict[str, bytes]:
+    """A record's inclusion proof and the checkpoint it is proved against, by the suffix of
+    their file names."""
+    proof = proof or {}
+    pieces = {".proof.json": json.dumps(proof, indent=2).encode("utf-8")}
     checkpoint = proof.get("checkpoint") or {}
     if checkpoint:
         pieces.update(

@@ -230,6 +230,8 @@ def attest_command(
             click.echo(
                 f"verification {check.id} {check.status}: log position {proof.get('position')}"
             )
+            for command in check.check:
+                click.echo(f"    $ {command}")
         for problem in result.problems:
             click.echo(f"✗ {problem}")
     ctx.exit(0 if result.ok else 1)

@@ -334,3 +334,35 @@ def test_consistency_holds_against_exactly_the_two_checkpoints_it_was_made_for(
             CHECK_CONSISTENCY, proof, checkpoint(kept, "old"), checkpoint(newer, "new")
         )
         assert refused.startswith("NOT VERIFIED"), (old_size, new_size, kept, newer)
+
+
+def test_a_citation_s_checks_are_written_with_the_commands_that_check_them(
+    tmp_path: Path, sealed: dict[str, str]
+) -> None:
+    """That the quote was checked, and when, is in the log as the capture is: each
+    verification's proof and checkpoint are files too, and its printed commands pass."""
+    env = sealed
+    snapshot_id = fetch(env, tmp_path, "first")
+    citation = tmp_path / "citation.json"
+    quote = "The page called first."
+    citation.write_text(
+        json.dumps({"citationId": "c-first", "snapshotId": snapshot_id, "quote": quote})
+    )
+    assert run(env, "verify", str(citation)).exit_code == 0  # ends with a checkpoint
+    out = tmp_path / "out"
+    done = run(env, "attest", "c-first", "--json", "--out", str(out))
+    assert done.exit_code == 0, done.output
+    [check] = json.loads(done.output)["verifications"]
+    base = f"verification-{check['id']}"
+    assert (out / f"{base}.proof.json").exists()
+    inclusion = next(c for c in check["check"] if "check_inclusion.py" in c)
+    assert f"{base}.proof.json {base}.checkpoint.json" in inclusion
+    assert len(check["check"]) == 3  # the inclusion, the checkpoint's signature and its token
+    for command in check["check"]:
+        finished = shell(out, command)
+        assert finished.returncode == 0, (command, finished.stderr)
+    assert "verification" in shell(out, inclusion).stdout
+    (out / f"{base}.proof.json").write_text(
+        (out / f"{base}.proof.json").read_text().replace('"position": ', '"position": 1')
+    )
+    assert shell(out, inclusion).returncode != 0
