@@ -41,7 +41,10 @@ def lookup_keys(url: str) -> list[str]:
     """The keys a record of ``url`` may be under: ``canonical_url``'s, and the keys recorded
     before raw characters were encoded, of ``url`` as typed and with its escapes of such
     characters decoded (the spelling a capture typed with them raw was recorded under)."""
-    keys = [canonical_url(url), _canonical(url, str), _canonical(url, _decoded)]
+    key = canonical_url(url)
+    if "%" not in url and _RAW.search(url) is None:  # most URLs: the three spellings are one
+        return [key]
+    keys = [key, _canonical(url, str), _canonical(url, _decoded)]
     return [key for key in dict.fromkeys(keys) if _storable(key)]
 
 
