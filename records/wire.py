@@ -317,7 +317,7 @@ def fsck_json(report: FsckReport) -> dict[str, Any]:
         "states": {state.value: count for state, count in report.states.items()},
         "problems": [fsck_problem_json(problem) for problem in report.problems],
         "shadowed": [
-            {**blob_check_json(entry.blob), "snapshotId": entry.snapshot_id}
+            {**blob_check_json(entry.blob), **_named_by(entry.snapshot_id, entry.checkpoint_id)}
             for entry in report.shadowed
         ],
         "orphans": list(report.orphans),
@@ -329,10 +329,23 @@ def fsck_json(report: FsckReport) -> dict[str, Any]:
 def fsck_problem_json(problem: FsckProblem) -> dict[str, Any]:
     if problem.blob is not None:
         blob = blob_check_json(problem.blob)
-        return {**blob, "snapshotId": problem.snapshot_id, "problem": problem.problem}
+        owner = _named_by(problem.snapshot_id, problem.checkpoint_id)
+        return {**blob, **owner, "problem": problem.problem}
     if problem.key is not None:
         return {"key": problem.key, "problem": problem.problem}
-    return {"snapshotId": problem.snapshot_id, "problem": problem.problem}
+    return {
+        "snapshotId": problem.snapshot_id,
+        "captureId": problem.capture_id,
+        "problem": problem.problem,
+    }
+
+
+def _named_by(snapshot_id: str | None, checkpoint_id: int | None) -> dict[str, Any]:
+    """The record a blob of ``snap fsck`` belongs to: a snapshot, or a log checkpoint (whose
+    timestamp token names no snapshot)."""
+    if checkpoint_id is not None:
+        return {"checkpointId": checkpoint_id}
+    return {"snapshotId": snapshot_id}
 
 
 def shown_json(shown: Shown) -> dict[str, Any]:

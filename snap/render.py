@@ -391,7 +391,7 @@ def verification_line(verification: VerificationRecord) -> str:
 def fsck_report(report: FsckReport) -> str:
     lines = [f"{FAIL} {problem.problem}" for problem in report.problems]
     lines += [f"! shadowed {entry.blob.key}: {entry.blob.detail}" for entry in report.shadowed]
-    lines += [f"  orphan (no snapshot names it): {key}" for key in report.orphans]
+    lines += [f"  orphan (no record names it): {key}" for key in report.orphans]
     left = "removed" if report.temp_files_removed else "left by a killed capture (--repair)"
     lines += [f"  temporary file {left}: {path}" for path in report.temp_files]
     verdict = "ok" if report.ok else f"{len(report.problems)} problem(s)"
