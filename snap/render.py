@@ -395,10 +395,11 @@ def fsck_report(report: FsckReport) -> str:
     left = "removed" if report.temp_files_removed else "left by a killed capture (--repair)"
     lines += [f"  temporary file {left}: {path}" for path in report.temp_files]
     verdict = "ok" if report.ok else f"{len(report.problems)} problem(s)"
-    states = ", ".join(f"{count} {state}" for state, count in report.states.items())
+    states = [f"{count} {state}" for state, count in report.states.items()]
+    states.append(plural(len(report.orphans), "orphan"))  # checked too: every blob is counted
+    blobs, snapshots = plural(report.blobs_checked, "blob"), report.snapshots_checked
     lines.append(
-        f"checked {report.blobs_checked} blobs and {report.snapshots_checked} "
-        f"snapshots ({states}): {verdict}"
+        f"checked {blobs} ({', '.join(states)}) and {plural(snapshots, 'snapshot')}: {verdict}"
     )
     return "\n".join(lines)
 
