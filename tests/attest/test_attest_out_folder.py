@@ -39,12 +39,18 @@ def contents(folder: Path) -> dict[str, bytes]:
     return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
 
 
-def test_attest_into_the_same_folder_twice_keeps_the_same_files(
-    env: dict[str, str], tmp_path: Path
-) -> None:
+def attested_once(env: dict[str, str], tmp_path: Path) -> tuple[str, Path]:
+    """A page captured and attested into ``evidence/``: its snapshot id and the folder."""
     snapshot = fetch(env, tmp_path, "first")
     out = tmp_path / "evidence"
     assert snap(env, "attest", snapshot, "--out", str(out)).exit_code == 0
+    return snapshot, out
+
+
+def test_attest_into_the_same_folder_twice_keeps_the_same_files(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    snapshot, out = attested_once(env, tmp_path)
     before = {path.name: path.stat().st_ino for path in out.iterdir()}
     again = snap(env, "attest", snapshot, "--out", str(out))
     assert again.exit_code == 0, again.output
@@ -54,9 +60,7 @@ def test_attest_into_the_same_folder_twice_keeps_the_same_files(
 def test_attest_refuses_to_replace_an_older_proof_unless_forced(
     env: dict[str, str], tmp_path: Path
 ) -> None:
-    snapshot = fetch(env, tmp_path, "first")
-    out = tmp_path / "evidence"
-    assert snap(env, "attest", snapshot, "--out", str(out)).exit_code == 0
+    snapshot, out = attested_once(env, tmp_path)
     handed_over = contents(out)
     fetch(env, tmp_path, "second")  # the log grows: the proof is now against a newer checkpoint
     refused = snap(env, "attest", snapshot, "--out", str(out))

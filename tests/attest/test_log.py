@@ -197,17 +197,7 @@ def test_any_change_after_a_checkpoint_is_found(
 
 def test_checkpoints_are_consistent_and_cli_reports(workspace: Workspace) -> None:
     fresh_log(workspace)
-    with workspace.db.session() as session:
-        capture = Capture(
-            url="https://example.com/late",
-            fetched_at=datetime(2026, 3, 1, tzinfo=UTC),
-            outcome="failed",
-            error="refused",
-            provenance={},
-        )
-        session.add(capture)
-        session.flush()
-        log.append(session, [capture])
+    append_capture(workspace, "late")
     second = make_checkpoint(workspace)
     assert second.created
     assert second.tree_size == RECORDS + 1
