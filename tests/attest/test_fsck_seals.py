@@ -82,7 +82,7 @@ def test_checkpoint_tokens_are_recorded_blobs_and_a_damaged_one_is_damaged(
     assert f"checkpoint {checkpoint_id}'s timestamp token" in problem["problem"]
     human = CliRunner().invoke(cli, ["fsck"], env=env)
     assert human.exit_code == 1
-    assert "orphan" not in human.output
+    assert "orphan (no record names it)" not in human.output
     assert f"✗ {blob_key('timestamp', digest)} (checkpoint {checkpoint_id}'s" in human.output
     assert ", 1 damaged," in human.output
 
