@@ -78,10 +78,12 @@ echo "== mypy"; .venv/bin/mypy --cache-dir "$mypy_cache"
 echo "== lint-imports"; .venv/bin/lint-imports --no-cache
 # pytest-xdist: one pytest session per worker (so each has its own PostgreSQL database, S3
 # bucket and SQLite template), whole files per worker (module fixtures start once). 0: no workers.
+# --durations: the slowest tests are named in every run's log, so a run that grows slower says
+# where (CI stops at 90 minutes).
 workers=${SNAP_TEST_WORKERS:-$(nproc 2>/dev/null || echo 2)}
 echo "== pytest ($workers workers)"
 status=0
-.venv/bin/python -m pytest -n "$workers" --dist loadfile "$@" || status=$?
+.venv/bin/python -m pytest -n "$workers" --dist loadfile --durations=30 "$@" || status=$?
 # Exit code 5 is "no tests collected": a filter or a collection change that ran nothing is a
 # failure of the run, never a quiet pass.
 if [ "$status" = 5 ]; then echo "tests/run.sh: pytest collected no tests" >&2; fi
