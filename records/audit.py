@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from records.attest.checks import SealState, seal_blobs, seal_checks_of
-from records.attest.log_checks import inclusion_proofs
+from records.attest.log_checks import LogProofs
 from records.errors import RecordNotFound
 from records.evidence import BlobCheck, Evidence, blob_state, capture_blobs, recorded_blobs
 from records.ids import resolve_citation_id, resolve_snapshot_id
@@ -354,10 +354,16 @@ def audit(
 
 
 def audited(
-    workspace: Workspace, *, citation_id: str | None, url: str | None, snapshot_id: str | None
+    workspace: Workspace,
+    *,
+    citation_id: str | None,
+    url: str | None,
+    snapshot_id: str | None,
+    log: LogProofs | None = None,
 ) -> tuple[AuditReport, list[Evidence]]:
     """``audit``, with the evidence (snapshot and extraction, store and versions) of every
-    snapshot it reports, so an export can read those same blobs without asking again."""
+    snapshot it reports, so an export can read those same blobs without asking again. An
+    export auditing many citations hands in one ``log``, read once for all of them."""
     chosen = [value for value in (citation_id, url, snapshot_id) if value]
     if len(chosen) != 1:
         raise InputError("give exactly one of: a CITATION_ID, --url URL, --snapshot ID")
@@ -376,11 +382,14 @@ def audited(
         snapshot_id: blob_states(workspace, read.evidence[snapshot_id], read.heads[snapshot_id])
         for snapshot_id in read.evidence
     }
-    return checked_now(workspace, report, blobs), evidence
+    return checked_now(workspace, report, blobs, log or LogProofs(workspace)), evidence
 
 
 def checked_now(
-    workspace: Workspace, report: AuditReport, blobs: Mapping[str, tuple[BlobCheck, ...]]
+    workspace: Workspace,
+    report: AuditReport,
+    blobs: Mapping[str, tuple[BlobCheck, ...]],
+    log: LogProofs,
 ) -> AuditReport:
     """The report with what was checked after the read: each snapshot's blobs, each capture's
     and check's inclusion proof (``logProof``, so the other side can check it offline) and
@@ -388,7 +397,7 @@ def checked_now(
     checks = all_checks(report)
     wanted = [("capture", str(c.capture_id)) for c in report.captures]
     wanted += [("verification", str(v.verification_id)) for v in checks]
-    proofs = inclusion_proofs(workspace, wanted)
+    proofs = log.of(wanted)
     seals = seal_checks_of(workspace)
 
     def snapshot(item: AuditedSnapshot) -> AuditedSnapshot:

@@ -19,7 +19,8 @@ from cryptography.hazmat.primitives.serialization import Encoding
 from sqlalchemy import select
 
 from records.attest.log_checks import (
-    inclusion_proof,
+    LogProofs,
+    inclusion_proofs,
     proof_problem,
     signature_problem,
     token_problem,
@@ -30,6 +31,8 @@ from records.ids import resolve_citation_id, resolve_snapshot_id
 from records.models import Capture, Citation, Verification
 from records.vocabulary import CaptureOutcome
 from records.workspace import Workspace
+
+Proofs = dict[tuple[str, str], dict[str, Any] | None]  # log_checks.inclusion_proofs' answer
 
 
 @dataclass(frozen=True)
@@ -118,12 +121,15 @@ def attest(workspace: Workspace, given: str) -> Attestation:
         raise RecordNotFound(f"nothing recorded for {given!r}")
     problems: list[str] = []
     chain = load_chain(workspace.settings.tsa_chain) if workspace.settings.tsa_chain else None
+    wanted = [("capture", str(capture_id)) for capture_id, _ in captures]
+    wanted += [("verification", str(row[0])) for row in verifications]
+    proofs = inclusion_proofs(workspace, wanted)  # the log read once for all of them
     attested = tuple(
-        _capture(workspace, problems, capture_id, provenance, chain)
+        _capture(workspace, problems, capture_id, provenance, chain, proofs)
         for capture_id, provenance in sorted(captures, key=lambda item: item[0])
     )
     proved = tuple(
-        _verification(workspace, problems, verification_id, citation_id, status, chain)
+        _verification(workspace, problems, verification_id, citation_id, status, chain, proofs)
         for verification_id, citation_id, status in verifications
     )
     return Attestation(subject, attested, proved, tuple(dict.fromkeys(problems)))
@@ -136,11 +142,12 @@ def _verification(
     citation_id: str,
     status: str,
     chain: Any,
+    proofs: Proofs,
 ) -> AttestedVerification:
     """A check of the citation and its inclusion proof, with the commands that check it over
     the files ``attestation_files`` names: that the quote was checked, and when, is in the log
     as the capture is."""
-    proof = _checked_proof(workspace, problems, "verification", verification_id)
+    proof = _checked_proof(problems, "verification", verification_id, proofs)
     _checkpoint_token(workspace, problems, proof, chain)  # a checkpoint's problem is said once
     checkpoint = (proof or {}).get("checkpoint")
     commands: list[str] = []
@@ -155,11 +162,11 @@ def _verification(
 
 
 def _checked_proof(
-    workspace: Workspace, problems: list[str], kind: str, record_id: int
+    problems: list[str], kind: str, record_id: int, proofs: Proofs
 ) -> dict[str, Any] | None:
     """The record's inclusion proof, checked as the other side will check it (the row as it
     is now, the path to the checkpoint's signed root): one that does not is a problem."""
-    proof = inclusion_proof(workspace, kind, str(record_id))
+    proof = proofs.get((kind, str(record_id)))
     problem = proof_problem(kind, str(record_id), proof)
     if problem is not None:
         problems.append(problem)
@@ -199,10 +206,11 @@ def _capture(
     capture_id: int,
     provenance: dict[str, Any],
     chain: Any,
+    proofs: Proofs,
 ) -> AttestedCapture:
     named = provenance.get("manifest") or {}
     stamp = provenance.get("timestamp") or {"state": "none", "reason": "no trusted timestamp"}
-    proof = _checked_proof(workspace, problems, "capture", capture_id)
+    proof = _checked_proof(problems, "capture", capture_id, proofs)
     _checkpoint_token(workspace, problems, proof, chain)
     if not named.get("hash"):
         note = "recorded before manifests were kept: no manifest, signature or token"
@@ -484,15 +492,16 @@ def _proof_pieces(proof: dict[str, Any] | None) -> dict[str, bytes]:
 
 
 def export_attestations(
-    workspace: Workspace, captures: list[tuple[int, dict[str, Any]]], verification_ids: list[int]
+    workspace: Workspace,
+    captures: list[tuple[int, dict[str, Any]]],
+    verification_ids: list[int],
+    log: LogProofs,
 ) -> list[dict[str, Any]]:
     """For an export: each capture's manifest, signature, token and inclusion proof, and each
     verification's inclusion proof, with the checkpoint they are proved against."""
-    from records.attest.log_checks import inclusion_proofs
-
     wanted = [("capture", str(capture_id)) for capture_id, _ in captures]
     wanted += [("verification", str(vid)) for vid in verification_ids]
-    proofs = inclusion_proofs(workspace, wanted)
+    proofs = log.of(wanted)
     lines: list[dict[str, Any]] = []
     for capture_id, provenance in captures:
         named = provenance.get("manifest") or {}

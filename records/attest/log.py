@@ -260,9 +260,11 @@ def entry_count(session: Session) -> int:
     return int(session.connection().scalar(ENTRY_COUNT) or 0)
 
 
-def leaf_hashes(session: Session) -> list[str]:
-    """Every entry's leaf hash in log order (Core: see ``CHECKPOINTS``)."""
-    return list(session.connection().scalars(LEAF_HASHES))
+def leaf_hashes(session: Session, *, limit: int | None = None) -> list[str]:
+    """Every entry's leaf hash in log order, or the first ``limit`` (Core: see
+    ``CHECKPOINTS``)."""
+    query = LEAF_HASHES if limit is None else LEAF_HASHES.limit(limit)
+    return list(session.connection().scalars(query))
 
 
 def latest_checkpoint_row(session: Session) -> Any | None:

@@ -353,45 +353,84 @@ def reply_problem(reply: bytes, data: bytes, *, chain: Any) -> str | None:
 def inclusion_proof(workspace: Workspace, kind: str, record_id: str) -> dict[str, Any] | None:
     """The record's leaf, its position and the audit path to the newest checkpoint that holds
     it, with that checkpoint: all the other side needs to check it offline."""
-    return inclusion_proofs(workspace, [(kind, record_id)]).get((kind, record_id))
+    return LogProofs(workspace).of([(kind, record_id)]).get((kind, record_id))
 
 
 def inclusion_proofs(
     workspace: Workspace, wanted: list[tuple[str, str]]
 ) -> dict[tuple[str, str], dict[str, Any] | None]:
     """``inclusion_proof`` of several records, reading the log once."""
-    if not wanted:
-        return {}
-    with workspace.db.reading() as session:
-        entries = stored_leaves(session)
-        checkpoint = latest_checkpoint(session)
-        by_key = {(e.kind, e.record_id): e for e in entries}
-        rows = {key: _rows_of(session, *key) for key in wanted if key in by_key}
-    leaves = [raw_digest(e.leaf_hash) for e in entries]
-    proofs: dict[tuple[str, str], dict[str, Any] | None] = {}
-    for key in wanted:
-        entry = by_key.get(key)
+    return LogProofs(workspace).of(wanted)
+
+
+class LogProofs:
+    """Inclusion proofs against the newest checkpoint for as many records as one operation
+    asks, in as many calls as it likes: the log's leaf hashes are read and its tree hashed
+    once (``merkle.MerkleTree``), then each proof costs O(log n) hashes. An export or an
+    attestation of many records made one pass over the log per record before (about 200 ms
+    each at 100,000 entries); now the records' own rows are what each call reads.
+
+    Made for one operation: every proof it gives is against the checkpoint that was newest
+    when it was first asked, so the proofs of one export agree with each other."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        self._workspace = workspace
+        self._checkpoint: LogCheckpoint | None = None
+        self._tree: merkle.MerkleTree | None = None
+
+    def of(self, wanted: list[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any] | None]:
+        """Each wanted (kind, record id)'s proof: None for a record not in the log, one
+        without a path (``"checkpoint": None``) for a record no checkpoint holds yet."""
+        if not wanted:
+            return {}
+        with self._workspace.db.reading() as session:
+            if self._tree is None:
+                self._read_log(session)
+            entries = _entries_of(session, wanted)
+            rows = {key: _rows_of(session, *key) for key in wanted if key in entries}
+        return {key: self._proof(entries.get(key), rows.get(key)) for key in wanted}
+
+    def _read_log(self, session: Any) -> None:
+        self._checkpoint = latest_checkpoint(session)
+        size = 0 if self._checkpoint is None else self._checkpoint.tree_size
+        leaves = [raw_digest(leaf) for leaf in leaf_hashes(session, limit=size)]
+        self._tree = merkle.MerkleTree(leaves)
+
+    def _proof(self, entry: tuple[int, str] | None, leaf: bytes | None) -> dict[str, Any] | None:
         if entry is None:
-            proofs[key] = None
-            continue
-        if checkpoint is None or checkpoint.tree_size <= entry.position:
-            proofs[key] = {
-                "position": entry.position,
-                "leafHash": entry.leaf_hash,
-                "checkpoint": None,
-            }
-            continue
-        path = merkle.inclusion_proof(entry.position, leaves[: checkpoint.tree_size])
-        leaf = rows.get(key)
-        proofs[key] = {
-            "position": entry.position,
+            return None
+        position, leaf_hash = entry
+        checkpoint, tree = self._checkpoint, self._tree
+        if checkpoint is None or tree is None or checkpoint.tree_size <= position:
+            return {"position": position, "leafHash": leaf_hash, "checkpoint": None}
+        return {
+            "position": position,
             "treeSize": checkpoint.tree_size,
             "leaf": base64.b64encode(leaf).decode("ascii") if leaf else None,
-            "leafHash": entry.leaf_hash,
-            "path": [p.hex() for p in path],
+            "leafHash": leaf_hash,
+            "path": [p.hex() for p in tree.inclusion_proof(position, checkpoint.tree_size)],
             "checkpoint": checkpoint_json(checkpoint),
         }
-    return proofs
+
+
+def _entries_of(
+    session: Any, wanted: list[tuple[str, str]]
+) -> dict[tuple[str, str], tuple[int, str]]:
+    """The log position and leaf hash of each wanted record that is in the log, asked by kind
+    in chunks (one statement per few hundred records, whatever the log's size)."""
+    from records.tables import LOG_ENTRIES as ENTRIES
+
+    found: dict[tuple[str, str], tuple[int, str]] = {}
+    by_kind: dict[str, list[str]] = {}
+    for kind, record_id in dict.fromkeys(wanted):
+        by_kind.setdefault(kind, []).append(record_id)
+    columns = (ENTRIES.c.position, ENTRIES.c.kind, ENTRIES.c.record_id, ENTRIES.c.leaf_hash)
+    for kind, ids in by_kind.items():
+        for chunk in (ids[i : i + 500] for i in range(0, len(ids), 500)):
+            query = select(*columns).where(ENTRIES.c.kind == kind, ENTRIES.c.record_id.in_(chunk))
+            for position, _, record_id, leaf_hash in session.connection().execute(query):
+                found[(kind, record_id)] = (position, leaf_hash)
+    return found
 
 
 def proof_problem(kind: str, record_id: str, proof: dict[str, Any] | None) -> str | None:

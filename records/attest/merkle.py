@@ -84,16 +84,63 @@ def tree_and_prefix_roots(leaves: Sequence[bytes], prefix_size: int) -> tuple[by
     return level[0], prefix_root
 
 
+class MerkleTree:
+    """Every perfect subtree of a list of leaf hashes, hashed once, so that each proof after
+    that costs O(log n) hashes, where computing it from the leaves costs O(n).
+
+    Level ``b`` holds the hash of each complete, aligned run of ``2**b`` leaves; such a node
+    is the same in every tree that holds those leaves, so one tree answers for every size up
+    to its own. A subtree that is not perfect (the right edge of RFC 9162's split) is folded
+    from perfect ones, O(log n) of them."""
+
+    def __init__(self, leaves: Sequence[bytes]) -> None:
+        levels = [list(leaves)]
+        while len(levels[-1]) > 1:
+            below = levels[-1]
+            levels.append([node_hash(below[i], below[i + 1]) for i in range(0, len(below) - 1, 2)])
+        self._levels = levels
+        self.size = len(leaves)
+
+    def subtree_root(self, start: int, end: int) -> bytes:
+        """MTH(D[start:end]) of RFC 9162."""
+        if not 0 <= start < end <= self.size:
+            raise ValueError(f"no subtree [{start}, {end}) in a tree of {self.size}")
+        width = end - start
+        if width & (width - 1) == 0 and start % width == 0:
+            return self._levels[width.bit_length() - 1][start // width]
+        k = _split(width)
+        return node_hash(self.subtree_root(start, start + k), self.subtree_root(start + k, end))
+
+    def root(self, size: int | None = None) -> bytes:
+        """MTH(D[size]): the root of the first ``size`` leaves (all of them by default)."""
+        size = self.size if size is None else size
+        return empty_root() if size == 0 else self.subtree_root(0, size)
+
+    def inclusion_proof(self, index: int, size: int | None = None) -> list[bytes]:
+        """PATH(index, D[size]): the sibling hashes from leaf ``index`` up to the root of the
+        first ``size`` leaves, found top-down and returned leaf first."""
+        size = self.size if size is None else size
+        if not 0 <= index < size <= self.size:
+            raise ValueError(f"leaf {index} is not in a tree of {size}")
+        siblings: list[bytes] = []
+        start, end = 0, size
+        while end - start > 1:
+            middle = start + _split(end - start)
+            if index < middle:
+                siblings.append(self.subtree_root(middle, end))
+                end = middle
+            else:
+                siblings.append(self.subtree_root(start, middle))
+                start = middle
+        return siblings[::-1]
+
+
 def inclusion_proof(index: int, leaves: Sequence[bytes]) -> list[bytes]:
-    """PATH(m, D[n]): the sibling hashes from leaf ``index`` up to the root."""
+    """PATH(m, D[n]): the sibling hashes from leaf ``index`` up to the root (one proof; for
+    several over the same leaves, build one ``MerkleTree``)."""
     if not 0 <= index < len(leaves):
         raise ValueError(f"leaf {index} is not in a tree of {len(leaves)}")
-    if len(leaves) == 1:
-        return []
-    k = _split(len(leaves))
-    if index < k:
-        return [*inclusion_proof(index, leaves[:k]), root(leaves[k:])]
-    return [*inclusion_proof(index - k, leaves[k:]), root(leaves[:k])]
+    return MerkleTree(leaves).inclusion_proof(index)
 
 
 def verify_inclusion(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from records.attest.log_checks import LogProofs
 from records.audit import CitationAudit, CitationRecord, VerificationRecord, audited
 from records.evidence import Evidence, browser_blobs
 from records.exports.evidence_html import (
@@ -36,7 +37,9 @@ from verifier.text_fragments import text_fragment
 MISMATCHES = (Status.POSITION_MISMATCH, Status.CONTEXT_MISMATCH)
 
 
-def render_evidence_page(workspace: Workspace, citation_ids: Sequence[str]) -> str:
+def render_evidence_page(
+    workspace: Workspace, citation_ids: Sequence[str], log: LogProofs | None = None
+) -> str:
     """One HTML document for ``citation_ids`` (each id as ``snap audit`` takes it).
 
     RecordNotFound (exit 1) for an id that is not recorded; StoreError (exit 3) when a store a
@@ -47,13 +50,18 @@ def render_evidence_page(workspace: Workspace, citation_ids: Sequence[str]) -> s
     if not wanted:
         raise InputError("give at least one citation id for the evidence page")
     texts = SnapshotTexts(workspace.stores, shared=workspace.shared_prepared())
-    entries = [entry_for(workspace, texts, citation_id) for citation_id in wanted]
+    log = log or LogProofs(workspace)  # one read of the log for every citation's proofs
+    entries = [entry_for(workspace, texts, citation_id, log) for citation_id in wanted]
     return page_html(entries, made_at=wire_time(now()), version=__version__)
 
 
-def entry_for(workspace: Workspace, texts: SnapshotTexts, citation_id: str) -> Entry:
+def entry_for(
+    workspace: Workspace, texts: SnapshotTexts, citation_id: str, log: LogProofs
+) -> Entry:
     """What the page says about one citation: its audit report, and its stored text read now."""
-    report, evidence = audited(workspace, citation_id=citation_id, url=None, snapshot_id=None)
+    report, evidence = audited(
+        workspace, citation_id=citation_id, url=None, snapshot_id=None, log=log
+    )
     assert isinstance(report, CitationAudit)  # asked by citation id
     chosen = chosen_evidence(report.citation, evidence)
     if chosen is None:

@@ -12,12 +12,15 @@ import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from records.exports.selection import Selection
 from records.output_files import check_output, staged
 from records.workspace import Workspace
 from snapshotter.errors import InputError
+
+if TYPE_CHECKING:
+    from records.attest.log_checks import LogProofs
 
 FORMATS = ("warc", "wacz", "html")
 
@@ -81,12 +84,14 @@ def _write(
     progress: Callable[[int], None] | None,
 ) -> WrittenCounts:
     from records.attest.checks import refuse_broken_seals, seal_checks_of
+    from records.attest.log_checks import LogProofs
     from records.attest.seal import attestor_of
 
     sealed = [(c.capture_id, c.snapshot_id, c.provenance) for c in selection.captures]
     refuse_broken_seals(seal_checks_of(workspace), workspace.store, sealed)
-    proofs = _attestations(workspace, selection)
-    refuse_broken_proofs(proofs)  # the evidence page shows the same proofs: checked here too
+    log = LogProofs(workspace)  # read once: the page's proofs are the ones checked here
+    proofs = _attestations(workspace, selection, log)
+    refuse_broken_proofs(proofs)
     if fmt == "html":
         from records.exports.evidence_page import render_evidence_page
 
@@ -94,7 +99,7 @@ def _write(
             raise InputError(
                 f"{selection.described} has no recorded citation; the evidence page shows citations"
             )
-        target.write_text(render_evidence_page(workspace, selection.citation_ids), "utf-8")
+        target.write_text(render_evidence_page(workspace, selection.citation_ids, log), "utf-8")
         return WrittenCounts()
     from records.exports.warc import write_warc
 
@@ -126,14 +131,16 @@ def _write(
     return WrittenCounts(summary.records, wacz.pages, wacz.annotations, wacz.signed, why)
 
 
-def _attestations(workspace: Workspace, selection: Selection) -> list[dict[str, Any]]:
+def _attestations(
+    workspace: Workspace, selection: Selection, log: LogProofs
+) -> list[dict[str, Any]]:
     """Each capture's manifest, signature, token and inclusion proof, and each verification's
     proof, with the checkpoint they are proved against (records.attest.attest)."""
     from records.attest.attest import export_attestations
 
     checks = [v.id for c in selection.citations for v in c.verifications]
     sealed_captures = [(c.capture_id, c.provenance) for c in selection.captures]
-    return export_attestations(workspace, sealed_captures, checks)
+    return export_attestations(workspace, sealed_captures, checks, log)
 
 
 def refuse_broken_proofs(attestations: list[dict[str, Any]]) -> None:

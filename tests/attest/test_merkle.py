@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -101,3 +102,41 @@ def test_tree_and_prefix_roots_are_both_roots(size: int, data: st.DataObject) ->
         recursive_root(leaves),
         recursive_root(leaves[:prefix_size]),
     )
+
+
+def recursive_path(index: int, leaves: list[bytes]) -> list[bytes]:
+    """PATH(m, D[n]) as RFC 9162 section 2.1.3.1 writes it, leaf first."""
+    if len(leaves) == 1:
+        return []
+    k = 1
+    while k * 2 < len(leaves):
+        k *= 2
+    if index < k:
+        return [*recursive_path(index, leaves[:k]), recursive_root(leaves[k:])]
+    return [*recursive_path(index - k, leaves[k:]), recursive_root(leaves[:k])]
+
+
+@given(st.integers(1, 300), st.data())
+def test_one_tree_proves_every_leaf_of_every_prefix(size: int, data: st.DataObject) -> None:
+    """A tree built once over all the leaves gives, for any tree size up to its own (a
+    checkpoint older than the log), the root and each leaf's path of the definition."""
+    _, leaves = leaves_of(size)
+    tree = merkle.MerkleTree(leaves)
+    prefix = data.draw(st.integers(1, size))
+    index = data.draw(st.integers(0, prefix - 1))
+    assert tree.root(prefix) == recursive_root(leaves[:prefix])
+    assert tree.inclusion_proof(index, prefix) == recursive_path(index, leaves[:prefix])
+    start = data.draw(st.integers(0, size - 1))
+    end = data.draw(st.integers(start + 1, size))
+    assert tree.subtree_root(start, end) == recursive_root(leaves[start:end])
+
+
+@pytest.mark.parametrize(("index", "size"), [(5, 5), (0, 6), (-1, 3), (3, 3)])
+def test_a_tree_refuses_a_leaf_or_size_it_does_not_hold(index: int, size: int) -> None:
+    tree = merkle.MerkleTree(leaves_of(5)[1])
+    with pytest.raises(ValueError, match="is not in a tree of"):
+        tree.inclusion_proof(index, size)
+
+
+def test_an_empty_prefix_has_the_empty_root() -> None:
+    assert merkle.MerkleTree(leaves_of(3)[1]).root(0) == merkle.empty_root()
