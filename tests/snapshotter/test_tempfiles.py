@@ -89,6 +89,13 @@ def test_a_forked_child_ending_leaves_its_parent_s_files(tmp_path: Path) -> None
     assert list(tmp_path.iterdir()) == []  # deleted at the parent's
 
 
+def hear_ctrl_c() -> None:
+    """In the child: SIGINT as a terminal delivers it. A test run started in the background of
+    a shell without job control (``cmd &`` in a script) ignores SIGINT, its children inherit
+    that, and Python then installs no KeyboardInterrupt handler: Ctrl-C would go unheard."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_snap_fetch_interrupted_leaves_no_body_of_a_fetch_in_flight(
     tmp_path: Path, http_server: LoopbackServer
 ) -> None:
@@ -117,6 +124,7 @@ def test_snap_fetch_interrupted_leaves_no_body_of_a_fetch_in_flight(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=hear_ctrl_c,
     )
     deadline = time.monotonic() + 30
     while not list(folder.glob("snap-fetch-*")) and time.monotonic() < deadline:
