@@ -95,6 +95,27 @@ def checkpoint_log(ws: Any) -> None:
     checkpoint_if_grown(ws)
 
 
+def checkpoint_refusal(ws: Any) -> Exception | None:
+    """``checkpoint_log``, with a refusal to sign (a log rewritten behind snap's back:
+    ``AttestationFailure``) handed back instead of raised. The command's records are kept
+    either way, so it shows what it recorded first and raises the refusal after: the
+    human-readable report, then the error line and its exit code. With --json the refusal is
+    raised before the report, which keeps standard output one JSON document."""
+    from records.attest.errors import AttestationFailure
+
+    try:
+        checkpoint_log(ws)
+    except AttestationFailure as refusal:
+        return refusal
+    return None
+
+
+def raise_if(refusal: Exception | None) -> None:
+    """Raise what ``checkpoint_refusal`` handed back, once the command has shown its report."""
+    if refusal is not None:
+        raise refusal
+
+
 def progress_counter(total: int, label: str) -> Any:
     """A progress bar on a terminal; silent in pipes, CI and tests."""
     return click.progressbar(

@@ -16,12 +16,14 @@ from snap.cli_support import (
     allow_network_option,
     as_url,
     checkpoint_log,
+    checkpoint_refusal,
     emit_json,
     enqueue_option,
     error_document,
     json_option,
     parse_since,
     progress_counter,
+    raise_if,
     workspace,
 )
 from snap.commands.batches import start_batch
@@ -139,11 +141,13 @@ def fetch_one(ws: Any, target: str, as_json: bool) -> None:
     from records.wire import stored_capture_json
 
     record = capture_source(ws, target)
-    checkpoint_log(ws)
+    refusal = checkpoint_refusal(ws)
     if as_json:
+        raise_if(refusal)
         emit_json(stored_capture_json(record))
     else:
         click.echo(render.snapshot_summary(record))
+        raise_if(refusal)
 
 
 def fetch_many(ws: Any, targets: list[str], batch_size: int, as_json: bool) -> int:
@@ -211,9 +215,12 @@ def reextract(
         jobs = plan_reextract(ws, url=url and as_url(url), snapshot_id=snapshot_id, since=since)
         with progress_counter(len(jobs), "re-extracting") as bar:
             results = run_reextract(ws, jobs, progress=bar.update)
+        refusal = checkpoint_refusal(ws)  # the new extractions are log entries too
     if as_json:
         from records.wire import reextracted_json
 
+        raise_if(refusal)
         emit_json(reextracted_json(results))
     else:
         click.echo(render.reextracted(results))
+        raise_if(refusal)

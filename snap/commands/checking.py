@@ -16,7 +16,7 @@ from snap.cli_support import (
     PRIVATE_HELP,
     allow_network_option,
     as_url,
-    checkpoint_log,
+    checkpoint_refusal,
     documents_option,
     emit_json,
     emit_json_list,
@@ -24,6 +24,7 @@ from snap.cli_support import (
     json_option,
     parse_since,
     progress_counter,
+    raise_if,
     workspace,
 )
 from snap.commands.batches import in_process_notice, report_submitted
@@ -84,8 +85,8 @@ def verify(
     )
     with opened as ws:
         report = verify_citations(ws, given, fetch_missing=fetch_missing)
-        checkpoint_log(ws)
-        if emit_path is not None:
+        refusal = checkpoint_refusal(ws)
+        if emit_path is not None and refusal is None:
             from records.emit import emit_verified  # the ORM's models: only --emit reads them
 
             emitted = emit_verified(ws, report.results)
@@ -98,9 +99,11 @@ def verify(
     if as_json:
         from records.wire import verify_report_json  # the JSON shapes: only --json writes them
 
+        raise_if(refusal)
         emit_json(verify_report_json(report))
     else:
         click.echo(render.verify_report(report))
+        raise_if(refusal)
     ctx.exit(0 if report.passed else 1)
 
 
@@ -222,11 +225,13 @@ def reverify(
                 if checked[0]:  # the run recorded what it checked: --run goes on from there
                     click.echo(render.interrupted_run(plan.run_id), err=True)
                 raise
-            checkpoint_log(ws)
+            refusal = checkpoint_refusal(ws)
     if as_json:  # as emit_json(reverify_report_json(report)), a result at a time
+        raise_if(refusal)
         results = (citation_result_json(result) for result in report.results)
         besides = reverify_report_json_besides_results(report)
         emit_json_list({"results": [], **besides}, "results", results)
     else:
         click.echo(render.reverify_report(report))
+        raise_if(refusal)
     ctx.exit(0 if report.passed else 1)

@@ -13,11 +13,12 @@ import click
 from snap import render
 from snap.cli_support import (
     as_url,
-    checkpoint_log,
+    checkpoint_refusal,
     documents_option,
     emit_json,
     json_option,
     progress_counter,
+    raise_if,
     workspace,
 )
 from snap.paths import InputFile, OutputFile
@@ -223,13 +224,15 @@ def import_(ctx: click.Context, path: Path, as_latest: bool, as_json: bool) -> N
 
     with workspace(ctx) as ws, progress_counter(total_bytes(path), "importing") as bar:
         report = import_archive(ws, path, progress=bar.update, as_latest=as_latest)
-        checkpoint_log(ws)
+        refusal = checkpoint_refusal(ws)
     if as_json:
         from records.wire import import_report_json
 
+        raise_if(refusal)
         emit_json(import_report_json(report))
     elif report.results or not report.damaged:  # broken before any record: only the error
         click.echo(render.import_report(report))
     for line in report.damaged:
         click.echo(f"snap: error: {line}", err=True)
+    raise_if(refusal)
     ctx.exit(report.exit_code)

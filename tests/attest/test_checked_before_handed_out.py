@@ -81,9 +81,24 @@ def test_no_checkpoint_is_signed_over_a_reordered_log_and_nothing_over_it_is_han
     )
     again = run(env, "verify", str(tmp_path / "answer.json"))
     assert again.exit_code == 1, again.output
-    assert f"the log no longer extends checkpoint {checkpoints}" in again.output
+    *report, refusal = again.output.strip().splitlines()  # what it recorded, then why not signed
+    assert "2 of 2 quotes found (100% of claims)" in report
+    assert refusal.startswith(f"snap: error: the log no longer extends checkpoint {checkpoints}")
+    as_json = run(env, "verify", str(tmp_path / "answer.json"), "--json")
+    assert as_json.exit_code == 1
+    assert "no longer extends" in json.loads(as_json.stdout)["error"]["message"]
+    another = tmp_path / "another.html"
+    another.write_text(
+        "<html><body><main><p>Another page, captured after.</p></main></body></html>"
+    )
+    for args in (["fetch", str(another)], ["reverify"]):
+        shown = run(env, *args)
+        assert shown.exit_code == 1, (args, shown.output)
+        *report, refusal = shown.output.strip().splitlines()
+        assert report, (args, shown.output)
+        assert refusal.startswith("snap: error: the log no longer extends checkpoint"), args
     assert count(env, "log_checkpoints") == checkpoints  # nothing signed
-    assert count(env, "verifications") == checks + 2  # what verify recorded is kept
+    assert count(env, "verifications") > checks + 4  # what verify and reverify recorded is kept
     refused = run(env, "log", "checkpoint")
     assert refused.exit_code == 1
     assert "no new checkpoint was signed" in refused.output
