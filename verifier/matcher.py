@@ -232,15 +232,13 @@ def normalized_digest(text: str, code: CodeSpans | None = None) -> str:
     """
     hasher = hashlib.sha256()
     separator = ""
-    for keys in comparison_key_batches(text):
+    spans = (code or NO_CODE).with_text(text)
+    starts = array("q")  # the tokens' offsets, gathered in the same scan, when there is code
+    for keys in comparison_key_batches(text, starts if spans else None):
         if keys:
             hasher.update((separator + "\n".join(keys)).encode("utf-8"))
             separator = "\n"
-    spans = (code or NO_CODE).with_text(text)
     if spans:
-        starts = array("q")
-        for columns in iter_columns(text, [], settle=False):
-            starts.extend(columns.starts)
         for start, end in spans.ranges:
             collapsed = _CODE_SPACE.sub(_collapse_space, text[start:end])
             place = f"{bisect_left(starts, start)}:{bisect_left(starts, end)}:"

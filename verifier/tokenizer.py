@@ -56,6 +56,7 @@ import operator
 import re
 import sys
 import unicodedata
+from array import array
 from collections.abc import Callable, Iterable, Iterator
 from typing import Final, NamedTuple
 
@@ -514,15 +515,18 @@ def token_keys(text: str) -> list[str]:
     return list(itertools.chain.from_iterable(comparison_key_batches(text)))
 
 
-def comparison_key_batches(text: str) -> Iterator[list[str]]:
+def comparison_key_batches(text: str, starts: array[int] | None = None) -> Iterator[list[str]]:
     """The comparison keys of ``text``, a batch at a time, so that a large text is never held as
     a token list: one key per token (the exact one where case counts), and each side item's key,
     marked with a NUL, in its place.  The last batch holds the side items after the last token
-    (it may be empty)."""
+    (it may be empty).  ``starts``, when given, is extended with each token's start offset, in
+    order: what a digest of a text with code places its spans by, without a second scan."""
     side: list[SideItem] = []
     placed = 0  # side items given out so far
     count = 0  # tokens given out so far
     for columns in iter_columns(text, side):
+        if starts is not None:
+            starts.extend(columns.starts)
         keys = _comparison_keys(columns)
         end = count + len(keys)
         inside = placed  # side items come in scan order: those before ``end`` come first

@@ -8,12 +8,15 @@ text) every answer is what it was.
 
 from __future__ import annotations
 
+from array import array
+
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from verifier import NO_CODE, CodeSpans, check_quote, normalized_digest, prepare
 from verifier.errors import CodeSpanError, VerifierError
+from verifier.tokenizer import comparison_key_batches, iter_columns
 
 
 def _around(source: str, *parts: str) -> CodeSpans:
@@ -288,3 +291,32 @@ def test_backticks_in_a_quote_stand_for_the_sources_code() -> None:
     assert not check_quote("Use `x` here", source, spans).found  # x is prose in the source
     assert not check_quote("`returns` (&[T], &[T])", source, spans).found
     assert not check_quote("returns `(&[T], &[T])`, a pair", source).found  # no code: as before
+
+
+# --- the digest's one scan ----------------------------------------------------------------
+
+CODE_TEXT = (
+    "Call `len(x)` then `x[1]` [2] and\n```\nfor i in range(3):\n    print(i)\n```\n"
+    "Done. Résumé 1.5 mW"
+)
+
+
+def test_the_digest_of_a_text_with_code_is_the_one_recorded_before() -> None:
+    """Snapshots keep the norm hash recorded at capture: the one-scan digest is the same."""
+    assert normalized_digest(CODE_TEXT) == (
+        "sha256:811008951da8400257b1d4044728e5955d8c7eadb78550b388e9acf5ecde9be6"
+    )
+    assert normalized_digest(CODE_TEXT, CodeSpans(((5, 13),))) == (
+        "sha256:599086bf03dabf1d334749596ae1189be4b90e874bf5c6bacebdce8a093fab12"
+    )
+
+
+@given(st.text(alphabet=st.sampled_from("ab C1.`[]()-–\u00a0\n é…#"), max_size=300))
+def test_the_key_scan_gives_the_token_starts_a_second_scan_would(text: str) -> None:
+    """The digest places code spans by token starts gathered while its keys are scanned; they
+    are the starts of a scan of its own (case settled or not, the tokens are the same)."""
+    starts: array[int] = array("q")
+    for _ in comparison_key_batches(text, starts):
+        pass
+    again = [s for columns in iter_columns(text, [], settle=False) for s in columns.starts]
+    assert list(starts) == again
