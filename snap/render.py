@@ -14,6 +14,8 @@ from snapshotter.times import wire_time, wire_time_or_none
 from verifier.closest import SIMILAR_ENOUGH_TO_SHOW, Closest
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from records.attest.checks import SealState
     from records.audit import AuditedSnapshot, AuditReport, CaptureRecord, VerificationRecord
     from records.evidence import BlobCheck
@@ -194,12 +196,17 @@ def by_status(counts: Mapping[Status, int]) -> str:
     return ", ".join(f"{n} {status.headline}" for status, n in counts.items())
 
 
-def interrupted_run(run_id: str) -> str:
-    """The line that names an interrupted reverify run, so that it can be continued."""
-    return (
-        f"snap: run {run_id} kept what it checked; continue it with"
-        f" snap reverify --run {run_id} (and the same --url, --since)"
-    )
+def interrupted_run(run_id: str, url: str | None, since: datetime | None) -> str:
+    """The line that names an interrupted reverify run, and the command that continues it
+    with the run's own filters: ``--run`` alone would go on over every recorded citation."""
+    import shlex
+
+    command = ["snap", "reverify", "--run", run_id]
+    if url:
+        command += ["--url", url]
+    if since is not None:
+        command += ["--since", since.isoformat()]
+    return f"snap: run {run_id} kept what it checked; continue it with: {shlex.join(command)}"
 
 
 def reverify_report(report: ReverifyReport) -> str:

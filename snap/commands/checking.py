@@ -223,7 +223,8 @@ def reverify(
                 report = submit_reverify(ws, plan, progress=progress)
             except KeyboardInterrupt:
                 if checked[0]:  # the run recorded what it checked: --run goes on from there
-                    click.echo(render.interrupted_run(plan.run_id), err=True)
+                    line = render.interrupted_run(plan.run_id, request.url, request.since)
+                    click.echo(line, err=True)
                 raise
             refusal = checkpoint_refusal(ws)
     if as_json:  # as emit_json(reverify_report_json(report)), a result at a time

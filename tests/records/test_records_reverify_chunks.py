@@ -111,3 +111,28 @@ def test_an_interrupted_reverify_names_its_run_when_it_recorded_some(
     resumed = backend.snap("reverify", "--run", run_id, "--json")
     summary = json.loads(resumed.stdout)["summary"]
     assert (summary["runId"], summary["resumed"], summary["total"]) == (run_id, 3, 9)
+
+
+def test_the_command_an_interrupted_run_prints_continues_over_the_same_citations(
+    backend: Backend, tmp_path: Path
+) -> None:
+    """The line names the run with its own filters: ``--run`` alone would go on over every
+    recorded citation, not the ones the run was started for."""
+    import shlex
+
+    from snap.render import interrupted_run
+
+    with backend.opened() as workspace:
+        cite_three_sources(workspace, tmp_path)
+    url = (tmp_path / "source-1.txt").as_uri()
+    done = backend.snap("reverify", "--url", url, "--json")
+    assert done.stdout, done.stderr
+    first = json.loads(done.stdout)["summary"]
+    assert first["total"] == 3
+    line = interrupted_run(first["runId"], url, None)
+    command = shlex.split(line.split("continue it with: ", 1)[1])
+    assert command[:2] == ["snap", "reverify"]
+    again = backend.snap(*command[1:], "--json")
+    assert again.stdout, (command, again.stderr)
+    resumed = json.loads(again.stdout)["summary"]
+    assert (resumed["runId"], resumed["resumed"], resumed["total"]) == (first["runId"], 3, 3)
