@@ -24,6 +24,10 @@ from snapshotter.capture import HEAD_FORMAT
 from snapshotter.errors import IntegrityError
 
 ORIGINAL_PREFIX = "X-Archive-Orig-"
+# What a ``headers`` blob is, as a WARC record's Content-Type: snap's own fetches write JSON
+# exchanges; ``snap import`` keeps the archived response head (status line and header lines).
+EXCHANGES_MEDIA_TYPE = f'application/json; profile="{HEAD_FORMAT}"'
+ARCHIVED_HEAD_MEDIA_TYPE = "application/http; msgtype=response"
 
 
 @dataclass(frozen=True)
@@ -50,7 +54,7 @@ def parse_exchanges(blob: bytes, digest: str, *, url: str) -> list[Exchange]:
     keeps the archived response head as text (status line and headers), the response of ``url``.
     Anything else is refused."""
     try:
-        if not blob.lstrip().startswith(b"{"):
+        if not is_exchanges_document(blob):
             return [_imported(blob, url)]
         document = json.loads(blob)
         if document.get("format") != HEAD_FORMAT:
@@ -58,6 +62,17 @@ def parse_exchanges(blob: bytes, digest: str, *, url: str) -> list[Exchange]:
         return [_exchange(item) for item in document["exchanges"]]
     except (ValueError, KeyError, TypeError, AttributeError, IndexError) as error:
         raise IntegrityError(f"headers/{digest}", f"a {HEAD_FORMAT} document", str(error)) from None
+
+
+def is_exchanges_document(blob: bytes) -> bool:
+    """Whether a ``headers`` blob is snap's JSON (a fetch) rather than an archived head (an
+    import): the blob's text is the only place the two are told apart, so one rule decides."""
+    return blob.lstrip().startswith(b"{")
+
+
+def head_media_type(blob: bytes) -> str:
+    """The Content-Type that says truthfully what a ``headers`` blob's bytes are."""
+    return EXCHANGES_MEDIA_TYPE if is_exchanges_document(blob) else ARCHIVED_HEAD_MEDIA_TYPE
 
 
 def _imported(blob: bytes, url: str) -> Exchange:

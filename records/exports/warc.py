@@ -14,6 +14,14 @@ Per capture, in this order (the order crawlers write):
   a replay tool would serve it instead of the page;
 * ``conversion``: the extracted text under ``urn:snap:text:sha256:<hex>``, ``WARC-Refers-To``
   the response.
+* ``resource``: the capture's ``headers`` blob byte for byte, under
+  ``urn:snap:headers:sha256:<hex>``, ``WARC-Refers-To`` the response, its Content-Type what
+  the bytes are (``http_head.head_media_type``). The response's head is rewritten for replay
+  (``X-Archive-Orig-*``), so without this record the manifest's ``headers`` digest could not be
+  checked from the export. Each blob is written once per archive: a later capture with the
+  same blob adds none, and the record's ``WARC-Refers-To`` names the first capture's response
+  (as a revisit names the first copy); each capture's ``metadata`` record names its blob
+  (``snap-headers-sha256``).
 * a browser capture (``snapshotter.browser``) adds, after its page: a request/response pair for
   every subresource the page loaded (its exchanges as snap's fetcher made them, the body as
   stored; a body already in the archive is a ``revisit``), so a replay tool shows the page
@@ -48,7 +56,13 @@ from warcio.warcwriter import WARCWriter
 
 from records.attest.manifest import origin_line
 from records.evidence import StoreResolver, browser_blobs, recorded_head
-from records.exports.http_head import Exchange, Head, as_replayed, parse_exchanges
+from records.exports.http_head import (
+    Exchange,
+    Head,
+    as_replayed,
+    head_media_type,
+    parse_exchanges,
+)
 from records.exports.selection import CaptureItem, Selection
 from records.vocabulary import CaptureOutcome
 from snapshotter.capture import BROWSER_PROVENANCE, HEAD_FORMAT, HEADERS_BLOB
@@ -59,6 +73,7 @@ from snapshotter.version import __version__
 WARC_VERSION = "1.1"
 CONFORMS_TO = "http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/"
 TEXT_URI_PREFIX = "urn:snap:text:"
+HEADERS_URI_PREFIX = "urn:snap:headers:"  # + the blob's digest, sha256:<hex>
 ATTESTATIONS_URI_PREFIX = "urn:snap:attestations:sha256:"
 EMPTY_SHA256 = "sha256:" + hashlib.sha256(b"").hexdigest()
 
@@ -113,6 +128,15 @@ def sha256_hex(digest: str) -> str:
     return digest.removeprefix("sha256:")
 
 
+@dataclass(frozen=True)
+class StoredHead:
+    """A capture's ``headers`` blob, read once through the digest-checked path: the response
+    records replay its exchanges, and its own record carries it byte for byte."""
+
+    digest: str
+    data: bytes
+
+
 class _Writer:
     def __init__(self, writer: WARCWriter, stores: StoreResolver) -> None:
         self.writer = writer
@@ -121,6 +145,7 @@ class _Writer:
         self.first_response: dict[str, tuple[str, str, str]] = {}  # snapshot → (id, uri, date)
         self.texts: set[str] = set()
         self.resources: dict[str, tuple[str, str, str]] = {}  # body digest → (id, uri, date)
+        self.heads: set[str] = set()  # headers blobs written
 
     # --- records -----------------------------------------------------------------------
 
@@ -146,17 +171,22 @@ class _Writer:
         self._write(uri, "resource", data, {}, content_type="application/x-ndjson")
 
     def capture(self, capture: CaptureItem) -> None:
+        head = self._stored_head(capture)
         # a local file has no HTTP exchange to replay
         local = capture.status is None
-        response_id = self._resource(capture) if local else self._http(capture)
+        response_id = self._resource(capture) if local else self._http(capture, head)
         self.summary.response_ids[capture.capture_id] = response_id
         self._metadata(capture, response_id)
         self._conversion(capture, response_id)
+        if head is not None:
+            self._headers(capture, head, response_id)
         if browser_blobs(capture.provenance):
             self._browser(capture, response_id)
 
-    def _http(self, capture: CaptureItem) -> str:
-        exchanges = self._exchanges(capture)
+    def _http(self, capture: CaptureItem, head: StoredHead | None) -> str:
+        exchanges = (
+            [] if head is None else parse_exchanges(head.data, head.digest, url=capture.final_url)
+        )
         date = warc_date(capture)
         for hop in exchanges[:-1]:
             self._exchange(hop, None, date, capture)
@@ -261,6 +291,25 @@ class _Writer:
             with self._blob(capture, "code", evidence.code_hash, evidence.code_version_id) as blob:
                 self._write(code_uri, "resource", blob, code, content_type="application/json")
 
+    def _headers(self, capture: CaptureItem, head: StoredHead, response_id: str) -> None:
+        """The headers blob as stored, once per archive (see the module docstring), so the
+        other side can hash it against the manifest's ``headers`` digest."""
+        if head.digest in self.heads:
+            return
+        self.heads.add(head.digest)
+        headers = {
+            "WARC-Date": warc_date(capture),
+            "WARC-Refers-To": response_id,
+            "WARC-Payload-Digest": head.digest,
+        }
+        self._write(
+            HEADERS_URI_PREFIX + head.digest,
+            "resource",
+            head.data,
+            headers,
+            content_type=head_media_type(head.data),
+        )
+
     # --- a browser capture ---------------------------------------------------------------
 
     def _browser(self, capture: CaptureItem, page_id: str) -> None:
@@ -350,13 +399,15 @@ class _Writer:
 
     # --- plumbing ----------------------------------------------------------------------
 
-    def _exchanges(self, capture: CaptureItem) -> list[Exchange]:
-        head = recorded_head(capture.provenance)
-        if head is None:
-            return []
-        _, digest, version = head
+    def _stored_head(self, capture: CaptureItem) -> StoredHead | None:
+        """The capture's ``headers`` blob; None for one recorded before heads were kept, or a
+        local file."""
+        named = recorded_head(capture.provenance)
+        if named is None:
+            return None
+        _, digest, version = named
         with self._blob(capture, "headers", digest, version) as blob:
-            return parse_exchanges(blob.read(), digest, url=capture.final_url)
+            return StoredHead(digest, blob.read())
 
     @contextmanager
     def _blob(

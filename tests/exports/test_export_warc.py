@@ -43,8 +43,12 @@ def test_warc_passes_warcio_and_carries_the_capture(
     lines = [json.loads(line) for line in indexed.stdout.splitlines()]
     assert [line["warc-type"] for line in lines] == [
         "warcinfo", "request", "response", "request", "response", "metadata", "conversion",
+        "resource",  # the headers blob, byte for byte
         "resource",  # the attestations: manifests, tokens, inclusion proofs
     ]  # fmt: skip
+    head = record["provenance"]["headersBlob"]["hash"]
+    assert lines[-2]["warc-target-uri"] == "urn:snap:headers:" + head
+    assert lines[-2]["warc-payload-digest"] == head
     assert lines[-1]["warc-target-uri"].startswith("urn:snap:attestations:sha256:")
 
     records = records_of(out)
