@@ -51,6 +51,7 @@ PINNED: dict[str, str] = {
     "export --format wacz --url.counts.records.response": "int",
     "export --format wacz --url.counts.records.metadata": "int",
     "export --format wacz --url.counts.records.conversion": "int",
+    "export --format wacz --url.counts.records.resource": "int",  # the headers blob's record
     "export --format wacz --url.counts.pages": "int",
     "export --format wacz --url.counts.annotations": "int",
     "export --format wacz --url.counts.signed": "bool",
