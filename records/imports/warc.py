@@ -22,7 +22,9 @@ Per record:
   redirecting URL is checked against the page a reader reached, not the redirect's body.
 - ``warcinfo`` is read for the software name; ``request``, ``metadata``, ``resource``,
   ``conversion`` and ``continuation`` records, and responses of non-HTTP schemes (``dns:``),
-  are skipped: they are not what a page said.
+  are skipped: they are not what a page said. So is the ``urn:snap:headers:…`` resource of
+  snap's own exports: an imported capture's ``headers`` blob is the head its response record
+  carries, as for any archive (its capture is recorded, and sealed, before that record is read).
 
 Importing the same archive again records nothing twice: snapshots are content-addressed, and a
 capture is unique by URL and time, so a record already imported (same record id, same WARC
