@@ -259,11 +259,9 @@ def citation_id_for(given: str | None, asserted: dict[str, Any]) -> str:
 def citation_conflict(existing: CitationRow, asserted: dict[str, Any]) -> str | None:
     """Why an explicit citation id that is already recorded cannot name this citation, if it
     cannot. Fuller selectors, or a URL or snapshot the first record lacked, are no conflict."""
-    from verifier import token_keys  # the tokenizer: only for a quote that differs
-
     quote = asserted["exact"]
-    if quote != existing.exact and token_keys(quote) != token_keys(existing.exact):
-        return "a different quote"  # equal after the verifier's normalization is the same quote
+    if quote != existing.exact and _words_of(quote) != _words_of(existing.exact):
+        return "a different quote"
     if asserted.get("page") != existing.page:
         return "a different page"
     if asserted.get("url") and existing.url and asserted["url"] != existing.url:
@@ -273,6 +271,17 @@ def citation_conflict(existing: CitationRow, asserted: dict[str, Any]) -> str | 
     if snapshot and recorded_snapshot and snapshot != recorded_snapshot:
         return "a different snapshot"
     return None
+
+
+def _words_of(quote: str) -> list[str]:
+    """The quote's tokens after the verifier's normalization, without its emoji and reference
+    marks: a quote may leave those out (``verifier.tokenizer``, rule 7), and the span snap
+    finds, which ``verify --emit`` writes, leaves out the ones at its edges. So a quote equal
+    to the recorded one but for such marks is the same citation, not another one reusing its
+    id."""
+    from verifier import token_keys  # the tokenizer: only for a quote that differs
+
+    return [key for key in token_keys(quote) if not key.startswith("\x00")]
 
 
 def record_citations(

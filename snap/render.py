@@ -201,12 +201,13 @@ def interrupted_run(run_id: str, url: str | None, since: datetime | None) -> str
     with the run's own filters: ``--run`` alone would go on over every recorded citation."""
     import shlex
 
-    command = ["snap", "reverify", "--run", run_id]
+    arguments = ["--run", run_id]
     if url:
-        command += ["--url", url]
+        arguments += ["--url", url]
     if since is not None:
-        command += ["--since", since.isoformat()]
-    return f"snap: run {run_id} kept what it checked; continue it with: {shlex.join(command)}"
+        arguments += ["--since", since.isoformat()]
+    command = f"snap reverify {shlex.join(arguments)}"
+    return f"snap: run {run_id} kept what it checked; continue it with: {command}"
 
 
 def reverify_report(report: ReverifyReport) -> str:

@@ -231,3 +231,31 @@ def test_fsck_is_clean_after_captures(workspace: Workspace, example_page: Path) 
     assert report.blobs_checked == 3  # raw, text and the manifest
     assert report.snapshots_checked == 1
     assert record.text_hash is not None
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [
+        "🚀 today after the review",
+        "ship it 🚀",
+        "after the review [3].",
+        "ship it 🚀 today after the review",
+    ],
+)
+def test_an_emitted_record_verifies_again_when_the_quote_has_emoji_or_marks_at_its_edges(
+    workspace: Workspace, tmp_path: Path, quote: str
+) -> None:
+    """The span snap finds leaves out an emoji or reference mark at the quote's edge, so the
+    emitted quote does not have it; fed back to ``verify``, it is the same citation (a quote
+    may leave those out), not an id reused for another quote."""
+    source = write_text_source(
+        tmp_path, "We decided to ship it 🚀 today after the review [3]. Done."
+    )
+    record = capture_source(workspace, str(source))
+    given = {"citationId": "c-edge", "snapshotId": record.snapshot_id, "quote": quote}
+    report = verify_citations(workspace, parse_document(given))
+    [citation] = emit_verified(workspace, report.results)["citations"]
+    path = tmp_path / "again.json"
+    path.write_text(json.dumps(citation))
+    again = verify_citations(workspace, load_verify_input(path))
+    assert [(r.citation_id, r.status) for r in again.results] == [("c-edge", "quote_found")]
