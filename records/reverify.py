@@ -10,7 +10,7 @@ from __future__ import annotations
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, NamedTuple, Protocol
 
@@ -178,6 +178,20 @@ def refetch_sources(workspace: Workspace, citations: Sequence[Sourced]) -> dict[
 
 
 @dataclass(frozen=True)
+class LatestCapture:
+    """When a URL's latest capture was made, and the page it reached when that was another
+    (a redirect): what a ``source_changed`` reason says of the newer capture."""
+
+    fetched_at: str | None
+    redirected_to: str | None
+
+    @classmethod
+    def of(cls, capture: Capture) -> LatestCapture:
+        final = capture.final_url if capture.final_url_key != capture.url_key else None
+        return cls(wire_time_or_none(capture.fetched_at), final)
+
+
+@dataclass(frozen=True)
 class _Group:
     latest: Evidence | None
     citations: list[Citation]
@@ -191,6 +205,7 @@ class _Plan:
     pinned: dict[str, Evidence]  # citation id -> the snapshot and extraction it is pinned to
     captured_at: dict[str, str | None]  # snapshot id -> when it was first captured
     done: list[CitationResult]  # already recorded by this run id (an interrupted earlier try)
+    latest_of_url: dict[str, LatestCapture] = field(default_factory=dict)
 
     def evidence(self) -> list[Evidence]:
         latest = [g.latest for g in self.groups if g.latest is not None]
@@ -276,7 +291,7 @@ def check_group(
     checked = []
     for citation in group.citations:
         pinned = plan.pinned.get(citation.id)
-        outcome, source, used = recheck(texts, citation, pinned, group.latest, plan.captured_at)
+        outcome, source, used = recheck(texts, citation, pinned, group.latest, plan)
         extraction_id = used.extraction_id if used is not None else None
         key = idempotency_key(citation.id, outcome.snapshot_id, extraction_id, run_id, 0)
         row = verification_values(citation.id, outcome, extraction_id, run_id, key)
@@ -302,7 +317,8 @@ def plan_reverify(
     done_rows = {} if new_run else verifications_of_run(session, run_id, [c.id for c in citations])
     done = [result_of_row(c, done_rows[c.id]) for c in citations if c.id in done_rows]
     todo = [c for c in citations if c.id not in done_rows]
-    groups = group_by_latest_snapshot(session, todo)
+    latest_of_url: dict[str, LatestCapture] = {}
+    groups = group_by_latest_snapshot(session, todo, latest_of_url)
     pinned = {}
     known: dict[
         tuple[str, int | None], Evidence | None
@@ -320,7 +336,7 @@ def plan_reverify(
         g.latest.snapshot_id for g in groups if g.latest is not None
     }
     captured_at = {i: wire_time_or_none(capture_time(session, i)) for i in sorted(snapshot_ids)}
-    return _Plan(groups, pinned, captured_at, done)
+    return _Plan(groups, pinned, captured_at, done, latest_of_url)
 
 
 def pinned_evidence(
@@ -353,9 +369,15 @@ def result_of_row(citation: Citation, row: Verification) -> CitationResult:
     )
 
 
-def group_by_latest_snapshot(session: Session, citations: Sequence[Citation]) -> list[_Group]:
+def group_by_latest_snapshot(
+    session: Session,
+    citations: Sequence[Citation],
+    captures_of_url: dict[str, LatestCapture] | None = None,
+) -> list[_Group]:
     """Citations keyed by the newest snapshot of their URL (their own, if they have no URL),
-    each snapshot read at its newest extraction."""
+    each snapshot read at its newest extraction. ``captures_of_url`` is told, for each URL,
+    when its latest capture was made and where it led: two URLs may share a snapshot (one now
+    redirects to the other), and a report says when and how this URL was captured."""
     latest_of_url: dict[str | None, str | None] = {}
     read_through: dict[str, Capture] = {}  # snapshot id -> the URL's latest capture of it
     groups: dict[str | None, list[Citation]] = defaultdict(list)
@@ -365,6 +387,8 @@ def group_by_latest_snapshot(session: Session, citations: Sequence[Citation]) ->
             latest_of_url[citation.url] = capture.snapshot_id if capture else None
             if capture is not None and capture.snapshot_id is not None:
                 read_through.setdefault(capture.snapshot_id, capture)
+            if capture is not None and citation.url and captures_of_url is not None:
+                captures_of_url[citation.url] = LatestCapture.of(capture)
         groups[latest_of_url[citation.url] or citation.snapshot_id].append(citation)
     planned = []
     for key, group in groups.items():
@@ -383,7 +407,7 @@ def recheck(
     citation: Citation,
     pinned: Evidence | None,
     latest: Evidence | None,
-    captured_at: dict[str, str | None],
+    plan: _Plan,
 ) -> tuple[Outcome, Any, Evidence | None]:
     """First the citation in its own snapshot and extraction, with its position and
     fingerprints: a citation that was never right there stays broken, whatever newer captures
@@ -402,7 +426,8 @@ def recheck(
         return Outcome(Status.UNKNOWN_SNAPSHOT, reason=reason), None, None
     outcome, source = check_stored(texts, latest, request_of(citation, in_own_snapshot=False))
     if outcome.status == Status.NOT_FOUND and pinned is not None:
-        return changed(outcome, pinned, latest, captured_at), source, latest
+        newest = plan.latest_of_url.get(citation.url or "")
+        return changed(outcome, pinned, latest, plan.captured_at, newest), source, latest
     return outcome, source, latest
 
 
@@ -411,7 +436,11 @@ def same_text(one: Evidence, other: Evidence) -> bool:
 
 
 def changed(
-    outcome: Outcome, pinned: Evidence, latest: Evidence, captured_at: dict[str, str | None]
+    outcome: Outcome,
+    pinned: Evidence,
+    latest: Evidence,
+    captured_at: dict[str, str | None],
+    latest_capture: LatestCapture | None = None,
 ) -> Outcome:
     """``source_changed``: found where it was cited, not in the newer capture or extraction."""
     if pinned.snapshot_id == latest.snapshot_id:
@@ -431,15 +460,18 @@ def changed(
             reason=reason,
             details={**outcome.details, **details},
         )
+    latest_at = latest_capture.fetched_at if latest_capture else captured_at.get(latest.snapshot_id)
     details = {
         "pinnedSnapshotId": pinned.snapshot_id,
         "pinnedCapturedAt": captured_at.get(pinned.snapshot_id),
-        "latestCapturedAt": captured_at.get(latest.snapshot_id),
+        "latestCapturedAt": latest_at,
     }
+    redirected = latest_capture.redirected_to if latest_capture else None
+    reached = f", reached by redirect to {redirected}" if redirected else ""
     reason = (
         f"the quote is in the cited snapshot {pinned.snapshot_id} (captured "
         f"{details['pinnedCapturedAt']}) but not in the latest capture {latest.snapshot_id} "
-        f"(captured {details['latestCapturedAt']})"
+        f"(captured {latest_at}{reached})"
     )
     return replace(
         outcome, status=Status.SOURCE_CHANGED, reason=reason, details={**outcome.details, **details}

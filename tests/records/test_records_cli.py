@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -256,3 +257,33 @@ def test_store_init_reports_a_bucket_without_object_lock(backend: Backend) -> No
     )
     assert done.returncode == 1
     assert "WITHOUT Object Lock" in done.stdout
+
+
+def seconds(wire_time: str) -> str:
+    return wire_time.split(".")[0].removesuffix("Z") + "Z"
+
+
+def test_a_source_changed_by_redirect_says_when_its_url_was_captured_and_where_it_led(
+    backend: Backend, http_server: LoopbackServer, tmp_path: Path
+) -> None:
+    """The cited URL now redirects to a page captured before: the reason gives the time of
+    this URL's latest capture (not the other page's first one) and the page it reached."""
+    moved = ARTICLE.replace("1 request in 10", "1 request in 20")
+    http_server.route("/new", body=moved.encode())
+    code, earlier = run_json(backend, "fetch", http_server.url("/new"))
+    assert code == 0, earlier
+    fetch_page(backend, http_server)
+    cited = {"citationId": "c-moved", "url": http_server.url("/cdn"), "quote": QUOTE}
+    assert backend.snap("verify", str(write_json(tmp_path, cited))).returncode == 0
+    http_server.redirect("/cdn", http_server.url("/new"))
+    time.sleep(1.1)  # reasons give times to the second: the two captures' differ
+    code, recaptured = run_json(backend, "fetch", http_server.url("/cdn"))
+    assert code == 0, recaptured
+    assert recaptured["snapshotId"] == earlier["snapshotId"]  # the same bytes as /new
+    code, report = run_json(backend, "reverify", "--url", http_server.url("/cdn"))
+    assert code == 1
+    [result] = report["results"]
+    assert result["status"] == "source_changed"
+    assert result["latestCapturedAt"] == seconds(recaptured["fetchedAt"]), result
+    assert result["latestCapturedAt"] != seconds(earlier["fetchedAt"])
+    assert f"reached by redirect to {http_server.url('/new')}" in result["reason"]
