@@ -139,9 +139,20 @@ def by_status_json(by_status: Mapping[Status, int]) -> dict[str, int]:
 def reverify_report_json(report: ReverifyReport) -> dict[str, Any]:
     """``snap reverify --json`` and ``POST /v1/reverify`` run in-process."""
     return {
-        "results": [citation_result_json(result) for result in report.results],
+        "results": [reverified_result_json(result, report) for result in report.results],
         **reverify_report_json_besides_results(report),
     }
+
+
+def reverified_result_json(result: CitationResult, report: ReverifyReport) -> dict[str, Any]:
+    """A re-checked citation; one whose URL could not be captured again (``--refetch``) says
+    why on its own row (``refetchFailed``): its status is of the capture snap still holds, and
+    a pipeline reading rows alone must not take a page now gone for one that still says it."""
+    document = citation_result_json(result)
+    failed = report.refetch_errors.get(result.url or "")
+    if failed is not None:
+        document["refetchFailed"] = failed
+    return document
 
 
 def reverify_report_json_besides_results(report: ReverifyReport) -> dict[str, Any]:

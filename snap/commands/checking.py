@@ -192,7 +192,7 @@ def reverify(
     refused (exit 2). Exit 1 when any citation fails or any refetch failed. With --enqueue,
     each snapshot group is a task for workers; snap jobs BATCH shows what they found.
     """
-    from records.wire import citation_result_json, reverify_report_json_besides_results
+    from records.wire import reverified_result_json, reverify_report_json_besides_results
     from snap.reverify_submission import (
         QueuedPlan,
         Queueing,
@@ -229,7 +229,7 @@ def reverify(
             refusal = checkpoint_refusal(ws)
     if as_json:  # as emit_json(reverify_report_json(report)), a result at a time
         raise_if(refusal)
-        results = (citation_result_json(result) for result in report.results)
+        results = (reverified_result_json(result, report) for result in report.results)
         besides = reverify_report_json_besides_results(report)
         emit_json_list({"results": [], **besides}, "results", results)
     else:
