@@ -400,8 +400,7 @@ def unknown_snapshot(request: CitationRequest, fetch_errors: dict[str, str]) -> 
     elif request.snapshot_id is None and request.url in fetch_errors:
         reason = f"could not capture {request.url}: {fetch_errors[request.url]}"
     elif request.snapshot_id is None:
-        how = "snap fetch PATH" if _is_file_url(request.url) else "--fetch"
-        reason = f"no snapshot of {request.url} has been captured (capture it with {how})"
+        reason = f"no snapshot of {request.url} has been captured ({_how_to_capture(request.url)})"
     elif not DIGEST_PATTERN.match(request.snapshot_id):
         reason = "the snapshot id is not of the form sha256:<64 lowercase hex>"
     else:
@@ -409,10 +408,15 @@ def unknown_snapshot(request: CitationRequest, fetch_errors: dict[str, str]) -> 
     return Outcome(Status.UNKNOWN_SNAPSHOT, reason=reason)
 
 
-def _is_file_url(url: str | None) -> bool:
-    """A ``file:`` URL: ``--fetch`` captures only http and https; a local file is captured by
-    its path."""
-    return (url or "").strip().lower().startswith("file:")
+def _how_to_capture(url: str | None) -> str:
+    """The advice that works for this URL: ``--fetch`` captures only http and https; a local
+    file is captured by its path; anything else (``ftp:``) snap cannot capture at all."""
+    scheme = (url or "").strip().lower().partition(":")[0]
+    if scheme == "file":
+        return "capture it with snap fetch PATH"
+    if scheme in ("http", "https"):
+        return "capture it with --fetch"
+    return "snap captures only http and https URLs, and local files by their path"
 
 
 def check_against(

@@ -36,3 +36,10 @@ def test_a_file_url_never_captured_points_to_snap_fetch(
     web.write_text(json.dumps({"url": "https://x.test/never", "quote": "hello"}))
     [result] = json.loads(run_snap(["verify", str(web), "--json"], home_env).stdout)["results"]
     assert result["reason"].endswith("has been captured (capture it with --fetch)")
+    ftp = tmp_path / "ftp.json"
+    ftp.write_text(json.dumps({"url": "ftp://x.test/never", "quote": "hello"}))
+    [result] = json.loads(run_snap(["verify", str(ftp), "--json"], home_env).stdout)["results"]
+    assert "--fetch" not in result["reason"]  # it captures only http and https
+    assert result["reason"].endswith(
+        "(snap captures only http and https URLs, and local files by their path)"
+    )
