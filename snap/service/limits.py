@@ -116,6 +116,19 @@ def has_body(scope: Scope) -> bool:
     return False
 
 
+def route_template(scope: Scope) -> str:
+    """The template of the route a request was for (``/v1/verify``). A request refused here,
+    before the router saw it (too large, no token, too slow to send), is labelled by the route
+    its path matches, as the router would have; ``unmatched`` is only a path no route has."""
+    from starlette.routing import Match
+
+    route = scope.get("route")
+    if route is None:
+        routes = getattr(getattr(scope.get("app"), "router", None), "routes", ())
+        route = next((r for r in routes if r.matches(scope)[0] is not Match.NONE), None)
+    return getattr(route, "path", None) or UNMATCHED
+
+
 class Limits:
     def __init__(
         self,
@@ -141,11 +154,12 @@ class Limits:
         try:
             await self.limited(scope, receive, answer)
         finally:
-            route = scope.get("route")
-            template = getattr(route, "path", None) or UNMATCHED
             status = answer.status or 500
             self.metrics.observe_request(
-                template, scope.get("method", ""), status, time.perf_counter() - started
+                route_template(scope),
+                scope.get("method", ""),
+                status,
+                time.perf_counter() - started,
             )
 
     async def limited(self, scope: Scope, receive: Receive, answer: _Answer) -> None:

@@ -232,6 +232,15 @@ def test_a_body_over_the_input_limit_is_413(settings: Settings) -> None:
         assert_problem(streamed, 413)
         fits = b'{"url": "http://127.0.0.1:9/x", "quote": "q"}'
         assert small.post("/v1/verify", content=fits).status_code == 200
+        metrics = text_string_to_metric_families(small.get("/metrics").text)
+        counted = {
+            (s.labels["route"], s.labels["status"]): s.value
+            for family in metrics
+            for s in family.samples
+            if s.name == "snap_http_requests_total"
+        }
+        assert counted[("/v1/verify", "413")] == 2  # refused before the router: still its route
+        assert ("unmatched", "413") not in counted
 
 
 def test_a_slow_request_is_504(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
