@@ -59,10 +59,23 @@ def detect(document: Any) -> str | None:
 def parse_document(document: Any, documents: DocumentMap = NO_DOCUMENTS) -> VerifyInput:
     """``document`` (parsed JSON) as the internal request, by the adapter recognising it."""
     found = adapter_of(document)
+    if found is None and _is_list_of_answers(document):
+        raise InputError(
+            "a list of answers is not read as one input: give each answer ({answerId, claims})"
+            " in a file of its own, or its claims as a list of citations"
+        )
     if found is None:
         raise InputError(f"expected a JSON object or list in a format snap reads: {ACCEPTED}")
     name, parse = found
     return replace(parse(document, documents), input_format=name)
+
+
+def _is_list_of_answers(document: Any) -> bool:
+    return (
+        isinstance(document, list)
+        and bool(document)
+        and all(isinstance(item, dict) and "claims" in item for item in document)
+    )
 
 
 def load_verify_input(path: Path, documents: DocumentMap = NO_DOCUMENTS) -> VerifyInput:

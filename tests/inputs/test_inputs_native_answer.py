@@ -66,3 +66,12 @@ def test_each_claim_is_reported_end_to_end(tmp_path: Path) -> None:
     assert statuses == ["quote_found", "no_quote", "unknown_snapshot"]
     assert report["results"][1]["snapshotId"] is not None  # the URL was captured
     assert report["summary"]["answers"][0]["total"] == 3
+
+
+def test_a_list_of_answers_is_refused_with_what_to_give_instead() -> None:
+    answer = {"answerId": "a-1", "claims": [{"text": "t", "url": "https://x.test/", "quote": "q"}]}
+    with pytest.raises(InputError, match="a list of answers is not read as one input") as raised:
+        parse_document([answer, {**answer, "answerId": "a-2"}])
+    assert "in a file of its own" in str(raised.value)
+    with pytest.raises(InputError, match="in a format snap reads"):
+        parse_document([answer, {"unrelated": 1}])  # not answers only: the general line
