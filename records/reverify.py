@@ -159,21 +159,34 @@ def _source_of(key: CitationKey) -> tuple[str, str]:
     return (key.url, "") if key.url else ("", key.snapshot_id or "")
 
 
-def refetch_sources(workspace: Workspace, citations: Sequence[Sourced]) -> dict[str, str]:
+def refetch_targets(citations: Sequence[Sourced]) -> list[str]:
+    """The cited URLs ``refetch_sources`` tries, each once, in its order."""
+    return sorted({c.url for c in citations if c.url})
+
+
+def refetch_sources(
+    workspace: Workspace,
+    citations: Sequence[Sourced],
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, str]:
     """Capture every cited web URL again; failures are recorded and reported, not fatal.
+    ``progress`` is told of each URL tried (a capture can take seconds: a bar that waits
+    for the checks would stand still meanwhile).
 
     Local paths and file URLs are never captured here: citations come from model output.
     """
     errors = {}
-    for url in sorted({c.url for c in citations if c.url}):
+    for url in refetch_targets(citations):
         refused = web_url_refusal(url, "only http and https sources are captured again")
         if refused is not None:
             errors[url] = refused
-            continue
-        try:
-            capture_source(workspace, url, web_only=True)
-        except SnapError as error:
-            errors[url] = error.message
+        else:
+            try:
+                capture_source(workspace, url, web_only=True)
+            except SnapError as error:
+                errors[url] = error.message
+        if progress is not None:
+            progress(1)
     return errors
 
 

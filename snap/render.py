@@ -210,6 +210,15 @@ def interrupted_run(run_id: str, url: str | None, since: datetime | None) -> str
     return f"snap: run {run_id} kept what it checked; continue it with: {command}"
 
 
+def interrupted_refetch(tried: int) -> str:
+    """The line for a ``reverify --refetch`` stopped before it checked anything."""
+    return (
+        f"snap: stopped while capturing sources again ({tried} tried): the captures made are"
+        " kept (snap audit --url shows them); nothing was checked, so no run was recorded:"
+        " start the reverify again"
+    )
+
+
 def reverify_report(report: ReverifyReport) -> str:
     lines = [
         line for result in report.results if not result.passed for line in result_lines(result)

@@ -89,6 +89,13 @@ class InProcessPlan:
     def size(self) -> int:
         return len(self.citations)
 
+    @property
+    def refetches(self) -> int:
+        """The sources captured again before the checks (``--refetch``), each once."""
+        from records.reverify import refetch_targets
+
+        return len(refetch_targets(self.citations)) if self.request.refetch else 0
+
 
 ReverifyPlan = QueuedPlan | InProcessPlan
 
@@ -128,13 +135,21 @@ def plan_reverify(
 
 @overload
 def submit_reverify(
-    workspace: Workspace, plan: QueuedPlan, *, progress: Callable[[int], None] | None = None
+    workspace: Workspace,
+    plan: QueuedPlan,
+    *,
+    progress: Callable[[int], None] | None = None,
+    refetched: Callable[[int], None] | None = None,
 ) -> Submitted: ...
 
 
 @overload
 def submit_reverify(
-    workspace: Workspace, plan: InProcessPlan, *, progress: Callable[[int], None] | None = None
+    workspace: Workspace,
+    plan: InProcessPlan,
+    *,
+    progress: Callable[[int], None] | None = None,
+    refetched: Callable[[int], None] | None = None,
 ) -> ReverifyReport: ...
 
 
@@ -143,10 +158,12 @@ def submit_reverify(
     plan: ReverifyPlan,
     *,
     progress: Callable[[int], None] | None = None,
+    refetched: Callable[[int], None] | None = None,
 ) -> Submitted | ReverifyReport:
     """Carry the plan out: the batch as submitted, or the in-process run's report (each
     snapshot group recorded as it finishes; ``progress`` is called after each, and may stop
-    the run by raising)."""
+    the run by raising). With ``--refetch``, ``refetched`` is told of each source captured
+    again first, ``plan.refetches`` of them: a bar can count those too."""
     if isinstance(plan, QueuedPlan):
         from snap.workers.submit import submit
 
@@ -155,7 +172,9 @@ def submit_reverify(
         )
     from records.reverify import refetch_sources, reverify_in_chunks
 
-    errors = refetch_sources(workspace, plan.citations) if plan.request.refetch else {}
+    errors = {}
+    if plan.request.refetch:
+        errors = refetch_sources(workspace, plan.citations, refetched)
     return reverify_in_chunks(
         workspace,
         plan.citations,

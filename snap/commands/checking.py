@@ -212,19 +212,26 @@ def reverify(
                 submitted = submit_reverify(ws, plan, progress=notice)
             report_submitted(ctx, ws, submitted, as_json, verb="queued")
             return
-        with progress_counter(plan.size, "re-verifying") as bar:
-            checked = [0]
+        # one bar over both phases: the sources captured again (--refetch), then the checks
+        with progress_counter(plan.refetches + plan.size, "re-verifying") as bar:
+            checked, captured = [0], [0]
 
             def progress(count: int) -> None:
                 checked[0] += count
                 bar.update(count)
 
+            def refetched(count: int) -> None:
+                captured[0] += count
+                bar.update(count)
+
             try:
-                report = submit_reverify(ws, plan, progress=progress)
+                report = submit_reverify(ws, plan, progress=progress, refetched=refetched)
             except KeyboardInterrupt:
                 if checked[0]:  # the run recorded what it checked: --run goes on from there
                     line = render.interrupted_run(plan.run_id, request.url, request.since)
                     click.echo(line, err=True)
+                elif captured[0]:
+                    click.echo(render.interrupted_refetch(captured[0]), err=True)
                 raise
             refusal = checkpoint_refusal(ws)
     if as_json:  # as emit_json(reverify_report_json(report)), a result at a time

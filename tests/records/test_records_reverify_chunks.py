@@ -136,3 +136,39 @@ def test_the_command_an_interrupted_run_prints_continues_over_the_same_citations
     assert again.stdout, (command, again.stderr)
     resumed = json.loads(again.stdout)["summary"]
     assert (resumed["runId"], resumed["resumed"], resumed["total"]) == (first["runId"], 3, 3)
+
+
+def test_a_refetch_stopped_before_any_check_says_what_it_kept(
+    backend: Backend, http_server: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C while sources are captured again (``--refetch``): no run was recorded, so no run
+    id is named; one line says the captures made are kept and nothing was checked."""
+    pages = [f"/p{n}" for n in range(3)]
+    for path in pages:
+        words = f"Page {path} says the origin rests while the edge answers. " * 20
+        http_server.route(
+            path, body=f"<html><body><main><p>{words}</p></main></body></html>".encode()
+        )
+    cited = [{"url": http_server.url(path), "quote": "the origin rests"} for path in pages]
+    (tmp_path / "cited.json").write_text(json.dumps(cited))
+    assert backend.snap("fetch", *(http_server.url(path) for path in pages)).returncode == 0
+    assert backend.snap("verify", str(tmp_path / "cited.json")).returncode == 0
+    real_capture = reverify_module.capture_source
+    tried: list[str] = []
+
+    def capture_source(workspace: Any, url: str, **options: Any) -> Any:
+        if len(tried) == 2:
+            raise KeyboardInterrupt
+        tried.append(url)
+        return real_capture(workspace, url, **options)
+
+    monkeypatch.setattr(reverify_module, "capture_source", capture_source)
+    stopped = backend.snap("reverify", "--refetch")
+    assert stopped.returncode == 130
+    *before, last = stopped.stderr.splitlines()
+    assert last == "snap: interrupted"
+    assert before == [
+        "snap: stopped while capturing sources again (2 tried): the captures made are kept"
+        " (snap audit --url shows them); nothing was checked, so no run was recorded:"
+        " start the reverify again"
+    ]
