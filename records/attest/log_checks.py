@@ -7,6 +7,7 @@ Making checkpoints is ``records.attest.checkpoints``.
 from __future__ import annotations
 
 import base64
+import copy
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -375,7 +376,7 @@ class LogProofs:
 
     def __init__(self, workspace: Workspace) -> None:
         self._workspace = workspace
-        self._checkpoint: LogCheckpoint | None = None
+        self._checkpoint: dict[str, Any] | None = None  # checkpoint_json of the newest
         self._tree: merkle.MerkleTree | None = None
 
     def of(self, wanted: list[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any] | None]:
@@ -391,8 +392,9 @@ class LogProofs:
         return {key: self._proof(entries.get(key), rows.get(key)) for key in wanted}
 
     def _read_log(self, session: Any) -> None:
-        self._checkpoint = latest_checkpoint(session)
-        size = 0 if self._checkpoint is None else self._checkpoint.tree_size
+        newest = latest_checkpoint(session)
+        self._checkpoint = None if newest is None else checkpoint_json(newest)
+        size = 0 if newest is None else newest.tree_size
         leaves = [raw_digest(leaf) for leaf in leaf_hashes(session, limit=size)]
         self._tree = merkle.MerkleTree(leaves)
 
@@ -401,15 +403,16 @@ class LogProofs:
             return None
         position, leaf_hash = entry
         checkpoint, tree = self._checkpoint, self._tree
-        if checkpoint is None or tree is None or checkpoint.tree_size <= position:
+        size = 0 if checkpoint is None else int(checkpoint["treeSize"])
+        if checkpoint is None or tree is None or size <= position:
             return {"position": position, "leafHash": leaf_hash, "checkpoint": None}
         return {
             "position": position,
-            "treeSize": checkpoint.tree_size,
+            "treeSize": size,
             "leaf": base64.b64encode(leaf).decode("ascii") if leaf else None,
             "leafHash": leaf_hash,
-            "path": [p.hex() for p in tree.inclusion_proof(position, checkpoint.tree_size)],
-            "checkpoint": checkpoint_json(checkpoint),
+            "path": [p.hex() for p in tree.inclusion_proof(position, size)],
+            "checkpoint": copy.deepcopy(checkpoint),  # each proof's own: callers inline tokens
         }
 
 
@@ -424,11 +427,11 @@ def _entries_of(
     by_kind: dict[str, list[str]] = {}
     for kind, record_id in dict.fromkeys(wanted):
         by_kind.setdefault(kind, []).append(record_id)
-    columns = (ENTRIES.c.position, ENTRIES.c.kind, ENTRIES.c.record_id, ENTRIES.c.leaf_hash)
+    columns = (ENTRIES.c.position, ENTRIES.c.record_id, ENTRIES.c.leaf_hash)
     for kind, ids in by_kind.items():
         for chunk in (ids[i : i + 500] for i in range(0, len(ids), 500)):
             query = select(*columns).where(ENTRIES.c.kind == kind, ENTRIES.c.record_id.in_(chunk))
-            for position, _, record_id, leaf_hash in session.connection().execute(query):
+            for position, record_id, leaf_hash in session.connection().execute(query):
                 found[(kind, record_id)] = (position, leaf_hash)
     return found
 
