@@ -80,7 +80,7 @@ from verifier.tokenizer import (
     scan_text,
 )
 
-VERIFIER_ID: Final = "snap-verifier@4"
+VERIFIER_ID: Final = "snap-verifier@5"
 """@4: code spans (``verifier.code``), given or backtick-delimited, are compared as code."""
 
 QUOTE_FOUND: Final = Status.QUOTE_FOUND
@@ -108,6 +108,21 @@ MAGNITUDE_WORDS: Final = frozenset(
         "mio",
         "mrd",
         "k",
+    }
+)
+# Units written as words after a number ("3.5 kg", "41 ms"): a quote ending at the number
+# leaves out what it counts, as it would leave out "%" or "million". Only abbreviations that
+# are not also common words ("in", "a", "at" are not here), compared case-folded.
+UNIT_WORDS: Final = frozenset(
+    {
+        *("kg", "g", "mg", "µg", "mcg", "lb", "lbs", "oz"),
+        *("km", "m", "cm", "mm", "µm", "nm", "mi", "ft", "yd"),
+        *("l", "ml", "cl", "dl"),
+        *("s", "ms", "µs", "ns", "sec", "secs", "min", "mins", "h", "hr", "hrs"),
+        *("kb", "mb", "gb", "tb", "pb", "kib", "mib", "gib", "tib", "kbps", "mbps", "gbps"),
+        *("hz", "khz", "mhz", "ghz", "w", "kw", "mw", "gw", "kwh", "mwh", "gwh"),
+        *("v", "kv", "mv", "ma", "mah", "rpm", "fps", "dpi", "px"),
+        *("usd", "eur", "gbp", "jpy", "chf", "cny", "inr", "dollars", "euros", "yen"),
     }
 )
 NEGATIVE_ENDINGS: Final = ("ない", "なかっ", "なく", "ません", "ず", "ぬ", "ねば")
@@ -901,8 +916,8 @@ class PreparedSource:
         """True when token ``other`` (``left`` or ``right``) continues a number at a match's
         edge: another number across whitespace and at most one punctuation mark other than a
         full stop, a list comma or a list semicolon; a symbol across whitespace only; a
-        magnitude word.  Never across a line break or a tab, which end a line of code, a table
-        row or a table cell ("5\n% of" is two rows of psql output)."""
+        magnitude word or a unit after it.  Never across a line break or a tab, which end a
+        line of code, a table row or a table cell ("5\n% of" is two rows of psql output)."""
         between = self.source[self._end(left) : self._starts[right]]
         if "\n" in between or "\t" in between or "\r" in between:
             return False
@@ -913,12 +928,10 @@ class PreparedSource:
             return len(gap) <= 1 and gap != "." and not listed
         if kind == SYMBOL:
             return not gap and not self._label_colon(other)
-        return (
-            other == right
-            and kind == WORD
-            and not gap
-            and self._keys[self._ids[other]] in MAGNITUDE_WORDS
-        )
+        if other != right or kind != WORD or gap:
+            return False
+        key = self._keys[self._ids[other]]
+        return key in MAGNITUDE_WORDS or key.casefold() in UNIT_WORDS
 
     def _found(self, accepted: list[int], length: int) -> QuoteCheck:
         spans = tuple(self.token_span(s, s + length - 1) for s in accepted)

@@ -289,6 +289,10 @@ def test_changed_symbols_numbers_and_signs_are_not_found(quote: str, source: str
         ("in 2019", "in 2019, 2020 and 2021"),
         ("a fee of 5", "a fee of 5 million"),
         ("version 2", "version 2.5"),
+        ("the widget weighs 3.5", "the widget weighs 3.5 kg and costs"),
+        ("Zürich 92% 41", "Zürich 92% 41 ms p95"),
+        ("each file is 5", "each file is 5 MB"),
+        ("it costs 12", "it costs 12 dollars"),
     ],
 )
 def test_a_quote_never_cuts_the_source(quote: str, source: str) -> None:
@@ -299,6 +303,21 @@ def test_a_quote_never_cuts_the_source(quote: str, source: str) -> None:
         "the source continues the number",
         None,
     )
+
+
+@pytest.mark.parametrize(
+    ("quote", "source"),
+    [
+        ("founded in 2019", "founded in 2019 by two engineers"),
+        ("3.5 kg", "weighs 3.5 kg and"),
+        ("rose to 41", "rose to 41\tms"),  # a table cell ends at the tab
+        ("chapter 5", "see chapter 5 in the manual"),
+    ],
+)
+def test_a_number_followed_by_a_word_that_counts_nothing_is_found(quote: str, source: str) -> None:
+    """Only units and magnitude words continue a number across whitespace: "2019 by" does not
+    (a quote ending at a number before an ordinary word is whole)."""
+    assert check_quote(quote, source).status == QUOTE_FOUND
 
 
 def test_a_refused_occurrence_shows_what_the_source_continues_with() -> None:
