@@ -10,7 +10,10 @@ from records.inputs.model import Claim
 from records.offset_units import span_units
 from verifier.errors import OffsetError
 
-SENTENCE_END = re.compile(r"[.!?。！？]\s|\n")
+# a sentence ends at its mark and white space, with any reference markers between the two:
+# "…every Tuesday.[1] Purge…" ends after "Tuesday."
+SENTENCE_END = re.compile(r"[.!?。！？](?:\[\d+\])*\s|\n")
+MARKS_AFTER_END = re.compile(r"[.!?。！？](?:\[\d+\])*\Z")
 # an inline Markdown link, alone or in parentheses: "([example.org](https://example.org/…))"
 INLINE_LINK = re.compile(r"\s*\(?\s*\[[^\]\n]*\]\([^)\s]*\)\s*\)?\s*")
 
@@ -69,9 +72,14 @@ def linked_claim(answer: str, start: int, end: int) -> Claim | None:
 
 
 def marker_claim(answer: str, number: int) -> Claim | None:
-    """The first sentence carrying the reference marker ``[number]`` (Perplexity style)."""
+    """The first sentence carrying the reference marker ``[number]`` (Perplexity style). A
+    marker written after a sentence's full stop ("…Tuesday.[1] Purge…") belongs to that
+    sentence, not to the one it stands before."""
     found = re.search(rf"\[{number}\]", answer)
-    return None if found is None else sentence_claim(answer, found.start())
+    if found is None:
+        return None
+    after_end = MARKS_AFTER_END.search(answer, 0, found.start())
+    return sentence_claim(answer, after_end.start() if after_end else found.start())
 
 
 def claim_details(claim: Claim | None, problem: str | None = None) -> dict[str, Any]:

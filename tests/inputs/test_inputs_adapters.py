@@ -9,7 +9,7 @@ import pytest
 from records.inputs import SNIPPET, UNQUOTED, detect, parse_document
 from records.inputs.documents import parse_document_map
 from records.inputs.reader import load_json_input
-from records.offset_units import slice_in
+from records.offset_units import CODEPOINT, slice_in
 from snap.errors import InputError
 from tests.inputs.conftest import FIXTURES, NOWHERE, fixture, fixture_text
 
@@ -165,6 +165,39 @@ def test_perplexity_snippets_are_checked_and_claims_found_by_marker() -> None:
     assert first.claim_text == "Tiered caching cut origin load by a factor of ten [1]."
     assert second.claim_text is not None
     assert second.claim_text.startswith("Static assets")
+
+
+@pytest.mark.parametrize(
+    ("answer", "claims"),
+    [
+        (
+            "Deploys happen every Tuesday.[1] Purge by tag instead of by URL.[2]\n\n- More",
+            ["Deploys happen every Tuesday.", "Purge by tag instead of by URL."],
+        ),
+        (
+            "It cut load tenfold.[2][1] Zürich p95 was 41 ms.",
+            ["It cut load tenfold.", "It cut load tenfold."],
+        ),
+        (
+            "Deploys happen every Tuesday [1]. Purge by tag [2].",
+            ["Deploys happen every Tuesday [1].", "Purge by tag [2]."],
+        ),
+    ],
+)
+def test_a_perplexity_marker_belongs_to_the_sentence_it_follows(
+    answer: str, claims: list[str]
+) -> None:
+    """Markers after the full stop (Perplexity writes "…Tuesday.[1] Purge…") mark the sentence
+    before them, as markers before the full stop do."""
+    document = fixture("perplexity.json")
+    document["choices"][0]["message"]["content"] = answer
+    requests = parse_document(document).requests
+    assert [r.claim_text for r in requests] == claims
+    for request in requests:
+        assert request.claim is not None
+        assert request.claim.span is not None
+        span = request.claim.span[CODEPOINT]
+        assert answer[span["start"] : span["end"]] == request.claim_text
 
 
 def test_perplexity_bare_citations_quote_nothing() -> None:
