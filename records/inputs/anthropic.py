@@ -64,11 +64,17 @@ def messages_of(root: Field) -> list[Field]:
 
 def assemble_stream(events: Field) -> dict[str, Any]:
     """The message a streaming transcript describes: text deltas appended, ``citations_delta``
-    citations added to their block."""
+    citations added to their block. Only a whole stream is checked: one that ends in an
+    ``error`` event, or before ``message_stop`` (a transcript cut short), is refused, since the
+    answer it carries may be missing its last words and citations."""
     message: dict[str, Any] = {"content": []}
     blocks: dict[int, dict[str, Any]] = {}
+    stopped = False
     for event in events.items():
         kind = event.child("type").value
+        stopped = stopped or kind == "message_stop"
+        if kind == "error":
+            raise event.fail(f"the stream ended in an error event ({stream_error(event)})")
         if kind == "message_start":
             message = {**event.child("message").obj(), "content": []}
         elif kind == "content_block_start":
@@ -77,9 +83,23 @@ def assemble_stream(events: Field) -> dict[str, Any]:
             blocks[event.child("index").integer()] = block
         elif kind == "content_block_delta":
             apply_delta(event, blocks)
+    if not stopped:
+        raise events.fail(
+            "the stream ends before its message_stop event: the transcript was cut short,"
+            " and a cut answer is not checked"
+        )
     message["content"] = [blocks[index] for index in sorted(blocks)]
     message.setdefault("role", "assistant")
     return message
+
+
+def stream_error(event: Field) -> str:
+    """An error event's type and message, as the API sent them (bounded)."""
+    error = event.child("error")
+    if not isinstance(error.value, dict):
+        return "no details"
+    kind, text = error.value.get("type"), error.value.get("message")
+    return ": ".join(str(part)[:200] for part in (kind, text) if part) or "no details"
 
 
 def apply_delta(event: Field, blocks: dict[int, dict[str, Any]]) -> None:

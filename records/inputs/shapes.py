@@ -17,6 +17,7 @@ STREAM_EVENTS = {
     "message_delta",
     "message_stop",
     "ping",
+    "error",
 }
 
 

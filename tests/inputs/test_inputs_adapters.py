@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from records.inputs import SNIPPET, UNQUOTED, detect, parse_document
 from records.inputs.documents import parse_document_map
-from records.inputs.reader import load_json_input
+from records.inputs.reader import load_json_input, parse_input_bytes
 from records.offset_units import CODEPOINT, slice_in
 from snap.errors import InputError
 from tests.inputs.conftest import FIXTURES, NOWHERE, fixture, fixture_text
@@ -75,6 +77,26 @@ def test_claude_streaming_transcript_is_assembled(tmp_path: Path) -> None:
     assert request.claim is not None
     assert request.claim.span is not None
     assert request.claim.span["codepoint"] == {"start": 16, "end": 54}
+
+
+def stream_events(transcript: str) -> Any:
+    return parse_input_bytes(transcript.encode("utf-8"), "stream.sse")
+
+
+def test_a_cut_or_failed_claude_stream_is_refused_not_checked_in_part() -> None:
+    """A transcript cut before message_stop, or ending in an error event, may be missing the
+    answer's last words and citations: it is refused with why, never checked as if whole."""
+    whole = (FIXTURES / "claude_stream.sse").read_text(encoding="utf-8")
+    cut = whole[: whole.index("event: message_delta")]
+    with pytest.raises(InputError, match="ends before its message_stop event"):
+        parse_document(stream_events(cut))
+    overloaded = {"type": "overloaded_error", "message": "Overloaded"}
+    error = f"event: error\ndata: {json.dumps({'type': 'error', 'error': overloaded})}\n"
+    failed = cut + error
+    assert detect(stream_events(failed)) == "Anthropic Messages"
+    with pytest.raises(InputError, match=r"error event \(overloaded_error: Overloaded\)"):
+        parse_document(stream_events(failed))
+    assert parse_document(stream_events(whole)).requests  # the whole stream is checked
 
 
 def test_openai_several_url_citations_on_one_sentence_are_unquoted_claims() -> None:
