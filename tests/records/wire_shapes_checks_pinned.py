@@ -339,6 +339,7 @@ PINNED: dict[str, str] = {
     "reverify --refetch.results[].foundAtOffsets[].utf8.start": "int",
     "reverify --refetch.results[].foundAtOffsets[].utf8.end": "int",
     "reverify --refetch.results[].claim": "str",
+    "reverify --refetch.results[].refetchFailed": "str",  # the row's URL was not captured again
     "reverify --refetch.results[].pinnedSnapshotId": "str",
     "reverify --refetch.results[].pinnedCapturedAt": "time",
     "reverify --refetch.results[].latestCapturedAt": "time",
