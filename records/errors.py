@@ -23,6 +23,12 @@ class InputTooLarge(InputError):
     """The input is larger than the input limit (``SNAP_MAX_INPUT_BYTES``); HTTP answers 413."""
 
 
+class NothingToCheck(InputError):
+    """A model response, well formed, that cites nothing: no quote to check. Still unusable
+    input (exit 2), but its own type (``errorType``, and HTTP 422 with its own problem type),
+    so a pipeline tells "nothing to check" from a broken file without reading the message."""
+
+
 class ExtractionConflict(SnapError):
     """Two different texts recorded for one (snapshot, extractor, decoding): refused."""
 

@@ -20,6 +20,7 @@ from records.attest.errors import TimestampUnavailable as TimestampUnavailable
 from records.errors import DatabaseError as DatabaseError
 from records.errors import ExtractionConflict as ExtractionConflict
 from records.errors import InputTooLarge as InputTooLarge
+from records.errors import NothingToCheck as NothingToCheck
 from records.errors import OutputError as OutputError
 from records.errors import RecordNotFound as RecordNotFound
 from records.errors import is_transient as _records_is_transient
@@ -58,6 +59,7 @@ EXIT_CODES: dict[type[BaseException], int] = {
     SnapError: 1,
     InputError: 2,
     InputTooLarge: 2,
+    NothingToCheck: 2,  # well-formed, citing nothing: its own errorType tells it apart
     VerifierError: 2,
     OffsetError: 2,
     SelectorError: 2,

@@ -51,6 +51,7 @@ EXPECTED_EXIT_CODES = {
     "SnapError": 1,
     "InputError": 2,
     "InputTooLarge": 2,
+    "NothingToCheck": 2,
     "ConfigError": 2,
     "CaptureError": 1,
     "FetchError": 1,

@@ -57,7 +57,10 @@ def provider_input(
 ) -> VerifyInput:
     """A provider's answer as input; an answer that cites nothing is refused (nothing to check)."""
     if not requests:
-        raise where.fail(f"this {provider} response carries no citations to check")
+        from records.errors import NothingToCheck
+
+        problem = f"this {provider} response carries no citations to check"
+        raise NothingToCheck(f"{where.path or '(top level)'}: {problem}")
     tagged = tuple(unique_labels(requests))
     return VerifyInput(tagged, is_answer=True, answer_id=answer_id, input_format=provider)
 

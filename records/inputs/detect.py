@@ -97,5 +97,5 @@ def verify_input_from_bytes(
 def parse_named(document: Any, documents: DocumentMap, name: str) -> VerifyInput:
     try:
         return parse_document(document, documents)
-    except InputError as error:
-        raise InputError(f"{name}: {error.message}") from None
+    except InputError as error:  # its own class kept: NothingToCheck is told apart by it
+        raise type(error)(f"{name}: {error.message}") from None

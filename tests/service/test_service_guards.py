@@ -20,6 +20,7 @@ from snap.service.app import ServiceConfig
 from snap.service.problems import MEDIA_TYPE, PROBLEMS
 from tests.http_fixtures import LoopbackServer
 from tests.service.conftest import TOKEN, client_for
+from tests.snap_cli import run_snap
 
 PROBLEM_KEYS = {"type", "title", "status", "detail"}
 
@@ -351,3 +352,29 @@ def test_no_more_worker_threads_than_pooled_connections(client: TestClient) -> N
     assert engine.pool.size() + engine.pool._max_overflow >= WORKER_THREADS
     limiter = client.portal.call(anyio.to_thread.current_default_thread_limiter)  # type: ignore[union-attr]
     assert limiter.total_tokens == WORKER_THREADS
+
+
+def test_a_response_citing_nothing_is_its_own_problem_not_broken_input(
+    client: TestClient, tmp_path: Path, home_env: dict[str, str]
+) -> None:
+    """A pipeline tells "nothing to check" from a broken body by the problem type (HTTP) or
+    the errorType (CLI), never by reading the message."""
+    message = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "text", "text": "No sources needed."}],
+        "stop_reason": "end_turn",
+    }
+    nothing = assert_problem(client.post("/v1/verify", content=json.dumps(message)), 422)
+    assert nothing["type"] == "/problems/nothing-to-check"
+    assert nothing["errorType"] == "NothingToCheck"
+    assert nothing["exitCode"] == 2
+    broken = assert_problem(client.post("/v1/verify", content=b'{"id": '), 400)
+    assert broken["type"] == "/problems/unusable-input"
+    path = tmp_path / "nocite.json"
+    path.write_text(json.dumps(message))
+    done = run_snap(["verify", str(path), "--json"], home_env)
+    assert done.returncode == 2
+    assert json.loads(done.stdout)["error"]["type"] == "NothingToCheck"
+    assert done.stderr.startswith(f"snap: error: {path}: (top level): this Anthropic")
