@@ -537,9 +537,9 @@ def check_page(
     """A PDF citation naming a page must find its quote on that page (any occurrence); a quote
     that runs across a page break is on each page it spans, so naming any of them is right."""
     pages = list(evidence.pages)
-    if not pages:
+    if not pages:  # nothing to compare the page with: not a wrong position
         reason = f"the cited page {page} cannot be checked: the source has no pages"
-        return replace(outcome, status=Status.POSITION_MISMATCH, reason=reason)
+        return replace(outcome, status=Status.COULD_NOT_CHECK, reason=reason)
     named = [p for p in pages if str(p["label"]) == page] or [
         p for p in pages if page.isdigit() and p["index"] == int(page) - 1
     ]

@@ -52,6 +52,16 @@ def test_a_pdf_citation_is_checked_on_its_page(workspace: Workspace, tmp_path: P
     assert front_matter["status"] == "quote_found"
 
 
+def test_a_page_cited_in_a_source_without_pages_cannot_be_checked(
+    workspace: Workspace, example_page: Path
+) -> None:
+    """A page named for an HTML page is not a wrong position: there is nothing to compare."""
+    snapshot_id = capture_source(workspace, str(example_page)).snapshot_id
+    result = check(workspace, snapshot_id, "the origin serves only 1 request in 10", "2")
+    assert result["status"] == "could_not_check"
+    assert result["reason"] == "the cited page 2 cannot be checked: the source has no pages"
+
+
 def test_annotation_and_emit_through_the_cli(
     backend: Backend, example_page: Path, tmp_path: Path
 ) -> None:
