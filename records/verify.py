@@ -414,8 +414,8 @@ def _how_to_capture(url: str | None) -> str:
     scheme = (url or "").strip().lower().partition(":")[0]
     if scheme == "file":
         return "capture it with snap fetch PATH"
-    if scheme in ("http", "https"):
-        return "capture it with --fetch"
+    if scheme in ("http", "https"):  # in every shell's terms: this line is also the service's
+        return "capture it with snap fetch URL, or verify with --fetch; fetch=true over HTTP"
     return "snap captures only http and https URLs, and local files by their path"
 
 

@@ -35,7 +35,10 @@ def test_a_file_url_never_captured_points_to_snap_fetch(
     web = tmp_path / "web.json"
     web.write_text(json.dumps({"url": "https://x.test/never", "quote": "hello"}))
     [result] = json.loads(run_snap(["verify", str(web), "--json"], home_env).stdout)["results"]
-    assert result["reason"].endswith("has been captured (capture it with --fetch)")
+    assert result["reason"].endswith(
+        "has been captured (capture it with snap fetch URL, or verify with --fetch;"
+        " fetch=true over HTTP)"
+    )
     ftp = tmp_path / "ftp.json"
     ftp.write_text(json.dumps({"url": "ftp://x.test/never", "quote": "hello"}))
     [result] = json.loads(run_snap(["verify", str(ftp), "--json"], home_env).stdout)["results"]
