@@ -128,6 +128,16 @@ def sha256_hex(digest: str) -> str:
     return digest.removeprefix("sha256:")
 
 
+def related_headers(capture: CaptureItem, response_id: str, digest: str) -> dict[str, str]:
+    """The WARC headers of a record that carries a blob of the capture whose response is
+    ``response_id``: its text, its code spans, its headers blob."""
+    return {
+        "WARC-Date": warc_date(capture),
+        "WARC-Refers-To": response_id,
+        "WARC-Payload-Digest": digest,
+    }
+
+
 @dataclass(frozen=True)
 class StoredHead:
     """A capture's ``headers`` blob, read once through the digest-checked path: the response
@@ -273,20 +283,12 @@ class _Writer:
         if evidence.text_hash is None or evidence.text_hash in self.texts:
             return
         self.texts.add(evidence.text_hash)
-        headers = {
-            "WARC-Date": warc_date(capture),
-            "WARC-Refers-To": response_id,
-            "WARC-Payload-Digest": evidence.text_hash,
-        }
+        headers = related_headers(capture, response_id, evidence.text_hash)
         uri = TEXT_URI_PREFIX + evidence.text_hash
         with self._blob(capture, "text", evidence.text_hash, evidence.text_version_id) as text:
             self._write(uri, "conversion", text, headers, content_type="text/plain; charset=utf-8")
         if evidence.code_hash is not None:  # where the text is code, beside it
-            code = {
-                "WARC-Date": warc_date(capture),
-                "WARC-Refers-To": response_id,
-                "WARC-Payload-Digest": evidence.code_hash,
-            }
+            code = related_headers(capture, response_id, evidence.code_hash)
             code_uri = f"urn:snap:code:{evidence.code_hash}"
             with self._blob(capture, "code", evidence.code_hash, evidence.code_version_id) as blob:
                 self._write(code_uri, "resource", blob, code, content_type="application/json")
@@ -297,16 +299,11 @@ class _Writer:
         if head.digest in self.heads:
             return
         self.heads.add(head.digest)
-        headers = {
-            "WARC-Date": warc_date(capture),
-            "WARC-Refers-To": response_id,
-            "WARC-Payload-Digest": head.digest,
-        }
         self._write(
             HEADERS_URI_PREFIX + head.digest,
             "resource",
             head.data,
-            headers,
+            related_headers(capture, response_id, head.digest),
             content_type=head_media_type(head.data),
         )
 
