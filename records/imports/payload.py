@@ -47,6 +47,19 @@ class DeclaredDigest:
     algorithm: str
     value: bytes
 
+    @property
+    def in_hex(self) -> bool:
+        """Whether the value was written in hex (else base32): decoded as ``parse_digest``
+        decodes it, hex first when the length fits."""
+        written = self.text.partition(":")[2].strip()
+        return len(written) == 2 * len(self.value) and _is_hex(written)
+
+    def spelled(self, value: bytes) -> str:
+        """``algorithm:value`` with ``value`` in the spelling this digest was written in, so
+        two digests read side by side can be compared character by character."""
+        shown = value.hex() if self.in_hex else _as_base32(value)
+        return f"{self.algorithm}:{shown}"
+
 
 def parse_digest(text: str) -> DeclaredDigest:
     """``algorithm:value`` with the value in base32 (most crawlers, for sha1) or hex.
@@ -64,12 +77,17 @@ def parse_digest(text: str) -> DeclaredDigest:
     return DeclaredDigest(text=text.strip(), algorithm=algorithm, value=decoded)
 
 
+def _is_hex(value: str) -> bool:
+    try:
+        bytes.fromhex(value)
+    except ValueError:
+        return False
+    return True
+
+
 def _decode_digest_value(value: str, size: int) -> bytes | None:
-    if len(value) == 2 * size:
-        try:
-            return bytes.fromhex(value)
-        except ValueError:
-            pass
+    if len(value) == 2 * size and _is_hex(value):
+        return bytes.fromhex(value)
     padded = value.upper() + "=" * (-len(value) % 8)
     try:
         decoded = base64.b32decode(padded)
@@ -160,12 +178,25 @@ def read_payload(
         found = {entity_hash.digest(), recorded_hash.digest()}
         if declared.value not in found:
             fetched.cleanup()
-            shown = _as_base32(entity_hash.digest())
-            raise PayloadRefused(
-                f"payload digest mismatch: the record declares {declared.text[:100]},"
-                f" its payload hashes to {algorithm}:{shown}"
-            )
+            raise PayloadRefused(mismatch(declared, entity_hash.digest()))
     return Payload(fetched=fetched, entity_size=sizes[0], digest_checked=declared is not None)
+
+
+def mismatch(declared: DeclaredDigest, computed: bytes) -> str:
+    """The line refusing a payload whose digest is not the declared one: both digests in the
+    spelling the record used, and in hex as well when that was base32, which is what
+    ``sha1sum`` and its kin print, so a reader can check either with their own tools."""
+    line = (
+        f"payload digest mismatch: the record declares {declared.spelled(declared.value)},"
+        f" its payload hashes to {declared.spelled(computed)}"
+    )
+    if declared.in_hex:
+        return line
+    algorithm = declared.algorithm
+    return (
+        f"{line} (in hex: declared {algorithm}:{declared.value.hex()},"
+        f" payload {algorithm}:{computed.hex()})"
+    )
 
 
 BODILESS_STATUSES = frozenset({204, 304})  # answers that never carry a body (and 1xx)

@@ -3,21 +3,29 @@ crawler recorded, snap stores the body itself, and the declared digest is checke
 
 from __future__ import annotations
 
+import base64
 import gzip
 import hashlib
 import io
+import re
 import zlib
 from typing import Any
 
 import brotli
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from warcio.archiveiterator import ArchiveIterator
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
-from records.imports.payload import PayloadRefused, parse_digest, read_payload
+from records.imports.payload import (
+    DIGEST_ALGORITHMS,
+    DeclaredDigest,
+    PayloadRefused,
+    parse_digest,
+    read_payload,
+)
 from tests.imports.warcs import chunked
 
 ENCODERS = {
@@ -49,15 +57,16 @@ def one_record(body: bytes, encoding: str, chunk: int | None) -> bytes:
     return out.getvalue()
 
 
-def read_back(data: bytes, *, tamper: bool = False) -> Any:
+def read_back(data: bytes, *, tamper: bool = False, declared: DeclaredDigest | None = None) -> Any:
+    """Read the response record's payload, checked against its own digest or ``declared``."""
     for record in ArchiveIterator(io.BytesIO(data)):
         if record.rec_type != "response":
             continue
-        text = record.rec_headers.get_header("WARC-Payload-Digest")
-        declared = parse_digest(text)
+        if declared is None:
+            declared = parse_digest(record.rec_headers.get_header("WARC-Payload-Digest"))
         if tamper:
             flipped = bytes([declared.value[0] ^ 1]) + declared.value[1:]
-            declared = type(declared)(text, declared.algorithm, flipped)
+            declared = DeclaredDigest(declared.text, declared.algorithm, flipped)
         payload = read_payload(
             record,
             url="http://example.test/",
@@ -91,3 +100,50 @@ def test_the_stored_body_is_the_body_whatever_the_framing(
 def test_a_different_digest_is_always_refused(body: bytes, chunk: int | None) -> None:
     with pytest.raises(PayloadRefused, match="payload digest mismatch"):
         read_back(one_record(body, "gzip", chunk), tamper=True)
+
+
+def spell(value: bytes, spelling: str) -> str:
+    """A digest value as crawlers write it: hex, or unpadded upper-case base32."""
+    return value.hex() if spelling == "hex" else base64.b32encode(value).decode().rstrip("=")
+
+
+MISMATCH = re.compile(
+    r"payload digest mismatch: the record declares (?P<declared>\S+),"
+    r" its payload hashes to (?P<computed>[^\s(]+)"
+    r"(?: \(in hex: declared (?P<declared_hex>\S+), payload (?P<computed_hex>\S+)\))?$"
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    body=st.binary(max_size=3000),
+    other=st.binary(max_size=300),
+    algorithm=st.sampled_from(DIGEST_ALGORITHMS),
+    spelling=st.sampled_from(["hex", "base32"]),
+    chunk=st.one_of(st.none(), st.integers(min_value=1, max_value=500)),
+)
+def test_a_mismatch_shows_both_digests_in_the_declared_spelling(
+    body: bytes, other: bytes, algorithm: str, spelling: str, chunk: int | None
+) -> None:
+    """A reader compares the two digests character by character, and can recompute the
+    payload's with their own tools: the computed one is that of the body itself, without its
+    chunk framing; base32 ones are also shown in hex, as ``sha1sum`` prints them."""
+    assume(other != body)
+    declared = parse_digest(
+        f"{algorithm}:{spell(hashlib.new(algorithm, other).digest(), spelling)}"
+    )
+    with pytest.raises(PayloadRefused) as refused:
+        read_back(one_record(body, "identity", chunk), declared=declared)
+    shown = MISMATCH.match(str(refused.value))
+    assert shown is not None, str(refused.value)
+    payload_digest = hashlib.new(algorithm, body).digest()
+    assert (
+        shown["declared"]
+        == f"{algorithm}:{spell(hashlib.new(algorithm, other).digest(), spelling)}"
+    )
+    assert shown["computed"] == f"{algorithm}:{spell(payload_digest, spelling)}"
+    if spelling == "hex":
+        assert shown["declared_hex"] is None
+    else:
+        assert shown["declared_hex"] == f"{algorithm}:{hashlib.new(algorithm, other).hexdigest()}"
+        assert shown["computed_hex"] == f"{algorithm}:{payload_digest.hex()}"
