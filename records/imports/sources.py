@@ -25,6 +25,7 @@ from typing import IO, Any
 from snapshotter.errors import InputError, shown
 
 CHUNK_SIZE = 1024 * 1024
+GZIP_STEP = 4096  # how much compressed input is inflated at a time: damage is found within it
 WARC_SUFFIXES = (".warc", ".warc.gz")
 MAX_DATAPACKAGE = 64 * 1024 * 1024  # a listing larger than this is not a listing
 
@@ -142,35 +143,56 @@ def _scan(handle: IO[bytes], name: str, algorithm: str = "sha256") -> tuple[str,
 
 
 class _GzipCheck:
-    """Inflates gzip members one after another and knows whether the last one ended."""
+    """Inflates gzip members one after another and knows whether the last one ended, where
+    the member being inflated starts (what ``warcio index`` lists as its record's offset) and
+    how far the input was read, so that damage is named by its member and the byte by which
+    it was found."""
 
     def __init__(self) -> None:
         self._stream = zlib.decompressobj(16 + zlib.MAX_WBITS)
         self._started = False
+        self._member_start = 0
 
     def feed(self, data: bytes, name: str, offset: int) -> str | None:
-        try:
-            while data:
-                self._started = True
-                self._stream.decompress(data, CHUNK_SIZE)
-                data = self._stream.unconsumed_tail
-                if self._stream.eof:
-                    data = self._stream.unused_data + data
-                    self._stream = zlib.decompressobj(16 + zlib.MAX_WBITS)
-                    self._started = False
-        except zlib.error as error:
-            return f"{shown(name)} is damaged: not a valid gzip stream near byte {offset}: {error}"
+        """Inflate ``data``, found at ``offset`` in the file, in steps of ``GZIP_STEP`` bytes:
+        zlib objects to damage within a step of it, so the position named is close."""
+        for start in range(0, len(data), GZIP_STEP):
+            reached = offset + min(start + GZIP_STEP, len(data))
+            try:
+                self._inflate(data[start : start + GZIP_STEP], reached)
+            except zlib.error as error:
+                return self._damaged(name, reached, error)
         return None
+
+    def _inflate(self, data: bytes, end: int) -> None:
+        """``data``: the input up to byte ``end`` (exclusive) of the file not yet inflated.
+        What a member leaves over is the tail of that input: the next member starts there."""
+        while data:
+            self._started = True
+            self._stream.decompress(data, CHUNK_SIZE)
+            data = self._stream.unconsumed_tail
+            if self._stream.eof:
+                data = self._stream.unused_data + data
+                self._member_start = end - len(data)
+                self._stream = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                self._started = False
+
+    def _damaged(self, name: str, reached: int, error: zlib.error) -> str:
+        return (
+            f"{shown(name)} is damaged: not a valid gzip stream in the gzip member starting at"
+            f" byte {self._member_start}, found by byte {reached - 1}: {error}"
+        )
 
     def finish(self, name: str, size: int) -> str | None:
         try:
             while not self._stream.eof and self._stream.decompress(b"", CHUNK_SIZE):
                 pass
         except zlib.error as error:
-            return f"{shown(name)} is damaged: {error}"
+            return self._damaged(name, size, error)
         if self._started and not self._stream.eof:
             return (
-                f"{shown(name)} is damaged: the gzip stream ends inside a record at byte {size}"
+                f"{shown(name)} is damaged: the gzip stream ends inside a record at byte {size},"
+                f" in the gzip member starting at byte {self._member_start}"
                 " (a truncated file?); nothing was imported"
             )
         return None
