@@ -589,7 +589,8 @@ def written_counts_json(written: WrittenCounts) -> dict[str, Any]:
 
 
 def import_report_json(report: ImportReport) -> dict[str, Any]:
-    """``snap import --json``: one result per record, then the counts of each outcome."""
+    """``snap import --json``: one result per record, then the counts of each outcome, the
+    damage lines and the attestation problems (a WACZ's, ``records.imports.attestations``)."""
     summary: dict[str, Any] = {
         str(outcome): report.count(outcome) for outcome in REPORTED_IMPORT_OUTCOMES
     }
@@ -597,7 +598,12 @@ def import_report_json(report: ImportReport) -> dict[str, Any]:
         "path": report.path,
         "kind": report.kind,
         "records": [record_result_json(result) for result in report.results],
-        "summary": summary | {"damaged": report.damaged, "exitCode": report.exit_code},
+        "summary": summary
+        | {
+            "damaged": report.damaged,
+            "attestationProblems": report.attestation_problems,
+            "exitCode": report.exit_code,
+        },
     }
 
 

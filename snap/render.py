@@ -499,7 +499,8 @@ def export_summary(result: ExportResult) -> str:
 
 
 def import_report(report: ImportReport) -> str:
-    """One line per record refused or revisit left unresolved, then the counts."""
+    """One line per record refused or revisit left unresolved, one per attestation problem,
+    then the counts (and of those problems, when there are any)."""
     lines = []
     for record in report.results:
         unresolved = record.record_type == "revisit" and record.outcome == ImportOutcome.SKIPPED
@@ -512,6 +513,13 @@ def import_report(report: ImportReport) -> str:
         f" {report.count(ImportOutcome.SKIPPED)} skipped,"
         f" {report.count(ImportOutcome.REFUSED)} refused)"
     )
+    problems = report.attestation_problems
+    if problems:
+        lines[-1:-1] = [one_line(f"attestation problem: {problem}") for problem in problems]
+        lines.append(
+            f"{plural(len(problems), 'attestation problem')} in the archive's"
+            " attestations.jsonl (reported; the captures are imported as the archive has them)"
+        )
     return "\n".join(lines)
 
 

@@ -32,6 +32,9 @@ class ImportReport:
     kind: str
     results: list[RecordResult] = field(default_factory=list)
     damaged: list[str] = field(default_factory=list)  # one line per WARC that broke off
+    # what does not hold together in a WACZ's attestations.jsonl: said, and the exit code
+    # unchanged (an import claims nothing of its own; the captures are imported all the same)
+    attestation_problems: list[str] = field(default_factory=list)
 
     def count(self, outcome: ImportOutcome) -> int:
         return sum(1 for result in self.results if result.outcome == outcome)
@@ -42,7 +45,9 @@ class ImportReport:
 
     @property
     def exit_code(self) -> int:
-        """0 all captures imported; 1 a record was refused; 2 an archive is damaged."""
+        """0 all captures imported (skipped records and attestation problems are reported,
+        not failures: nothing of the archive was lost); 1 a record was refused; 2 an archive
+        is damaged."""
         if self.damaged:
             return 2
         return 1 if self.refused else 0

@@ -18,10 +18,11 @@ import zipfile
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from records.imports.attestations import wacz_attestation_problems
 from snapshotter.errors import InputError, shown
 
 CHUNK_SIZE = 1024 * 1024
@@ -54,6 +55,9 @@ class Archive:
     kind: str  # "warc" or "wacz"
     warcs: list[WarcSource]
     _zip: zipfile.ZipFile | None = None
+    # a WACZ's attestations that do not hold together (records.imports.attestations): reported,
+    # never a reason to refuse the archive
+    attestation_problems: list[str] = field(default_factory=list)
 
     @contextmanager
     def open(self, source: WarcSource) -> Iterator[IO[bytes]]:
@@ -208,13 +212,14 @@ def _open_wacz(path: Path) -> Archive:
         raise InputError(f"{shown(path)} is not a readable WACZ (zip) file: {error}") from None
     try:
         warcs = _checked_warcs(package, path)
+        problems = wacz_attestation_problems(package)
     except InputError:
         package.close()
         raise
     except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, ValueError) as error:
         package.close()
         raise InputError(f"{shown(path)}: the WACZ cannot be read: {error}") from None
-    return Archive(path=path, kind="wacz", warcs=warcs, _zip=package)
+    return Archive(path, "wacz", warcs, package, attestation_problems=problems)
 
 
 def _checked_warcs(package: zipfile.ZipFile, path: Path) -> list[WarcSource]:

@@ -129,7 +129,11 @@ class _ImportRun:
         self.as_latest = as_latest
         scale = sum(w.size for w in archive.warcs) or 1
         self.scale = total_bytes(archive.path) / scale if archive.kind == "wacz" else 1.0
-        self.report = ImportReport(path=str(archive.path), kind=archive.kind)
+        self.report = ImportReport(
+            path=str(archive.path),
+            kind=archive.kind,
+            attestation_problems=list(archive.attestation_problems),
+        )
         self.by_record_id: dict[str, SnapshotRecord] = {}
         self.by_digest: dict[str, SnapshotRecord] = {}
         self.by_uri_date: dict[tuple[str, str], SnapshotRecord] = {}

@@ -64,6 +64,7 @@ def test_crawler_warc_becomes_captures_like_a_fetch(backend: Backend, tmp_path: 
         "skipped": 6,  # 3 requests, 2 metadata, the unresolved revisit (warcinfo: not listed)
         "refused": 0,
         "damaged": [],
+        "attestationProblems": [],  # a WARC carries none
         "exitCode": 0,
     }
 
