@@ -75,7 +75,7 @@ def _line_problems(line: dict[str, Any]) -> list[str]:
     kind, _, record_id = _subject(line).partition(" ")
     proof = line.get("logProof")
     problems = [problem for problem in [proof_problem(kind, record_id, proof)] if problem]
-    if kind == "capture" and line.get("manifest") is not None:
+    if "captureId" in line and line.get("manifest") is not None:  # a capture's line
         problems += _manifest_problems(line, _leaf(proof))
     return problems
 
