@@ -42,8 +42,13 @@ def assert_problem(response: object, status: int, detail: str | None = None) -> 
 
 def test_no_token_is_401_with_a_challenge(authed_client: TestClient) -> None:
     response = authed_client.post("/v1/verify", content=b"{}")
-    assert_problem(response, 401, "no bearer token given (Authorization: Bearer <token>)")
+    document = assert_problem(
+        response, 401, "no bearer token given (Authorization: Bearer <token>)"
+    )
     assert response.headers["www-authenticate"].startswith("Bearer")
+    # a condition of HTTP, which no command meets: no CLI exit code or error class (http.md)
+    assert "exitCode" not in document
+    assert "errorType" not in document
 
 
 @pytest.mark.parametrize(
