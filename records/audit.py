@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from records.attest.checks import SealState, seal_blobs, seal_checks_of
-from records.attest.log_checks import LogProofs
+from records.attest.log_checks import LogProofs, record_keys
 from records.errors import RecordNotFound
 from records.evidence import BlobCheck, Evidence, blob_state, capture_blobs, recorded_blobs
 from records.ids import resolve_citation_id, resolve_snapshot_id
@@ -395,9 +395,8 @@ def checked_now(
     and check's inclusion proof (``logProof``, so the other side can check it offline) and
     each stored capture's manifest, signature and token (``seal``)."""
     checks = all_checks(report)
-    wanted = [("capture", str(c.capture_id)) for c in report.captures]
-    wanted += [("verification", str(v.verification_id)) for v in checks]
-    proofs = log.of(wanted)
+    capture_ids = (c.capture_id for c in report.captures)
+    proofs = log.of(record_keys(capture_ids, (v.verification_id for v in checks)))
     seals = seal_checks_of(workspace)
 
     def snapshot(item: AuditedSnapshot) -> AuditedSnapshot:

@@ -20,8 +20,9 @@ from sqlalchemy import select
 
 from records.attest.log_checks import (
     LogProofs,
-    inclusion_proofs,
+    Proofs,
     proof_problem,
+    record_keys,
     signature_problem,
     token_problem,
 )
@@ -31,8 +32,6 @@ from records.ids import resolve_citation_id, resolve_snapshot_id
 from records.models import Capture, Citation, Verification
 from records.vocabulary import CaptureOutcome
 from records.workspace import Workspace
-
-Proofs = dict[tuple[str, str], dict[str, Any] | None]  # log_checks.inclusion_proofs' answer
 
 
 @dataclass(frozen=True)
@@ -121,9 +120,10 @@ def attest(workspace: Workspace, given: str) -> Attestation:
         raise RecordNotFound(f"nothing recorded for {given!r}")
     problems: list[str] = []
     chain = load_chain(workspace.settings.tsa_chain) if workspace.settings.tsa_chain else None
-    wanted = [("capture", str(capture_id)) for capture_id, _ in captures]
-    wanted += [("verification", str(row[0])) for row in verifications]
-    proofs = inclusion_proofs(workspace, wanted)  # the log read once for all of them
+    wanted = record_keys(
+        (capture_id for capture_id, _ in captures), (row[0] for row in verifications)
+    )
+    proofs = LogProofs(workspace).of(wanted)  # the log read once for all of them
     attested = tuple(
         _capture(workspace, problems, capture_id, provenance, chain, proofs)
         for capture_id, provenance in sorted(captures, key=lambda item: item[0])
@@ -499,9 +499,7 @@ def export_attestations(
 ) -> list[dict[str, Any]]:
     """For an export: each capture's manifest, signature, token and inclusion proof, and each
     verification's inclusion proof, with the checkpoint they are proved against."""
-    wanted = [("capture", str(capture_id)) for capture_id, _ in captures]
-    wanted += [("verification", str(vid)) for vid in verification_ids]
-    proofs = log.of(wanted)
+    proofs = log.of(record_keys((capture_id for capture_id, _ in captures), verification_ids))
     lines: list[dict[str, Any]] = []
     for capture_id, provenance in captures:
         named = provenance.get("manifest") or {}

@@ -10,6 +10,7 @@ import base64
 import copy
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -351,17 +352,14 @@ def reply_problem(reply: bytes, data: bytes, *, chain: Any) -> str | None:
     return None if problem is None else f"its timestamp token {problem}"
 
 
-def inclusion_proof(workspace: Workspace, kind: str, record_id: str) -> dict[str, Any] | None:
-    """The record's leaf, its position and the audit path to the newest checkpoint that holds
-    it, with that checkpoint: all the other side needs to check it offline."""
-    return LogProofs(workspace).of([(kind, record_id)]).get((kind, record_id))
+RecordKey = tuple[str, str]  # a log entry's record: (kind, record id)
+Proofs = dict[RecordKey, dict[str, Any] | None]  # ``LogProofs.of``'s answer
 
 
-def inclusion_proofs(
-    workspace: Workspace, wanted: list[tuple[str, str]]
-) -> dict[tuple[str, str], dict[str, Any] | None]:
-    """``inclusion_proof`` of several records, reading the log once."""
-    return LogProofs(workspace).of(wanted)
+def record_keys(capture_ids: Iterable[int], verification_ids: Iterable[int]) -> list[RecordKey]:
+    """The log's keys of these captures and verifications, captures first."""
+    keys = [("capture", str(capture_id)) for capture_id in capture_ids]
+    return keys + [("verification", str(verification_id)) for verification_id in verification_ids]
 
 
 class LogProofs:
@@ -379,9 +377,10 @@ class LogProofs:
         self._checkpoint: dict[str, Any] | None = None  # checkpoint_json of the newest
         self._tree: merkle.MerkleTree | None = None
 
-    def of(self, wanted: list[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any] | None]:
-        """Each wanted (kind, record id)'s proof: None for a record not in the log, one
-        without a path (``"checkpoint": None``) for a record no checkpoint holds yet."""
+    def of(self, wanted: list[RecordKey]) -> Proofs:
+        """Each wanted record's leaf, position and audit path to the newest checkpoint, with
+        that checkpoint (all the other side needs to check it offline): None for a record not
+        in the log, no path (``"checkpoint": None``) for a record no checkpoint holds yet."""
         if not wanted:
             return {}
         with self._workspace.db.reading() as session:
@@ -416,14 +415,12 @@ class LogProofs:
         }
 
 
-def _entries_of(
-    session: Any, wanted: list[tuple[str, str]]
-) -> dict[tuple[str, str], tuple[int, str]]:
+def _entries_of(session: Any, wanted: list[RecordKey]) -> dict[RecordKey, tuple[int, str]]:
     """The log position and leaf hash of each wanted record that is in the log, asked by kind
     in chunks (one statement per few hundred records, whatever the log's size)."""
     from records.tables import LOG_ENTRIES as ENTRIES
 
-    found: dict[tuple[str, str], tuple[int, str]] = {}
+    found: dict[RecordKey, tuple[int, str]] = {}
     by_kind: dict[str, list[str]] = {}
     for kind, record_id in dict.fromkeys(wanted):
         by_kind.setdefault(kind, []).append(record_id)
@@ -472,8 +469,8 @@ def proof_problem(kind: str, record_id: str, proof: dict[str, Any] | None) -> st
     return None
 
 
-def proof_problems(proofs: dict[tuple[str, str], dict[str, Any] | None]) -> list[str]:
-    """``proof_problem`` of each proof (``inclusion_proofs``' answer), in its order."""
+def proof_problems(proofs: Proofs) -> list[str]:
+    """``proof_problem`` of each proof (``LogProofs.of``'s answer), in its order."""
     found = (proof_problem(kind, record_id, proof) for (kind, record_id), proof in proofs.items())
     return [problem for problem in found if problem is not None]
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from records.attest import log
 from records.attest.checkpoints import checkpoint_if_grown, make_checkpoint
 from records.attest.errors import AttestationFailure
-from records.attest.log_checks import inclusion_proofs, proof_problems, verify_log
+from records.attest.log_checks import LogProofs, proof_problems, verify_log
 from records.models import Capture
 from records.workspace import Workspace
 from snap.cli import cli
@@ -439,15 +439,15 @@ def test_inclusion_proofs_that_do_not_check_are_named(workspace: Workspace) -> N
     entries moved after the checkpoint, each names the record; an untouched log has none."""
     ids = fresh_log(workspace)
     wanted = [("capture", str(record_id)) for record_id in ids]
-    assert proof_problems(inclusion_proofs(workspace, wanted)) == []
+    assert proof_problems(LogProofs(workspace).of(wanted)) == []
     execute(workspace, "UPDATE captures SET error = 'edited' WHERE id = :id", id=ids[1])
-    assert proof_problems(inclusion_proofs(workspace, wanted)) == [
+    assert proof_problems(LogProofs(workspace).of(wanted)) == [
         f"capture {ids[1]} was changed after it was logged: its row no longer hashes to the"
         " leaf at position 1, so its inclusion proof does not check"
     ]
     ids = fresh_log(workspace)
     wanted = [("capture", str(record_id)) for record_id in ids]
     swap_entries(workspace, 2, 3)
-    problems = proof_problems(inclusion_proofs(workspace, wanted))
+    problems = proof_problems(LogProofs(workspace).of(wanted))
     assert len(problems) == RECORDS  # every path now leads elsewhere than the signed root
     assert all("does not lead to the root checkpoint" in p for p in problems), problems
