@@ -261,7 +261,7 @@ def citation_conflict(existing: CitationRow, asserted: dict[str, Any]) -> str | 
     cannot. Fuller selectors, or a URL or snapshot the first record lacked, are no conflict."""
     quote = asserted["exact"]
     if quote != existing.exact and _words_of(quote) != _words_of(existing.exact):
-        return "a different quote"
+        return "a different quote"  # equal but for emoji or reference marks is the same quote
     if asserted.get("page") != existing.page:
         return "a different page"
     if asserted.get("url") and existing.url and asserted["url"] != existing.url:
@@ -275,13 +275,12 @@ def citation_conflict(existing: CitationRow, asserted: dict[str, Any]) -> str | 
 
 def _words_of(quote: str) -> list[str]:
     """The quote's tokens after the verifier's normalization, without its emoji and reference
-    marks: a quote may leave those out (``verifier.tokenizer``, rule 7), and the span snap
-    finds, which ``verify --emit`` writes, leaves out the ones at its edges. So a quote equal
-    to the recorded one but for such marks is the same citation, not another one reusing its
-    id."""
-    from verifier import token_keys  # the tokenizer: only for a quote that differs
+    marks (``verifier.word_keys``): the span snap finds, which ``verify --emit`` writes, leaves
+    out the ones at its edges, so a quote equal to the recorded one but for such marks is the
+    same citation, not another one reusing its id."""
+    from verifier import word_keys  # the tokenizer: only for a quote that differs
 
-    return [key for key in token_keys(quote) if not key.startswith("\x00")]
+    return word_keys(quote)
 
 
 def record_citations(

@@ -52,7 +52,7 @@ from records.vocabulary import CaptureOutcome
 from records.workspace import Workspace
 from snapshotter.errors import BlobNotFound, InputError, IntegrityError, SnapError
 from snapshotter.store.base import DIGEST_PATTERN
-from snapshotter.weburl import refuse_control_characters
+from snapshotter.weburl import has_web_scheme, refuse_control_characters
 from verifier import (
     NORMALIZER_ID,
     VERIFIER_ID,
@@ -408,13 +408,16 @@ def unknown_snapshot(request: CitationRequest, fetch_errors: dict[str, str]) -> 
     return Outcome(Status.UNKNOWN_SNAPSHOT, reason=reason)
 
 
+def _is_file_url(url: str | None) -> bool:
+    return (url or "").strip().lower().startswith("file:")
+
+
 def _how_to_capture(url: str | None) -> str:
     """The advice that works for this URL: ``--fetch`` captures only http and https; a local
     file is captured by its path; anything else (``ftp:``) snap cannot capture at all."""
-    scheme = (url or "").strip().lower().partition(":")[0]
-    if scheme == "file":
+    if _is_file_url(url):
         return "capture it with snap fetch PATH"
-    if scheme in ("http", "https"):  # in every shell's terms: this line is also the service's
+    if has_web_scheme(url or ""):  # in every shell's terms: this line is also the service's
         return "capture it with snap fetch URL, or verify with --fetch; fetch=true over HTTP"
     return "snap captures only http and https URLs, and local files by their path"
 

@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # the names as the type checker sees them; at run time, __get
     from verifier.tokenizer import Token as Token
     from verifier.tokenizer import token_keys as token_keys
     from verifier.tokenizer import tokenize as tokenize
+    from verifier.tokenizer import word_keys as word_keys
 
 _HOMES = {
     "verifier.closest": ("Closest",),
@@ -70,7 +71,7 @@ _HOMES = {
         "position_from_utf16",
     ),
     "verifier.status": ("Status",),
-    "verifier.tokenizer": ("NORMALIZER_ID", "Token", "token_keys", "tokenize"),
+    "verifier.tokenizer": ("NORMALIZER_ID", "Token", "token_keys", "tokenize", "word_keys"),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
@@ -103,6 +104,7 @@ __all__ = [
     "token_keys",
     "tokenize",
     "utf16_to_codepoint",
+    "word_keys",
 ]
 
 

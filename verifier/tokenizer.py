@@ -510,9 +510,18 @@ def tokenize(text: str, *, references: bool = True) -> list[Token]:
     return scan_text(text, references=references).tokens
 
 
+SIDE_ITEM_MARK: Final = "\x00"  # before a side item's key in ``token_keys``: never a token's
+
+
 def token_keys(text: str) -> list[str]:
     """The comparison keys of ``text``, case kept where it is compared, side items marked."""
     return list(itertools.chain.from_iterable(comparison_key_batches(text)))
+
+
+def word_keys(text: str) -> list[str]:
+    """``token_keys`` without the side items (emoji, reference marks): what stays of a quote
+    whichever of those it leaves out (rule 7), so two quotes equal but for them are equal."""
+    return [key for key in token_keys(text) if not key.startswith(SIDE_ITEM_MARK)]
 
 
 def comparison_key_batches(text: str, starts: array[int] | None = None) -> Iterator[list[str]]:
@@ -533,10 +542,10 @@ def comparison_key_batches(text: str, starts: array[int] | None = None) -> Itera
         while inside < len(side) and side[inside].before < end:
             inside += 1
         for item in reversed(side[placed:inside]):  # few: put in place, last first
-            keys.insert(item.before - count, "\x00" + item.key)
+            keys.insert(item.before - count, SIDE_ITEM_MARK + item.key)
         placed, count = inside, end
         yield keys
-    yield ["\x00" + item.key for item in side[placed:]]
+    yield [SIDE_ITEM_MARK + item.key for item in side[placed:]]
 
 
 def _comparison_keys(columns: Columns) -> list[str]:

@@ -12,8 +12,9 @@ from verifier.errors import OffsetError
 
 # a sentence ends at its mark and white space, with any reference markers between the two:
 # "…every Tuesday.[1] Purge…" ends after "Tuesday."
-SENTENCE_END = re.compile(r"[.!?。！？](?:\[\d+\])*\s|\n")
-MARKS_AFTER_END = re.compile(r"[.!?。！？](?:\[\d+\])*\Z")
+_END_AND_MARKERS = r"[.!?。！？](?:\[\d+\])*"
+SENTENCE_END = re.compile(_END_AND_MARKERS + r"\s|\n")
+MARKS_AFTER_END = re.compile(_END_AND_MARKERS + r"\Z")
 # an inline Markdown link, alone or in parentheses: "([example.org](https://example.org/…))"
 INLINE_LINK = re.compile(r"\s*\(?\s*\[[^\]\n]*\]\([^)\s]*\)\s*\)?\s*")
 
