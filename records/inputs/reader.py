@@ -96,14 +96,18 @@ def decode_text(data: bytes, name: str) -> str:
         raise InputError(f"{name}: not UTF-8 text") from None
 
 
-def parse_json(text: str) -> Any:
-    """``json.loads`` with every number checked and the tree checked (see ``check_tree``)."""
+def parse_json(text: str, *, one_line: bool = False) -> Any:
+    """``json.loads`` with every number checked and the tree checked (see ``check_tree``).
+
+    ``one_line``: ``text`` is one line of a larger file (an event's data), which names the
+    line itself; an error then says the column instead."""
     try:
         document = json.loads(
             text, parse_int=safe_int, parse_float=safe_float, parse_constant=no_constant
         )
     except json.JSONDecodeError as error:
-        raise InputError(f"not valid JSON: {error.msg} at line {error.lineno}") from None
+        where = f"column {error.colno}" if one_line else f"line {error.lineno}"
+        raise InputError(f"not valid JSON: {error.msg} at {where}") from None
     except RecursionError:
         raise InputError(f"the JSON is nested more than {MAX_DEPTH} deep") from None
     check_tree(document, strings=may_hold_unstorable(text))
@@ -179,19 +183,32 @@ def refuse_unstorable(value: str) -> None:
         raise InputError(f"the input contains {problem}, which is not text snap can store")
 
 
-def parse_sse(text: str) -> list[Any] | None:
+def parse_sse(text: str, first_line: int = 1) -> list[Any] | None:
     """A server-sent-events transcript (a saved streaming response) as the list of its
-    ``data:`` objects; ``None`` when ``text`` is not one."""
+    ``data:`` objects; ``None`` when ``text`` is not one.
+
+    A ``data:`` line that is not JSON is named by its line in the transcript (``first_line``
+    is the number of ``text``'s first line there): the JSON parser only knows the event's own
+    line, always line 1. The last one is most often a stream cut short, and is said to be."""
     lines = text.splitlines()
     if not any(line.startswith("event:") or line.startswith("data:") for line in lines[:5]):
         return None
     events = []
-    for line in lines:
+    last = max((n for n, line in enumerate(lines) if line.startswith("data:")), default=-1)
+    for number, line in enumerate(lines):
         if line.startswith("data:"):
             payload = line.removeprefix("data:").strip()
             if payload and payload != "[DONE]":
-                events.append(parse_json(payload))
+                events.append(_event_data(payload, first_line + number, cut=number == last))
     return events
+
+
+def _event_data(payload: str, line: int, *, cut: bool) -> Any:
+    try:
+        return parse_json(payload, one_line=True)
+    except InputError as error:
+        why = " (the stream is cut short inside its last event?)" if cut else ""
+        raise InputError(f"line {line}, an event's data: {error.message}{why}") from None
 
 
 def load_json_input(path: Path, limit: int | None = None) -> Any:
@@ -207,7 +224,7 @@ def parse_input_bytes(data: bytes, name: str) -> Any:
     try:
         stripped = text.lstrip()
         if stripped.startswith(("event:", "data:")):
-            events = parse_sse(stripped)
+            events = parse_sse(stripped, 1 + text[: len(text) - len(stripped)].count("\n"))
             if events is not None:
                 return events
         return parse_json(text)

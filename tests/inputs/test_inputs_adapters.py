@@ -99,6 +99,26 @@ def test_a_cut_or_failed_claude_stream_is_refused_not_checked_in_part() -> None:
     assert parse_document(stream_events(whole)).requests  # the whole stream is checked
 
 
+def test_a_stream_cut_inside_an_event_names_the_transcript_line() -> None:
+    """The JSON parser sees one event's data, always its own line 1; the message names the
+    line of the transcript, and a cut inside the last event says the stream may be cut."""
+    whole = (FIXTURES / "claude_stream.sse").read_text(encoding="utf-8")
+    lines = whole.splitlines(keepends=True)
+    last_data = max(n for n, line in enumerate(lines) if line.startswith("data:"))
+    cut = "\n\n" + "".join(lines[:last_data]) + lines[last_data][:12]
+    with pytest.raises(InputError) as refused:
+        parse_input_bytes(cut.encode(), "stream.sse")
+    message = refused.value.message
+    assert message.startswith(f"stream.sse: line {last_data + 3}, an event's data: not valid JSON")
+    assert message.endswith("(the stream is cut short inside its last event?)")
+    assert "at column" in message
+    assert "at line" not in message
+    first_data = min(n for n, line in enumerate(lines) if line.startswith("data:"))
+    broken = [*lines[:first_data], "data: {oops}\n", *lines[first_data + 1 :]]
+    with pytest.raises(InputError, match=rf"^stream.sse: line {first_data + 1}, an event's data: "):
+        parse_input_bytes("".join(broken).encode(), "stream.sse")
+
+
 def test_openai_several_url_citations_on_one_sentence_are_unquoted_claims() -> None:
     given = parse_document(fixture("openai_responses.json"))
     assert given.input_format == "OpenAI"
