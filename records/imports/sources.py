@@ -26,6 +26,7 @@ from records.imports.attestations import wacz_attestation_problems
 from snapshotter.errors import InputError, shown
 
 CHUNK_SIZE = 1024 * 1024
+GZIP_MAGIC = b"\x1f\x8b"  # a file of the first byte alone is a cut gzip stream, not a WARC
 GZIP_STEP = 4096  # how much compressed input is inflated at a time: damage is found within it
 WARC_SUFFIXES = (".warc", ".warc.gz")
 MAX_DATAPACKAGE = 64 * 1024 * 1024  # a listing larger than this is not a listing
@@ -80,7 +81,7 @@ def open_archive(path: Path) -> Iterator[Archive]:
     magic = _first_bytes(path, 8)
     if magic.startswith(b"PK\x03\x04"):
         archive = _open_wacz(path)
-    elif magic.startswith((b"WARC/", b"\x1f\x8b")) or path.name.endswith(WARC_SUFFIXES):
+    elif magic.startswith((b"WARC/", GZIP_MAGIC)) or path.name.endswith(WARC_SUFFIXES):
         source = WarcSource(name=path.name, member=None, digest=_file_digest(path), size=size)
         archive = Archive(path=path, kind="warc", warcs=[source])
     else:
@@ -135,7 +136,7 @@ def _scan(handle: IO[bytes], name: str, algorithm: str = "sha256") -> tuple[str,
     check: _GzipCheck | None = None
     damage = None
     while chunk := handle.read(CHUNK_SIZE):
-        if size == 0 and chunk.startswith(b"\x1f\x8b"):
+        if size == 0 and GZIP_MAGIC.startswith(chunk[: len(GZIP_MAGIC)]):  # b"\x1f" too
             check = _GzipCheck()
         digest.update(chunk)
         if check is not None and damage is None:

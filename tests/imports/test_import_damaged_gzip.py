@@ -95,13 +95,18 @@ def test_a_cut_inside_a_member_names_that_member(bodies: list[bytes], data: st.D
     whole, starts = compressed(bodies)
     member = data.draw(st.integers(0, len(bodies) - 1), label="member")
     end = starts[member + 1] if member + 1 < len(starts) else len(whole)
-    first = 2 if member == 0 else 1  # a file is a gzip file from its two magic bytes on
-    cut = data.draw(st.integers(starts[member] + first, end - 1), label="cut")
+    cut = data.draw(st.integers(starts[member] + 1, end - 1), label="cut")  # b"\x1f" too
     line = refusal(whole[:cut])
     assert line is not None
     named = CUT.search(line)
     assert named is not None, line
     assert (int(named[1]), int(named[2])) == (cut, starts[member])
+
+
+def test_a_file_of_the_first_magic_byte_alone_is_a_cut_gzip_not_an_empty_warc() -> None:
+    line = refusal(b"\x1f")
+    assert line is not None
+    assert CUT.search(line), line
 
 
 def test_the_member_named_is_the_record_warcio_index_lists(tmp_path: Path) -> None:
