@@ -18,6 +18,7 @@ __all__ = [
     "BatchKind",
     "BlobState",
     "CaptureOutcome",
+    "CaptureTime",
     "FailureKind",
     "ItemState",
     "RequestKind",
@@ -87,6 +88,16 @@ class CaptureOutcome(StrEnum):
 
     STORED = "stored"
     FAILED = "failed"
+
+
+class CaptureTime(StrEnum):
+    """What a capture's trusted timestamp says of the capture time its manifest states (snap's
+    own clock): the token proves only that the manifest existed by the authority's time."""
+
+    CONFIRMED = "confirmed"  # stamped within minutes after the stated time: the time holds
+    STAMPED_LATER = "stamped_later"  # stamped long after: only "by the stamp's time" is proved
+    CONTRADICTED = "contradicted"  # stamped before the stated time: snap's clock ran fast
+    UNCONFIRMED = "unconfirmed"  # no valid token, or no time stated (an import's is a claim)
 
 
 class ImportOutcome(StrEnum):

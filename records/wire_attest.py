@@ -12,6 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from snapshotter.times import wire_time_or_none
+
 if TYPE_CHECKING:  # the serialisers read the results; importing them loads cryptography
     from records.attest.attest import Attestation, AttestedCapture
     from records.attest.checkpoints import CheckpointResult
@@ -124,4 +126,7 @@ def seal_state_json(seal: SealState) -> dict[str, Any]:
         document["manifest"] = seal.manifest
     if seal.notes:
         document["notes"] = list(seal.notes)
+    document["captureTime"] = seal.capture_time.value
+    document["capturedAt"] = wire_time_or_none(seal.captured_at)
+    document["stampedAt"] = wire_time_or_none(seal.stamped_at)
     return document

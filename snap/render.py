@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from records.passage_marks import marked_text, marks_outside, rounded_score
-from records.vocabulary import BlobState, ImportOutcome, ItemState, Status
+from records.vocabulary import BlobState, CaptureTime, ImportOutcome, ItemState, Status
 from snapshotter.times import wire_time, wire_time_or_none
 from verifier.closest import SIMILAR_ENOUGH_TO_SHOW, Closest
 
@@ -182,11 +182,19 @@ def seal_lines_of(results: list[CitationResult]) -> list[str]:
     return [one_line(f"seal: {read}: " + "; ".join(f"{n} {k}" for k, n in kinds.items()))]
 
 
+# What the seal line adds when the timestamp does not bear out the capture time (``snap audit``
+# and the evidence page say by how much).
+TIME_CAVEATS = {
+    CaptureTime.STAMPED_LATER: ", stamped long after the capture time (not confirmed)",
+    CaptureTime.CONTRADICTED: ", stamped before the capture time (snap's clock ran fast)",
+}
+
+
 def seal_kind(seal: SealState) -> str:
     if not seal.intact:
         return "whose seal does not hold"
     if seal.signed and seal.stamped:
-        return "signed and timestamped"
+        return "signed and timestamped" + TIME_CAVEATS.get(seal.capture_time, "")
     signature = "signed" if seal.signed else seal.signature
     timestamp = "timestamped" if seal.stamped else seal.timestamp
     return f"{signature}; {timestamp}"
@@ -344,6 +352,8 @@ def seal_lines(seal: SealState | None) -> list[str]:
     if seal is None:
         return []
     lines = [f"signature {seal.signature}", f"timestamp {seal.timestamp}"]
+    if seal.manifest is not None:
+        lines.append(f"captured {seal.capture_time_words()}")
     lines += [f"✗ {problem}" for problem in seal.problems]
     return ["    " + one_line(line) for line in lines]
 

@@ -26,12 +26,15 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from records.attest.errors import AttestationFailure
 from records.evidence import Evidence, capture_blobs
+from records.vocabulary import CaptureTime
 from snapshotter.errors import BlobNotFound, IntegrityError
 from snapshotter.store import BlobStore
+from snapshotter.times import wire_time
 
 if TYPE_CHECKING:
     from records.db import Database
@@ -42,6 +45,13 @@ TIMESTAMP = "timestamp"
 NO_MANIFEST = "not sealed: recorded before manifests were kept"
 BlobRef = tuple[str, str, str | None]
 Named = tuple[str, str]  # (kind, sha256) of a blob
+# A capture is sealed seconds after it ends, so a token stamped within STAMP_WINDOW after the
+# manifest's capture time confirms that time to within the window; one stamped later (the
+# authority was down, ``snap attest`` stamped it afterwards) proves only "by the stamp's time".
+# CLOCK_TOLERANCE: how far the authority's clock and snap's may disagree before a capture time
+# after the stamp's is a contradiction rather than skew.
+STAMP_WINDOW = timedelta(minutes=10)
+CLOCK_TOLERANCE = timedelta(minutes=2)
 
 
 def seal_blobs(provenance: dict[str, Any] | None) -> list[BlobRef]:
@@ -69,10 +79,45 @@ class SealState:
     signed: bool = False
     stamped: bool = False
     notes: tuple[str, ...] = ()
+    captured_at: datetime | None = None  # as the manifest states it: snap's clock
+    stamped_at: datetime | None = None  # the valid token's time: the authority's clock
 
     @property
     def intact(self) -> bool:
         return not self.problems
+
+    @property
+    def capture_time(self) -> CaptureTime:
+        """Whether the trusted timestamp bears out the capture time the manifest states."""
+        if self.captured_at is None or self.stamped_at is None or not self.stamped:
+            return CaptureTime.UNCONFIRMED
+        lag = self.stamped_at - self.captured_at
+        if lag < -CLOCK_TOLERANCE:
+            return CaptureTime.CONTRADICTED
+        return CaptureTime.CONFIRMED if lag <= STAMP_WINDOW else CaptureTime.STAMPED_LATER
+
+    def capture_time_words(self) -> str:
+        """The capture time and what the timestamp says of it, in words for a reader."""
+        verdict = self.capture_time
+        if self.captured_at is None:
+            return "not stated by snap (an imported capture: the archive's date is its claim)"
+        stated = wire_time(self.captured_at)
+        if verdict is CaptureTime.UNCONFIRMED or self.stamped_at is None:
+            own = "not confirmed by a token of its own"
+            return f"{stated} by snap's clock, {own}: {self.timestamp}"
+        lag = _duration(abs(self.stamped_at - self.captured_at))
+        stamped = wire_time(self.stamped_at)
+        if verdict is CaptureTime.CONFIRMED:
+            return f"{stated}, confirmed by the trusted timestamp ({stamped}, {lag} later)"
+        if verdict is CaptureTime.CONTRADICTED:
+            return (
+                f"{stated} by snap's clock, contradicted: the trusted timestamp is {lag} earlier"
+                f" ({stamped}); snap's clock ran fast"
+            )
+        return (
+            f"{stated} by snap's clock, not confirmed: stamped {lag} later ({stamped}); the"
+            " timestamp proves only that the capture existed by then"
+        )
 
     def failure(self) -> str:
         """The integrity failure in one line: which capture, and each piece that fails."""
@@ -96,6 +141,8 @@ class SealState:
             signed=bool(document.get("signed", False)),
             stamped=bool(document.get("stamped", False)),
             notes=tuple(document.get("notes", ())),
+            captured_at=_time_or_none(document.get("capturedAt")),
+            stamped_at=_time_or_none(document.get("stampedAt")),
         )
 
 
@@ -107,6 +154,8 @@ class _Verdict:
     names: frozenset[Named]
     signature: str | None  # the problem, or None
     token: str | None
+    captured_at: datetime | None = None
+    stamped_at: datetime | None = None  # None unless the token is valid
 
 
 @dataclass
@@ -173,6 +222,8 @@ class SealChecks:
             signed=signed.get("state") == "signed" and verdict.signature is None,
             stamped=stamp.get("state") == "stamped" and verdict.token is None,
             notes=tuple(notes),
+            captured_at=verdict.captured_at,
+            stamped_at=verdict.stamped_at,
         )
 
     def _known(self, key: tuple[Any, ...]) -> _Verdict | None:
@@ -271,9 +322,43 @@ def _compute(
         if isinstance(blob, dict)
     )
     token = None
+    stamped_at = None
     if stamp.get("state") == "stamped" and reply is not None:
         token = reply_problem(reply, data, chain=chain)
-    return _Verdict(document.get("snapshotId"), names, signature_problem(signed, data), token)
+        if token is None:
+            from records.attest.timestamps import gen_time
+
+            stamped_at = gen_time(reply)
+    return _Verdict(
+        document.get("snapshotId"),
+        names,
+        signature_problem(signed, data),
+        token,
+        _time_or_none(document.get("capturedAt")),
+        stamped_at,
+    )
+
+
+def _duration(span: timedelta) -> str:
+    """A span as a reader says it: in seconds, minutes, hours or days, to the nearest."""
+    seconds = span.total_seconds()
+    for unit, size in (("day", 86_400), ("hour", 3_600), ("minute", 60)):
+        if seconds >= size:
+            count = round(seconds / size)
+            return f"{count} {unit}{'' if count == 1 else 's'}"
+    return f"{round(seconds)} s"
+
+
+def _time_or_none(value: object) -> datetime | None:
+    """An ISO 8601 time with its offset, or None (an import states none; a naive time is not
+    one to compare with an authority's)."""
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo is not None else None
 
 
 def _naming_problems(
