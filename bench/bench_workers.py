@@ -136,7 +136,7 @@ def timed_batch(
     configure(settings_of(ws))
     batch_id, item_ids = create_batch(ws.db, kind, {}, items)
     started = time.perf_counter()
-    publish(kind, item_ids)
+    publish(kind, batch_id, item_ids)
     while not (progress := batch_progress(ws.db, batch_id)).finished:
         time.sleep(0.05)
     return time.perf_counter() - started, progress

@@ -1,6 +1,9 @@
 """Batches: bulk work split into items, whose state lives in the database, not the broker.
 
-The broker only carries item ids. Each item goes pending -> running -> done (or failed) in
+A broker message names an item by its id and its batch's id (a random UUID): an item id alone
+is only unique in one database, and a worker claims an item only when both match in its own
+(``claim_item``), so a message of another database sharing the queue never runs here
+(``item_recorded`` tells the worker so). Each item goes pending -> running -> done (or failed) in
 short transactions of its own, never held across a fetch or a blob read; the move to done is
 a compare-and-set (``state <> 'done'``), made in the same transaction that records the
 result where there is one (a capture), so a message delivered twice records its work once.
@@ -166,13 +169,18 @@ class Claimed:
     attempts: int  # this try included
 
 
-def claim_item(db: Database, item_id: int) -> Claimed | None:
-    """pending/running -> running, one more attempt. None when there is nothing to do: the
-    item is done or failed (a duplicate or stale message), or unknown."""
+def claim_item(db: Database, item_id: int, batch_id: str) -> Claimed | None:
+    """pending/running -> running, one more attempt, for the item of that id in that batch
+    only. None when there is nothing to do: the item is done or failed (a duplicate or stale
+    message), or this database records no such item (``item_recorded`` tells which)."""
     with db.session() as session:
         claimed = session.execute(
             update(BatchItem)
-            .where(BatchItem.id == item_id, BatchItem.state.in_(OPEN_STATES))
+            .where(
+                BatchItem.id == item_id,
+                BatchItem.batch_id == batch_id,
+                BatchItem.state.in_(OPEN_STATES),
+            )
             .values(state=ItemState.RUNNING, attempts=BatchItem.attempts + 1, updated_at=utcnow())
         )
         if claimed.rowcount != 1:  # type: ignore[attr-defined]
@@ -182,6 +190,17 @@ def claim_item(db: Database, item_id: int) -> Claimed | None:
         return Claimed(
             item.id, item.batch_id, BatchKind(str(kind)), item.key, item.payload, item.attempts
         )
+
+
+def item_recorded(db: Database, item_id: int, batch_id: str) -> bool:
+    """Whether this database records item ``item_id`` of batch ``batch_id``. Batch ids are
+    random UUIDs, so a message whose pair is not recorded here was published from another
+    database (or names an item that never existed): it is not this worker's to run."""
+    with db.reading() as session:
+        found = session.scalar(
+            select(BatchItem.id).where(BatchItem.id == item_id, BatchItem.batch_id == batch_id)
+        )
+    return found is not None
 
 
 def done_in(session: Session, item_id: int, result: ItemResult) -> bool:
@@ -291,12 +310,15 @@ def item_results(db: Database, batch_id: str) -> dict[str, ItemResult]:
 
 
 def run_here(
-    workspace: Workspace, item_ids: Sequence[int], progress: Callable[[int], None] | None = None
+    workspace: Workspace,
+    batch_id: str,
+    item_ids: Sequence[int],
+    progress: Callable[[int], None] | None = None,
 ) -> None:
-    """No broker: every item in this process, one after the other, with the same state
-    changes a worker makes (a failure fails its item, never the batch)."""
+    """No broker: every item of the batch in this process, one after the other, with the same
+    state changes a worker makes (a failure fails its item, never the batch)."""
     for item_id in item_ids:
-        claimed = claim_item(workspace.db, item_id)
+        claimed = claim_item(workspace.db, item_id, batch_id)
         if claimed is not None:
             try:
                 run_item(workspace, claimed)

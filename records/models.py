@@ -188,8 +188,9 @@ class Verification(Base):
 
 class Batch(Base):
     """A piece of bulk work split into items for workers (``snap fetch --enqueue`` and the
-    like). Its state lives here, not in the broker: the broker only delivers item ids, so a
-    lost message is found by looking for items that are not done (``snap jobs --resume``)."""
+    like). Its state lives here, not in the broker: a message names only an item (its id and
+    this batch's id, a random UUID that tells this database's items from another's), so a lost
+    message is found by looking for items that are not done (``snap jobs --resume``)."""
 
     __table__ = tables.BATCHES
 

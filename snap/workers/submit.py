@@ -53,11 +53,11 @@ def dispatch(
 ) -> Submitted:
     settings = settings_of(workspace)
     if settings.broker_url is None:
-        jobs.run_here(workspace, item_ids, progress=progress)
+        jobs.run_here(workspace, batch_id, item_ids, progress=progress)
         return Submitted(batch_id, kind, len(item_ids), None)
     from snap.workers.app import configure
     from snap.workers.tasks import publish
 
     configure(settings)
-    publish(kind, item_ids)
+    publish(kind, batch_id, item_ids)
     return Submitted(batch_id, kind, len(item_ids), settings.queue)

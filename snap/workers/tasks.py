@@ -1,7 +1,8 @@
 """The tasks: capture a URL, re-verify one snapshot group, re-extract one snapshot.
 
-Each takes a batch item id, claims the item in the database, runs the same use case as the
-command line (records/jobs.py), and records the outcome there. Idempotent: a capture is
+Each takes a batch item's id and its batch's id, claims that item in the database only when
+both match there (an item id alone is only unique in one database), runs the same use case as
+the command line (records/jobs.py), and records the outcome there. Idempotent: a capture is
 recorded only by the delivery whose compare-and-set marks the item done (its blobs are
 content-addressed), a re-verification's checks carry idempotency keys under the batch's run
 id, a re-extraction of the same bytes adds no extraction. Transient failures
@@ -16,6 +17,7 @@ from typing import Any
 
 from celery import Task
 from celery.signals import worker_process_shutdown, worker_shutdown
+from celery.utils.log import get_task_logger
 from celery.utils.time import get_exponential_backoff_interval
 
 from records import jobs
@@ -28,6 +30,7 @@ from snap.workers.politeness import Politeness
 BACKOFF_FACTOR = 2  # seconds, doubled each try
 BACKOFF_MAX = 300
 _opened: dict[int, tuple[Workspace, Politeness]] = {}  # per process: pool processes fork
+logger = get_task_logger(__name__)
 
 
 def opened() -> tuple[Workspace, Politeness]:
@@ -57,10 +60,15 @@ def backoff(attempts: int) -> float:
     )
 
 
-def run(task: Task[Any, Any], item_id: int) -> str | None:
+def run(task: Task[Any, Any], item_id: int, batch_id: str | None) -> str | None:
+    if batch_id is None:
+        refuse_bare_id(item_id)
+        return None
     workspace, politeness = opened()
-    claimed = jobs.claim_item(workspace.db, item_id)
-    if claimed is None:  # done, failed, or unknown: a duplicate or stale message
+    claimed = jobs.claim_item(workspace.db, item_id, batch_id)
+    if claimed is None:  # done or failed (a duplicate or stale message), or not ours
+        if not jobs.item_recorded(workspace.db, item_id, batch_id):
+            refuse_foreign(workspace, item_id, batch_id)
         return None
     try:
         if claimed.kind is BatchKind.CAPTURE:
@@ -79,6 +87,43 @@ def run(task: Task[Any, Any], item_id: int) -> str | None:
         return None
 
 
+def refuse_foreign(workspace: Workspace, item_id: int, batch_id: str) -> None:
+    """A message naming an item this database does not record: workers of another database
+    share this queue. It is dropped (acknowledged), not requeued, and said once, here.
+
+    Dropping loses nothing: the item's state lives in its own database, where it stays
+    pending, so ``snap jobs`` there shows it and ``snap jobs --resume`` queues it again. A
+    requeue would hand the message straight back to a worker of the same queue, often this
+    one (prefetch 1), spinning it hot and repeating this line for as long as the deployment is
+    wrong; with a delay it would still reach the right database only by chance, and hide the
+    mistake that needs fixing: one SNAP_QUEUE per database."""
+    logger.error(
+        "refused item %s of batch %s: this worker's database %s records no such item, "
+        "so workers of another database share the queue %r; the item was not run and stays "
+        "pending in its own database: give each database its own SNAP_QUEUE, then run "
+        "`snap jobs --resume %s` there",
+        item_id,
+        batch_id,
+        workspace.db.safe_url,
+        settings().queue,
+        batch_id,
+    )
+
+
+def refuse_bare_id(item_id: int) -> None:
+    """A message of the shape before batch ids were sent (only an item id), still queued
+    across an upgrade. An item id alone may name another database's item, so it is not run;
+    it is dropped for the reasons of ``refuse_foreign``: its item stays pending in its own
+    database, and ``snap jobs --resume`` queues it again with its batch id."""
+    logger.warning(
+        "refused a message naming only item %s, without its batch (queued by an older "
+        "snap): an item id alone may name another database's item, so it was not run; the "
+        "database that queued it still has it pending: `snap jobs` lists its batch, and "
+        "`snap jobs --resume BATCH` queues it again",
+        item_id,
+    )
+
+
 TASK_OPTIONS: dict[str, Any] = {
     "bind": True,
     "acks_late": True,
@@ -88,21 +133,23 @@ TASK_OPTIONS: dict[str, Any] = {
 
 
 @app.task(name="snap.capture", **TASK_OPTIONS)
-def capture_url(self: Task[Any, Any], item_id: int) -> str | None:
+def capture_url(self: Task[Any, Any], item_id: int, batch_id: str | None = None) -> str | None:
     """Capture one URL of a batch (with per-host politeness) and record it."""
-    return run(self, item_id)
+    return run(self, item_id, batch_id)
 
 
 @app.task(name="snap.reverify", **TASK_OPTIONS)
-def reverify_group(self: Task[Any, Any], item_id: int) -> str | None:
+def reverify_group(self: Task[Any, Any], item_id: int, batch_id: str | None = None) -> str | None:
     """Re-verify the citations of one snapshot group of a batch."""
-    return run(self, item_id)
+    return run(self, item_id, batch_id)
 
 
 @app.task(name="snap.reextract", **TASK_OPTIONS)
-def reextract_snapshot(self: Task[Any, Any], item_id: int) -> str | None:
+def reextract_snapshot(
+    self: Task[Any, Any], item_id: int, batch_id: str | None = None
+) -> str | None:
     """Re-extract one snapshot of a batch."""
-    return run(self, item_id)
+    return run(self, item_id, batch_id)
 
 
 TASKS = {
@@ -112,10 +159,11 @@ TASKS = {
 }
 
 
-def publish(kind: BatchKind, item_ids: list[int]) -> None:
-    """One message per item, over one broker connection; a broker that cannot be reached is
-    one line (exit 3). The items are already recorded, so nothing is lost: ``snap jobs
-    --resume`` publishes them again."""
+def publish(kind: BatchKind, batch_id: str, item_ids: list[int]) -> None:
+    """One message per item, naming the item and its batch (``run`` claims only that pair),
+    over one broker connection; a broker that cannot be reached is one line (exit 3). The
+    items are already recorded, so nothing is lost: ``snap jobs --resume`` publishes them
+    again."""
     from kombu.exceptions import OperationalError
 
     task = TASKS[kind]
@@ -125,7 +173,11 @@ def publish(kind: BatchKind, item_ids: list[int]) -> None:
         with app.connection_for_write() as connection, connection.Producer() as producer:
             for item_id in item_ids:
                 task.apply_async(
-                    (item_id,), producer=producer, queue=queue, retry=True, retry_policy=policy
+                    (item_id, batch_id),
+                    producer=producer,
+                    queue=queue,
+                    retry=True,
+                    retry_policy=policy,
                 )
     except (OperationalError, OSError) as error:
         from snap.errors import BrokerError

@@ -66,16 +66,16 @@ def test_every_item_is_done_once_whatever_the_deliveries(
     batch_id, ids = jobs.create_batch(workspace.db, "capture", {}, jobs.capture_items(files))
     for operation, index in steps:
         if operation == "deliver":
-            run(workspace, jobs.claim_item(workspace.db, ids[index]))
+            run(workspace, jobs.claim_item(workspace.db, ids[index], batch_id))
         elif operation == "crash":
-            jobs.claim_item(workspace.db, ids[index])
+            jobs.claim_item(workspace.db, ids[index], batch_id)
         else:
-            first = jobs.claim_item(workspace.db, ids[index])
-            second = jobs.claim_item(workspace.db, ids[index])
+            first = jobs.claim_item(workspace.db, ids[index], batch_id)
+            second = jobs.claim_item(workspace.db, ids[index], batch_id)
             run(workspace, first)
             run(workspace, second)
     _, leftover = jobs.resumable_items(workspace.db, batch_id)
-    jobs.run_here(workspace, leftover)
+    jobs.run_here(workspace, batch_id, leftover)
     assert jobs.resumable_items(workspace.db, batch_id)[1] == []
     with workspace.db.reading() as session:
         states = session.scalars(
