@@ -158,18 +158,59 @@ class ReverifyRequest(BaseModel):
     )
 
 
+PROBLEM_REF = "#/components/schemas/Problem"
+# The problems of a route, beside those it names itself (see ``responses``).
+EVERY_REQUEST = (413, 500, 504)  # Limits: a body over the limit, the time limit; and a bug
+GUARDED = (400, 401)  # a bad parameter or body (``invalid``, ``refuse_bad_parameters``); no token
+BACKENDS = 503  # the database or the store cannot be used
+
+
 def responses(
-    ok: int, description: str, *problems: int, content: dict[str, Any] | None = None
+    ok: int,
+    description: str,
+    *problems: int,
+    guarded: bool = True,
+    content: dict[str, Any] | None = None,
 ) -> dict[int | str, dict[str, Any]]:
     """A route's answers for the OpenAPI document: its result, and the problem documents it may
-    answer with (those of the limits, auth and backends on every route)."""
-    problem_content = {MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}}
+    answer with: those it names, those of any request (``EVERY_REQUEST``) and, unless it is
+    open (``guarded=False``), those of the token and parameter checks (``GUARDED``).
+
+    A route that names 422 declares snap's own (``NothingToCheck``); FastAPI's validation 422
+    is taken out of the document by ``without_validation_422``, since snap answers 400."""
+    problem_content = {MEDIA_TYPE: {"schema": {"$ref": PROBLEM_REF}}}
     documented: dict[int | str, dict[str, Any]] = {
         ok: {"description": description, "content": content or ANY_JSON}
     }
-    for status in sorted({*problems, 400, 401, 413, 500, 503, 504}):
+    for status in sorted({*problems, *EVERY_REQUEST, *(GUARDED if guarded else ())}):
         documented[status] = {"description": "A problem (RFC 9457)", "content": problem_content}
     return documented
+
+
+# What FastAPI declares on every route with parameters, and snap never sends (its handler of
+# RequestValidationError answers a 400 problem): fastapi.openapi.utils.get_openapi_path.
+FASTAPI_VALIDATION_REF = "#/components/schemas/HTTPValidationError"
+FASTAPI_VALIDATION_SCHEMAS = ("HTTPValidationError", "ValidationError")
+
+
+def without_validation_422(document: dict[str, Any]) -> dict[str, Any]:
+    """``document`` without FastAPI's 422 ``HTTPValidationError`` and its two schemas.
+
+    FastAPI adds that 422 to each operation with parameters or a body unless the route
+    declares a 422, ``4XX`` or ``default`` answer of its own, and has no setting to leave it
+    out; snap answers a bad parameter or body with a 400 problem document instead (``invalid``
+    in ``add_error_handlers``), so the document says so rather than what FastAPI would send.
+    A route's own 422 (a problem: ``NothingToCheck``) is kept."""
+    for operations in document.get("paths", {}).values():
+        for operation in operations.values():
+            answers = operation.get("responses", {})
+            schema = answers.get("422", {}).get("content", {}).get("application/json", {})
+            if schema.get("schema", {}).get("$ref") == FASTAPI_VALIDATION_REF:
+                del answers["422"]
+    schemas = document.get("components", {}).get("schemas", {})
+    for name in FASTAPI_VALIDATION_SCHEMAS:
+        schemas.pop(name, None)
+    return document
 
 
 BEARER = HTTPBearer(auto_error=False, description="A token of SNAP_API_TOKENS")
@@ -333,7 +374,7 @@ def create_app(config: ServiceConfig, *, workspace: Workspace | None = None) -> 
     original_openapi = app.openapi
 
     def openapi() -> dict[str, Any]:
-        document = original_openapi()
+        document = without_validation_422(original_openapi())
         document.setdefault("components", {}).setdefault("schemas", {})["Problem"] = PROBLEM_SCHEMA
         return document
 
@@ -364,7 +405,7 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
         dependencies=appending,
         response_model=dict[str, Any],  # the OpenAPI document's; the answer is encoded as is
         openapi_extra=verify_body,
-        responses=responses(200, "As `snap verify --json`", 502),
+        responses=responses(200, "As `snap verify --json`", 422, BACKENDS),
         summary="Check citations against their stored snapshots",
     )
     async def verify(
@@ -415,7 +456,7 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
         "/v1/captures",
         dependencies=appending,
         status_code=201,
-        responses=responses(201, "As `snap fetch --json`", 403, 409, 502),
+        responses=responses(201, "As `snap fetch --json`", 403, 409, 501, 502, BACKENDS),
         summary="Capture a URL and store it write-once",
     )
     def capture(
@@ -443,7 +484,7 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
     @app.get(
         "/v1/snapshots/{snapshot_id}",
         dependencies=guarded,
-        responses=responses(200, "As `snap audit --snapshot ID --json`", 404),
+        responses=responses(200, "As `snap audit --snapshot ID --json`", 404, BACKENDS),
         summary="Everything recorded about a snapshot, its blobs re-hashed now",
     )
     def snapshot(workspace: WorkspaceDep, public: PublicDep, snapshot_id: str) -> dict[str, Any]:
@@ -456,7 +497,7 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
     @app.get(
         "/v1/snapshots/{snapshot_id}/text",
         dependencies=guarded,
-        responses=responses(200, "As `snap show ID --json`", 404, 409, 410),
+        responses=responses(200, "As `snap show ID --json`", 404, 409, 410, BACKENDS),
         summary="The stored text of a snapshot, re-hashed on the way out",
     )
     def snapshot_text(
@@ -475,7 +516,7 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
     @app.get(
         "/v1/citations/{citation_id}",
         dependencies=guarded,
-        responses=responses(200, "As `snap audit CITATION_ID --json`", 404),
+        responses=responses(200, "As `snap audit CITATION_ID --json`", 404, BACKENDS),
         summary="The audit record of a citation",
     )
     def citation(workspace: WorkspaceDep, public: PublicDep, citation_id: str) -> dict[str, Any]:
@@ -488,7 +529,7 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
     @app.get(
         "/v1/audit",
         dependencies=guarded,
-        responses=responses(200, "As `snap audit --url URL --json`", 404),
+        responses=responses(200, "As `snap audit --url URL --json`", 404, BACKENDS),
         summary="Everything recorded about a URL",
     )
     def audit_url(
@@ -506,7 +547,7 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
         "/v1/reverify",
         dependencies=appending,
         responses={
-            **responses(200, "As `snap reverify --json` (no broker configured)", 404),
+            **responses(200, "As `snap reverify --json` (no broker configured)", 404, BACKENDS),
             202: {
                 "description": "Queued for the workers: the batch to follow",
                 "content": ANY_JSON,
@@ -541,7 +582,7 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
     @app.post(
         "/v1/log/checkpoint",
         dependencies=guarded,
-        responses=responses(200, "As `snap log checkpoint --json`"),
+        responses=responses(200, "As `snap log checkpoint --json`", 409, BACKENDS),
         summary="Sign and timestamp the log's size and root now",
     )
     def log_checkpoint(request: Request) -> dict[str, Any]:
@@ -555,7 +596,7 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
     @app.get(
         "/v1/jobs/{batch}",
         dependencies=guarded,
-        responses=responses(200, "As `snap jobs BATCH --json`", 404),
+        responses=responses(200, "As `snap jobs BATCH --json`", 404, BACKENDS),
         summary="Progress of a batch, from the database",
     )
     def job(
@@ -571,7 +612,7 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
     @app.get(
         "/healthz",
         summary="The database answers",
-        responses=responses(200, "The service and its database answer"),
+        responses=responses(200, "The service and its database answer", BACKENDS, guarded=False),
     )
     def healthz(workspace: WorkspaceDep) -> dict[str, Any]:
         revision = workspace.db.current_revision()
