@@ -148,12 +148,32 @@ def no_checkpoint() -> None:
     """The default checkpoint: a run is never stopped from outside."""
 
 
+CaptureMissing = Callable[[Workspace, str], None]
+"""How ``--fetch`` captures one cited web URL it found without a snapshot: returns once one is
+recorded, raises SnapError when it cannot be (``capture_if_still_missing``; the HTTP service
+passes one that shares a capture between its requests for the same URL)."""
+
+
+def capture_if_still_missing(workspace: Workspace, url: str) -> None:
+    """Capture ``url`` unless a stored capture of it was recorded since the run looked: by
+    another run at the same time (another request of the service, another process), so a
+    capture that just ended is not made again. One short read, then the capture, which holds
+    no transaction across the network or the store."""
+    from records.capture import capture_source  # only --fetch captures
+
+    with workspace.db.reading() as session:
+        if latest_capture_row(session.connection(), url) is not None:
+            return
+    capture_source(workspace, url, web_only=True)
+
+
 def verify_citations(
     workspace: Workspace,
     given: VerifyInput,
     *,
     fetch_missing: bool = False,
     checkpoint: Callable[[], None] = no_checkpoint,
+    capture_missing: CaptureMissing = capture_if_still_missing,
 ) -> VerifyReport:
     """Check every citation in ``given``; every check is recorded, whatever its status.
 
@@ -163,9 +183,14 @@ def verify_citations(
 
     ``checkpoint`` is called before each capture, each citation's planning and each check; it
     stops the run by raising (the HTTP service's deadline). Nothing is recorded then: the
-    checks are written in the last step only, so a stopped run leaves no partial record."""
+    checks are written in the last step only, so a stopped run leaves no partial record.
+    ``capture_missing`` makes each capture of ``fetch_missing``."""
     refuse_unstorable_input(given)
-    fetch_errors = capture_missing_sources(workspace, given, checkpoint) if fetch_missing else {}
+    fetch_errors = (
+        capture_missing_sources(workspace, given, checkpoint, capture_missing)
+        if fetch_missing
+        else {}
+    )
     try:
         with workspace.db.reading() as session:
             lookups = _Lookups(session, [citation_id_of(r) for r in given.requests])
@@ -222,9 +247,13 @@ def refuse_unstorable_input(given: VerifyInput) -> None:
 
 
 def capture_missing_sources(
-    workspace: Workspace, given: VerifyInput, checkpoint: Callable[[], None] = no_checkpoint
+    workspace: Workspace,
+    given: VerifyInput,
+    checkpoint: Callable[[], None] = no_checkpoint,
+    capture_missing: CaptureMissing = capture_if_still_missing,
 ) -> dict[str, str]:
-    """``--fetch``: capture each cited web URL that has no snapshot yet.
+    """``--fetch``: capture each cited web URL that has no snapshot yet, one after the other
+    (``capture_missing``), after one read of which have none.
 
     Only http and https: citations come from model output, and a model naming a local path
     must never make snap read a file from this machine. Returns why each failed capture failed
@@ -239,7 +268,7 @@ def capture_missing_sources(
             for url, snapshot_id in cited
             if snapshot_id is None and url and latest_capture_row(connection, url) is None
         }
-    from records.capture import capture_source, web_url_refusal  # only --fetch captures
+    from records.capture import web_url_refusal  # only --fetch captures
 
     errors = {}
     for url in sorted(u for u in missing if u):
@@ -249,7 +278,7 @@ def capture_missing_sources(
             errors[url] = refused
             continue
         try:
-            capture_source(workspace, url, web_only=True)
+            capture_missing(workspace, url)
         except SnapError as error:  # recorded as failed where it got that far; others go on
             errors[url] = error.message
     return errors
