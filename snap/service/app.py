@@ -45,6 +45,7 @@ from snap.errors import InputError, SnapError, VerifierError
 from snap.reverify_submission import ReverifyRequest as Reverification
 from snap.service import auth
 from snap.service.dispatch import dispatch_reverify
+from snap.service.flights import SharedCaptures
 from snap.service.limits import DeadlinePassed, Limits, Refusal, Scope, deadline_of
 from snap.service.metrics import CONTENT_TYPE, Metrics
 from snap.service.problems import (
@@ -399,6 +400,8 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
     }
 
     appending = [*guarded, Depends(records_appended)]
+    # fetch=true: concurrent requests of this process for one missing URL share one capture
+    shared_captures = SharedCaptures()
 
     @app.post(
         "/v1/verify",
@@ -439,7 +442,13 @@ def add_routes(app: FastAPI, guarded: list[Any], config: ServiceConfig) -> None:
         def checked() -> Response:
             given = verify_input_within(body, document_map(documents), config.max_citations)
             checkpoint = deadline_of(request.scope).checkpoint
-            report = verify_citations(workspace, given, fetch_missing=fetch, checkpoint=checkpoint)
+            report = verify_citations(
+                workspace,
+                given,
+                fetch_missing=fetch,
+                checkpoint=checkpoint,
+                capture_missing=shared_captures,
+            )
             metrics.count_statuses(report.counts.by_status)
             # Encoded here, in the worker thread, once: returned as a response, the document
             # is not validated against the response model and re-encoded on the event loop.
