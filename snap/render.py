@@ -245,6 +245,16 @@ def reverify_report(report: ReverifyReport) -> str:
     return "\n".join(lines)
 
 
+def unstamped_warning(count: int, reason: str) -> str:
+    """``snap fetch`` when the configured TSA stamped nothing: the captures stand, unstamped."""
+    whose = "the capture is" if count == 1 else f"{count} captures are"
+    return one_line(
+        f"snap: warning: {whose} stored and signed without a trusted timestamp ({reason});"
+        " their capture time rests on snap's clock until a stamped checkpoint covers them"
+        " (snap log checkpoint, once the authority answers)"
+    )
+
+
 def snapshot_summary(record: SnapshotRecord) -> str:
     """``snap fetch``: what was stored, where, and how its text was made."""
     status = f"HTTP {record.status}" if record.status else "local file"

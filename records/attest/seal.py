@@ -115,6 +115,17 @@ def attestor_of(workspace: Workspace) -> Attestor:
     return workspace.attestor_cache
 
 
+def missed_stamp(workspace: Workspace, record: SnapshotRecord) -> str | None:
+    """Why a capture that a configured TSA should have stamped has no token (the authority did
+    not answer or answered wrongly), or None: stamped, batched, or no TSA set (a choice)."""
+    stamp = record.provenance.get(TIMESTAMP)
+    if not workspace.settings.tsa_url or not isinstance(stamp, dict):
+        return None
+    if stamp.get("state") != "none":
+        return None
+    return str(stamp.get("reason") or NO_TIMESTAMP)
+
+
 def signing_key_path(settings: KeySettings) -> Path:
     return settings.signing_key or settings.home / KEY_FILE_NAME
 

@@ -148,6 +148,18 @@ def fetch_one(ws: Any, target: str, as_json: bool) -> None:
     else:
         click.echo(render.snapshot_summary(record))
         raise_if(refusal)
+    warn_unstamped(ws, [record])
+
+
+def warn_unstamped(ws: Any, records: list[Any]) -> None:
+    """A time-stamping authority that did not answer fails no capture (each is stored and
+    signed), but must not pass unseen: one line on standard error, after the captures. The
+    capture's time then rests on snap's clock until a stamped checkpoint of the log covers it."""
+    from records.attest.seal import missed_stamp
+
+    reasons = [reason for record in records if (reason := missed_stamp(ws, record))]
+    if reasons:
+        click.echo(render.unstamped_warning(len(reasons), reasons[0]), err=True)
 
 
 def fetch_many(ws: Any, targets: list[str], batch_size: int, as_json: bool) -> int:
@@ -158,10 +170,12 @@ def fetch_many(ws: Any, targets: list[str], batch_size: int, as_json: bool) -> i
     from snapshotter.errors import shown
 
     worst = 0
+    stored = []
     with progress_counter(len(targets), "capturing") as bar:
         try:
             for outcome in capture_sources(ws, targets, batch_size=batch_size):
                 if outcome.record is not None:
+                    stored.append(outcome.record)
                     line = stored_capture_json(outcome.record)
                     text = f"stored {shown(outcome.target)} {outcome.record.snapshot_id}"
                 else:
@@ -173,6 +187,7 @@ def fetch_many(ws: Any, targets: list[str], batch_size: int, as_json: bool) -> i
                 bar.update(1)
         finally:
             checkpoint_log(ws)
+    warn_unstamped(ws, stored)
     return worst
 
 
