@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from records.options import WorkspaceOptions
 from snap.errors import ConfigError
-from snapshotter.options import FetchOptions
+from snapshotter.options import DEFAULT_USER_AGENT, FetchOptions
 
 if TYPE_CHECKING:
     from records.workspace import Workspace
@@ -31,6 +31,7 @@ NO_LOCK = "NONE"  # SNAP_S3_LOCK_MODE=none: an S3 store without retention, said 
 MAX_SECONDS = 24 * 3600.0
 MAX_BYTES_LIMIT = 64 * 1024**3
 MAX_REDIRECTS_LIMIT = 100
+MAX_USER_AGENT = 512
 MAX_LOCK_DAYS = 100 * 366
 BROKER_SCHEMES = ("redis", "rediss", "amqp", "pyamqp")
 QUEUE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,99}")
@@ -178,6 +179,19 @@ def parse_networks(text: str, name: str) -> tuple[IPNetwork, ...]:
     return tuple(dict.fromkeys(networks))
 
 
+def _user_agent(env: Mapping[str, str]) -> str:
+    """SNAP_USER_AGENT: what captures call themselves. A header value: printable ASCII, at most
+    MAX_USER_AGENT characters, so it can neither break a request nor carry a second header."""
+    value = env.get("SNAP_USER_AGENT", "").strip()
+    if not value:
+        return DEFAULT_USER_AGENT
+    if len(value) > MAX_USER_AGENT or not all(" " <= char <= "~" for char in value):
+        raise ConfigError(
+            f"SNAP_USER_AGENT must be printable ASCII of at most {MAX_USER_AGENT} characters"
+        )
+    return value
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything configurable about snap; see the configuration table in docs/storage.md."""
@@ -190,6 +204,7 @@ class Settings:
     allow_networks: tuple[IPNetwork, ...] = ()  # SNAP_ALLOW_NETWORKS / --allow-network
     timeout: float = DEFAULT_TIMEOUT
     max_redirects: int = 10
+    user_agent: str = DEFAULT_USER_AGENT  # every request a capture makes, the browser's too
     lock_mode: str = "GOVERNANCE"
     lock_days: int = 365
     deadline: float | None = None  # the whole capture; None means DEADLINE_FACTOR * timeout
@@ -279,6 +294,7 @@ class Settings:
             ),
             timeout=_timeout(env),
             max_redirects=_int_setting(env, "SNAP_MAX_REDIRECTS", 10),
+            user_agent=_user_agent(env),
             lock_mode=_lock_mode(env),
             lock_days=_int_setting(env, "SNAP_S3_LOCK_DAYS", 365),
             deadline=_float_setting(env, "SNAP_DEADLINE", None),
@@ -316,6 +332,7 @@ class Settings:
             max_bytes=self.max_bytes,
             timeout=self.timeout,
             max_redirects=self.max_redirects,
+            user_agent=self.user_agent,
             allow_private=self.allow_private,
             allow_networks=self.allow_networks,
             total_timeout=self.capture_deadline,
