@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import os
 import random
 import statistics
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -58,11 +60,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--instructions", action="store_true", help="count under callgrind")
-    parser.add_argument("--passes", nargs=3, help=argparse.SUPPRESS)  # PART KIND N: a child
+    parser.add_argument("--passes", nargs=4, help=argparse.SUPPRESS)  # a child: see run_passes
     arguments = parser.parse_args()
     if arguments.passes:
-        part, kind, passes = arguments.passes
-        run_passes(PARTS[part], kind == "copied", int(passes))
+        part, kind, passes, calls_file = arguments.passes
+        run_passes(PARTS[part], kind == "copied", int(passes), Path(calls_file))
     elif arguments.instructions:
         count_instructions()
     else:
@@ -77,10 +79,15 @@ def small_calls() -> tuple[list[tuple[str, str]], list[bool]]:
     return calls, [prepare(source).check(quote).found for source, quote in calls]
 
 
-def run_passes(part: Callable[[str, str], object], copied: bool, passes: int) -> None:
+def run_passes(
+    part: Callable[[str, str], object], copied: bool, passes: int, calls_file: Path
+) -> None:
     """The child under callgrind: one warm pass over every call, then ``passes`` over the
-    calls of one kind."""
-    calls, found = small_calls()
+    calls of one kind. The calls come from ``calls_file`` (JSON), written by the parent: drawing
+    them takes longer under callgrind than the passes."""
+    listed = json.loads(calls_file.read_text(encoding="utf-8"))
+    calls = [(source, quote) for source, quote, _found in listed]
+    found = [was_found for _source, _quote, was_found in listed]
     chosen = [call for call, was_found in zip(calls, found, strict=True) if was_found == copied]
     for source, quote in calls:
         part(quote, source)
@@ -94,17 +101,21 @@ def count_instructions() -> None:
     from bench_startup import instructions
 
     env = {**os.environ, "PYTHONHASHSEED": "0"}
+    calls, found = small_calls()
+    sizes = {"copied": sum(found), "changed": len(found) - sum(found)}
     print("instructions a call (callgrind, PYTHONHASHSEED=0, three passes minus one), millions")
     per_call: dict[tuple[str, str], float] = {}
-    for kind in ("copied", "changed"):
-        for name, part in COUNTED.items():
-            counts = []
-            for passes in (1, 3):
-                argv = [sys.executable, __file__, "--passes", part, kind, str(passes)]
-                counts.append(instructions(argv, env))
-            per_call[(kind, name)] = (counts[1] - counts[0]) / 2
-    found = small_calls()[1]
-    sizes = {"copied": sum(found), "changed": len(found) - sum(found)}
+    with tempfile.TemporaryDirectory() as folder:
+        calls_file = Path(folder) / "calls.json"
+        listed = [[s, q, f] for (s, q), f in zip(calls, found, strict=True)]
+        calls_file.write_text(json.dumps(listed), encoding="utf-8")
+        for kind in ("copied", "changed"):
+            for name, part in COUNTED.items():
+                counts = []
+                for passes in (1, 3):
+                    argv = [sys.executable, __file__, "--passes", part, kind, str(passes)]
+                    counts.append(instructions([*argv, str(calls_file)], env))
+                per_call[(kind, name)] = (counts[1] - counts[0]) / 2
     for kind in ("copied", "changed"):
         one_off = per_call[(kind, "check_quote")] / sizes[kind]
         full = per_call[(kind, "full check")] / sizes[kind]
