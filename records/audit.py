@@ -15,8 +15,8 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from records.attest.checks import SealState, seal_blobs, seal_checks_of
-from records.attest.log_checks import LogProofs, record_keys
+from records.attest.checks import SealChecks, SealState, seal_blobs, seal_checks_of
+from records.attest.log_checks import LogProofs, Proofs, record_keys
 from records.errors import RecordNotFound
 from records.evidence import BlobCheck, Evidence, blob_state, capture_blobs, recorded_blobs
 from records.ids import resolve_citation_id, resolve_snapshot_id
@@ -105,6 +105,11 @@ class VerificationRecord:
     normalizer: str | None
     log_proof: LogProof | None = None
 
+    @property
+    def capture_id(self) -> int | None:
+        """The capture the check read its snapshot through, as its seal names it."""
+        return sealed_capture_id(self.details)
+
     @classmethod
     def of(cls, verification: Verification) -> VerificationRecord:
         span = None
@@ -125,6 +130,14 @@ class VerificationRecord:
             verifier=verification.verifier,
             normalizer=verification.normalizer,
         )
+
+
+def sealed_capture_id(details: Mapping[str, Any] | None) -> int | None:
+    """The capture whose seal a check recorded (``details.seal.captureId``): the capture it
+    read the snapshot through. None for a check recorded before seals were."""
+    seal = (details or {}).get("seal")
+    capture_id = seal.get("captureId") if isinstance(seal, Mapping) else None
+    return capture_id if isinstance(capture_id, int) else None
 
 
 @dataclass(frozen=True)
@@ -403,17 +416,7 @@ def checked_now(
         return replace(item, blobs=blobs.get(item.snapshot_id, ()))
 
     def capture(item: CaptureRecord) -> CaptureRecord:
-        proof = proofs.get(("capture", str(item.capture_id)))
-        if not item.stored:
-            return replace(item, log_proof=proof)
-        seal = seals.state(
-            workspace.store,
-            dict(item.provenance),
-            item.snapshot_id,
-            capture_id=item.capture_id,
-            read=[("raw", item.snapshot_id or "")],
-        )
-        return replace(item, log_proof=proof, seal=seal)
+        return sealed_and_proved(workspace, item, proofs, seals)
 
     def check(item: VerificationRecord) -> VerificationRecord:
         return replace(item, log_proof=proofs.get(("verification", str(item.verification_id))))
@@ -442,6 +445,37 @@ def checked_now(
         captures=captures,
         citations=tuple(citation(c) for c in report.citations),
     )
+
+
+def sealed_and_proved(
+    workspace: Workspace, item: CaptureRecord, proofs: Proofs, seals: SealChecks
+) -> CaptureRecord:
+    """A capture with its inclusion proof and, stored, its seal checked now."""
+    proof = proofs.get(("capture", str(item.capture_id)))
+    if not item.stored:
+        return replace(item, log_proof=proof)
+    seal = seals.state(
+        workspace.store,
+        dict(item.provenance),
+        item.snapshot_id,
+        capture_id=item.capture_id,
+        read=[("raw", item.snapshot_id or "")],
+    )
+    return replace(item, log_proof=proof, seal=seal)
+
+
+def audited_captures(
+    workspace: Workspace, capture_ids: list[int], log: LogProofs
+) -> list[CaptureRecord]:
+    """These captures as ``snap audit`` reports them (seal checked now, inclusion proof), for
+    a reader that shows a capture the audit of a URL does not list (one read through another
+    URL the snapshot was captured from)."""
+    with workspace.db.reading() as session:
+        found = [session.get(Capture, capture_id) for capture_id in capture_ids]
+        records = [CaptureRecord.of(capture) for capture in found if capture is not None]
+    proofs = log.of(record_keys((c.capture_id for c in records), ()))
+    seals = seal_checks_of(workspace)
+    return [sealed_and_proved(workspace, record, proofs, seals) for record in records]
 
 
 def blob_states(

@@ -104,6 +104,9 @@ class Evidence:
     seal: SealRef | None = None  # the capture whose seal a check reads with the blobs
     code_hash: str | None = None  # where the text is code (snapshotter.extract.code_spans)
     code_version_id: str | None = None
+    # what the text was made from, when the reader asked (``Extraction.source``: the stored raw
+    # bytes, or the page a browser rendered); None: not asked
+    source: str | None = None
 
     @classmethod
     def of(cls, snapshot: SnapshotColumns, extraction: ExtractionColumns | None) -> Evidence:

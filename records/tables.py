@@ -36,7 +36,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
 
-from records.vocabulary import BatchKind, FailureKind, ItemState, Status
+from records.vocabulary import BatchKind, ExtractionSource, FailureKind, ItemState, Status
 
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
@@ -128,7 +128,7 @@ SNAPSHOTS = Table(
     CheckConstraint("raw_size >= 0", name="raw_size_nonnegative"),
 )
 
-EXTRACTION_SOURCES = ("raw", "rendered")
+EXTRACTION_SOURCES = tuple(source.value for source in ExtractionSource)
 CAPTURE_METHODS = ("http", "browser", "file", "import")
 
 EXTRACTIONS = Table(

@@ -100,6 +100,28 @@ class CaptureTime(StrEnum):
     UNCONFIRMED = "unconfirmed"  # no valid token, or no time stated (an import's is a claim)
 
 
+class ExtractionSource(StrEnum):
+    """What an extraction's text was made from (``extractions.source``): the stored raw bytes
+    (for a web page, the text of its HTML source), or the page a browser rendered from them
+    in one capture (``snapshotter.browser``), after its scripts and styles ran."""
+
+    RAW = "raw"
+    RENDERED = "rendered"
+
+    @property
+    def described(self) -> str:
+        """In words, for a reader who must tell the two apart."""
+        if self is ExtractionSource.RENDERED:
+            return "the text the browser rendered"
+        return "the text extracted from the source as captured, not as a browser rendered it"
+
+    @property
+    def short(self) -> str:
+        if self is ExtractionSource.RENDERED:
+            return "the rendered text"
+        return "the source's text"
+
+
 class ImportOutcome(StrEnum):
     """What became of one record of an imported WARC or WACZ (``snap import``)."""
 

@@ -4,7 +4,8 @@ A citation is an annotation with motivation ``quoting`` (its claim as the body);
 it is an annotation with motivation ``assessing`` whose targets are the citation's annotation
 and the text checked. Every target that names stored bytes carries a ``TimeState``: the capture
 time as ``sourceDate`` and, as ``cached``, the WARC-Record-ID of the response record holding
-those bytes (whose ``WARC-Payload-Digest`` is the snapshot id).
+those bytes (whose ``WARC-Payload-Digest`` is the snapshot id): for a check, of the capture it
+read them through; for the citation, of the capture its latest check that found the quote read.
 """
 
 from __future__ import annotations
@@ -31,14 +32,17 @@ def web_annotations(selection: Selection, summary: WarcSummary) -> Iterator[dict
             yield _verification(citation, verification, number, exported)
 
 
-def _exported_captures(
-    selection: Selection, summary: WarcSummary
-) -> dict[str, tuple[CaptureItem, str]]:
-    """The first exported capture of each snapshot, with its response record's id."""
-    found: dict[str, tuple[CaptureItem, str]] = {}
+Exported = dict[str | int, tuple[CaptureItem, str]]
+
+
+def _exported_captures(selection: Selection, summary: WarcSummary) -> Exported:
+    """Each exported capture by its id, and the first exported capture of each snapshot, with
+    its response record's id."""
+    found: Exported = {}
     for capture in selection.captures:
         record_id = summary.response_ids.get(capture.capture_id)
         if record_id is not None:
+            found[capture.capture_id] = (capture, record_id)
             found.setdefault(capture.snapshot_id, (capture, record_id))
     return found
 
@@ -46,15 +50,17 @@ def _exported_captures(
 def _target(
     citation: CitationItem,
     snapshot_id: str | None,
-    exported: dict[str, tuple[CaptureItem, str]],
+    exported: Exported,
     span: tuple[int | None, int | None] = (None, None),
+    capture_id: int | None = None,
 ) -> dict[str, Any]:
     quote = TextQuoteSelector(citation.exact, citation.prefix, citation.suffix)
     selectors: list[dict[str, object]] = [quote.to_w3c()]
     if span[0] is not None and span[1] is not None:
         selectors.append(TextPositionSelector(span[0], span[1]).to_w3c())
     target: dict[str, Any] = {"type": "SpecificResource", "selector": selectors}
-    held = exported.get(snapshot_id or "")
+    held = exported.get(capture_id) if capture_id is not None else None
+    held = held or exported.get(snapshot_id or "")
     if held is not None:
         capture, record_id = held
         target["source"] = citation.url or capture.url
@@ -68,19 +74,18 @@ def _target(
     return target
 
 
-def _citation(
-    citation: CitationItem, exported: dict[str, tuple[CaptureItem, str]]
-) -> dict[str, Any]:
+def _citation(citation: CitationItem, exported: Exported) -> dict[str, Any]:
     found = [v for v in citation.verifications if v.status == Status.QUOTE_FOUND]
     span = (found[-1].span_start, found[-1].span_end) if found else (None, None)
     snapshot_id = citation.snapshot_id or (found[-1].snapshot_id if found else None)
+    read = found[-1].capture_id if found and found[-1].snapshot_id == snapshot_id else None
     document: dict[str, Any] = {
         "@context": CONTEXT,
         "id": ANNOTATION_ID_PREFIX + citation.id,
         "type": "Annotation",
         "motivation": "quoting",
         "created": wire_time_or_none(citation.created_at),
-        "target": _target(citation, snapshot_id, exported, span),
+        "target": _target(citation, snapshot_id, exported, span, read),
     }
     if citation.claim_text:
         document["body"] = claim_body(citation.claim_text)
@@ -91,7 +96,7 @@ def _verification(
     citation: CitationItem,
     verification: VerificationItem,
     number: int,
-    exported: dict[str, tuple[CaptureItem, str]],
+    exported: Exported,
 ) -> dict[str, Any]:
     span = (verification.span_start, verification.span_end)
     body: list[dict[str, Any]] = [
@@ -109,6 +114,6 @@ def _verification(
         "body": body,
         "target": [
             ANNOTATION_ID_PREFIX + citation.id,
-            _target(citation, verification.snapshot_id, exported, span),
+            _target(citation, verification.snapshot_id, exported, span, verification.capture_id),
         ],
     }

@@ -3,36 +3,49 @@
 A selection is exactly one of a citation id, a snapshot id, a URL, or an answer file in any
 format ``snap verify`` reads. Everything is read in one short read transaction into plain data,
 so the blob reads and archive writing that follow hold no transaction open.
+
+Which captures (``docs/evidence.md``, "What an export holds"):
+
+* every selected citation brings the capture each of its checks read the snapshot through
+  (``StoredCaptures.read_by``: the capture whose seal the check recorded), with the extraction
+  that check was made against; the latest check's capture and text are the ones the evidence
+  page shows, so the page and the archives describe the same capture. A snapshot the citation
+  is pinned to but was never checked against brings its first capture from the citation's URL;
+* ``--snapshot`` and ``--url`` bring every stored capture of the snapshot or URL besides;
+* each capture carries every extraction of its snapshot, so the writer finds every text the
+  capture's manifest names at its recorded version (``records.exports.warc``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy.orm import Session
 
-from records.audit import find_citation
+from records.audit import find_citation, sealed_capture_id
 from records.errors import RecordNotFound
 from records.evidence import Evidence
 from records.ids import resolve_citation_id, resolve_snapshot_id
 from records.inputs import CitationRequest, DocumentMap, load_verify_input
 from records.inputs.documents import NO_DOCUMENTS
-from records.models import Capture, Citation, Snapshot
+from records.models import Capture, Citation, Extraction, Snapshot, Verification
 from records.repository import (
     captures_of,
     captures_of_snapshot,
-    choose_extraction,
     citations_matching,
+    extractions_of,
     get_snapshot,
     latest_capture,
     verifications_of,
 )
-from records.urls import canonical_url
+from records.rows import chosen_extraction
+from records.urls import lookup_keys
 from records.verify import citation_id_of
-from records.vocabulary import CaptureOutcome
+from records.vocabulary import CaptureOutcome, ExtractionSource
 from records.workspace import Workspace
 from snapshotter.errors import InputError
 from snapshotter.store.base import DIGEST_PATTERN
@@ -50,11 +63,20 @@ class CaptureItem:
     provenance: dict[str, Any]
     content_type: str
     raw_size: int
-    evidence: Evidence  # the snapshot, and the extraction whose text is exported
+    # the snapshot, and the text the latest selected check through this capture read (for a
+    # capture no selected check read, the snapshot's newest extraction)
+    evidence: Evidence
+    texts: tuple[Evidence, ...] = ()  # the other texts selected checks read through it
+    extractions: tuple[Evidence, ...] = ()  # every extraction of the snapshot, oldest first
 
     @property
     def snapshot_id(self) -> str:
         return self.evidence.snapshot_id
+
+    @property
+    def checked_texts(self) -> tuple[Evidence, ...]:
+        """The texts checks read through this capture, the latest check's first."""
+        return (self.evidence, *self.texts)
 
 
 @dataclass(frozen=True)
@@ -69,6 +91,8 @@ class VerificationItem:
     normalizer: str
     checked_at: datetime
     run_id: str | None
+    extraction_id: int | None = None
+    capture_id: int | None = None  # the stored capture it read the snapshot through
 
 
 @dataclass(frozen=True)
@@ -84,6 +108,7 @@ class CitationItem:
     answer_id: str | None
     created_at: datetime
     verifications: tuple[VerificationItem, ...] = ()
+    extraction_id: int | None = None  # the extraction it is pinned to
 
 
 @dataclass(frozen=True)
@@ -139,35 +164,32 @@ def _described(selection: Selection, text: str) -> Selection:
 
 
 def _of_snapshot(session: Session, snapshot_id: str) -> Selection:
-    captures = _stored(session, captures_of_snapshot(session, snapshot_id))
-    items = [
-        _citation_item(session, c) for c in citations_matching(session, snapshot_id=snapshot_id)
-    ]
-    return Selection(f"snapshot {snapshot_id}", tuple(captures), tuple(items))
+    stored = StoredCaptures(session)
+    citations = citations_matching(session, snapshot_id=snapshot_id)
+    items = [_citation_item(stored, c) for c in citations]
+    wanted = _Wanted.of([c.id for c in stored.of(snapshot_id) if c.snapshot_id], items)
+    return Selection(f"snapshot {snapshot_id}", _capture_items(session, wanted), tuple(items))
 
 
 def _of_url(session: Session, url: str) -> Selection:
-    captures = _stored(session, captures_of(session, url))
-    items = [_citation_item(session, c) for c in citations_matching(session, url=url)]
-    return Selection(f"URL {url}", tuple(captures), tuple(items))
+    stored = StoredCaptures(session)
+    items = [_citation_item(stored, c) for c in citations_matching(session, url=url)]
+    wanted = _Wanted.of(_stored_ids(captures_of(session, url)), items)
+    return Selection(f"URL {url}", _capture_items(session, wanted), tuple(items))
 
 
 def _of_citations(session: Session, ids: list[str], *, missing: tuple[str, ...] = ()) -> Selection:
-    """The citations, and for each snapshot they were pinned to or checked against, its first
-    capture from the citation's URL (else its first capture)."""
-    citations = [_citation_item(session, find_citation(session, i)) for i in dict.fromkeys(ids)]
-    wanted: dict[str, str | None] = {}
+    """The citations, with the capture each of their checks read (``_Wanted.of``)."""
+    stored = StoredCaptures(session)
+    citations = [_citation_item(stored, find_citation(session, i)) for i in dict.fromkeys(ids)]
+    wanted = _Wanted.of([], citations)
     for citation in citations:
-        snapshots = [citation.snapshot_id, *(v.snapshot_id for v in citation.verifications)]
-        for snapshot_id in snapshots:
-            if snapshot_id is not None:
-                wanted.setdefault(snapshot_id, citation.url)
-    captures = [
-        item
-        for snapshot_id, cited_url in wanted.items()
-        if (item := _first_capture(session, snapshot_id, cited_url)) is not None
-    ]
-    return Selection("", tuple(captures), tuple(citations), missing)
+        checked = {v.snapshot_id for v in citation.verifications}
+        if citation.snapshot_id is not None and citation.snapshot_id not in checked:
+            first = stored.first(citation.snapshot_id, citation.url)
+            if first is not None:
+                wanted.add(first, citation.extraction_id)
+    return Selection("", _capture_items(session, wanted), tuple(citations), missing)
 
 
 def _of_file(session: Session, requests: tuple[CitationRequest, ...], name: str) -> Selection:
@@ -187,14 +209,15 @@ def _of_file(session: Session, requests: tuple[CitationRequest, ...], name: str)
             extra.append(snapshot.id)
     selection = _of_citations(session, recorded, missing=tuple(missing))
     have = set(selection.snapshot_ids)
-    more = [
-        item
-        for snapshot_id in dict.fromkeys(extra)
-        if snapshot_id not in have and (item := _first_capture(session, snapshot_id, None))
-    ]
+    stored = StoredCaptures(session)
+    wanted = _Wanted()
+    for snapshot_id in dict.fromkeys(extra):
+        first = stored.first(snapshot_id, None) if snapshot_id not in have else None
+        if first is not None:
+            wanted.add(first, None)
     return Selection(
         f"the citations of {name}",
-        selection.captures + tuple(more),
+        selection.captures + _capture_items(session, wanted),
         selection.citations,
         selection.not_recorded,
     )
@@ -214,7 +237,56 @@ def _named_snapshot(session: Session, request: CitationRequest) -> Snapshot | No
     return get_snapshot(session, capture.snapshot_id)
 
 
-def _citation_item(session: Session, citation: Citation) -> CitationItem:
+class StoredCaptures:
+    """Each snapshot's stored captures, oldest first, read once for a whole selection."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self._found: dict[str, list[Capture]] = {}
+
+    def of(self, snapshot_id: str) -> list[Capture]:
+        if snapshot_id not in self._found:
+            self._found[snapshot_id] = [
+                c
+                for c in captures_of_snapshot(self.session, snapshot_id)
+                if c.outcome == CaptureOutcome.STORED
+            ]
+        return self._found[snapshot_id]
+
+    def read_by(
+        self,
+        snapshot_id: str,
+        *,
+        details: Mapping[str, Any] | None,
+        checked_at: datetime,
+        url: str | None,
+    ) -> Capture | None:
+        """The stored capture a check of ``snapshot_id`` read it through: the one whose seal
+        the check recorded. For a check recorded before seals were, the capture ``snap verify``
+        read then: the snapshot's newest stored capture from the cited URL (from anywhere when
+        the citation names none, or none is from it) recorded no later than the check, else
+        its first. One rule for the exports and the evidence page, so both show the same
+        capture."""
+        captures = self.of(snapshot_id)
+        sealed = sealed_capture_id(details)
+        named = [c for c in captures if c.id == sealed]
+        if named:
+            return named[0]
+        chosen = _from_url(captures, url) or captures
+        before = [c for c in chosen if c.fetched_at <= checked_at]
+        if before:
+            return before[-1]
+        return chosen[0] if chosen else None
+
+    def first(self, snapshot_id: str, url: str | None) -> int | None:
+        """The snapshot's first stored capture from ``url`` (else its first): for a snapshot
+        no selected check read."""
+        captures = self.of(snapshot_id)
+        found = (_from_url(captures, url) or captures)[:1]
+        return found[0].id if found else None
+
+
+def _citation_item(stored: StoredCaptures, citation: Citation) -> CitationItem:
     verifications = tuple(
         VerificationItem(
             id=v.id,
@@ -227,8 +299,10 @@ def _citation_item(session: Session, citation: Citation) -> CitationItem:
             normalizer=v.normalizer,
             checked_at=v.checked_at,
             run_id=v.run_id,
+            extraction_id=v.extraction_id,
+            capture_id=_read_by(stored, v, citation.url),
         )
-        for v in verifications_of(session, citation.id)
+        for v in verifications_of(stored.session, citation.id)
     )
     return CitationItem(
         id=citation.id,
@@ -242,34 +316,78 @@ def _citation_item(session: Session, citation: Citation) -> CitationItem:
         answer_id=citation.answer_id,
         created_at=citation.created_at,
         verifications=verifications,
+        extraction_id=citation.extraction_id,
     )
 
 
-def _first_capture(session: Session, snapshot_id: str, url: str | None) -> CaptureItem | None:
-    captures = _stored(session, captures_of_snapshot(session, snapshot_id))
-    key = canonical_url(url) if url else None
-    from_url = [
-        c
-        for c in captures
-        if key is not None and key in (canonical_url(c.url), canonical_url(c.final_url))
+def _read_by(stored: StoredCaptures, check: Verification, url: str | None) -> int | None:
+    if check.snapshot_id is None:
+        return None
+    capture = stored.read_by(
+        check.snapshot_id, details=check.details, checked_at=check.checked_at, url=url
+    )
+    return None if capture is None else capture.id
+
+
+@dataclass
+class _Wanted:
+    """The captures an export holds, in the order first wanted, each with the extractions the
+    selected checks read through it (the latest check's last; None: the newest)."""
+
+    checked: dict[int, list[int | None]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, capture_ids: list[int], citations: list[CitationItem]) -> _Wanted:
+        """``capture_ids``, then the capture of each check of ``citations``, oldest first."""
+        wanted = cls({capture_id: [] for capture_id in capture_ids})
+        for citation in citations:
+            for check in citation.verifications:
+                if check.capture_id is not None:
+                    wanted.add(check.capture_id, check.extraction_id)
+        return wanted
+
+    def add(self, capture_id: int, extraction_id: int | None) -> None:
+        read = self.checked.setdefault(capture_id, [])
+        if extraction_id in read:
+            read.remove(extraction_id)
+        read.append(extraction_id)
+
+
+def _from_url(captures: list[Capture], url: str | None) -> list[Capture]:
+    """The captures of ``url``, asked for or reached by redirect (none without a URL)."""
+    keys = set(lookup_keys(url)) if url else set()
+    return [c for c in captures if keys & {c.url_key, c.final_url_key}]
+
+
+def _stored_ids(captures: Sequence[Capture]) -> list[int]:
+    return [
+        c.id for c in captures if c.outcome == CaptureOutcome.STORED and c.snapshot_id is not None
     ]
-    chosen = from_url or captures
-    return chosen[0] if chosen else None
 
 
-def _stored(session: Session, captures: Any) -> list[CaptureItem]:
+def _capture_items(session: Session, wanted: _Wanted) -> tuple[CaptureItem, ...]:
     items = []
-    for capture in captures:
-        if capture.outcome != CaptureOutcome.STORED or capture.snapshot_id is None:
+    for capture_id, checked in wanted.checked.items():
+        capture = session.get(Capture, capture_id)
+        if capture is None or capture.snapshot_id is None:
             continue
         snapshot = get_snapshot(session, capture.snapshot_id)
         if snapshot is not None:
-            items.append(_capture_item(session, capture, snapshot))
-    return items
+            items.append(_capture_item(session, capture, snapshot, checked))
+    return tuple(items)
 
 
-def _capture_item(session: Session, capture: Capture, snapshot: Snapshot) -> CaptureItem:
-    extraction = choose_extraction(session, snapshot.id)
+def _capture_item(
+    session: Session, capture: Capture, snapshot: Snapshot, checked: list[int | None]
+) -> CaptureItem:
+    """The capture with the latest check's text as its evidence, the other checked texts, and
+    every extraction of its snapshot."""
+    extractions = extractions_of(session, snapshot.id)
+    found: dict[int | None, Evidence] = {}
+    for extraction_id in reversed(checked or [None]):  # the latest check's first
+        text = _text(snapshot, chosen_extraction(extractions, extraction_id, None))
+        found.setdefault(text.extraction_id, text)
+    texts = list(found.values())
     return CaptureItem(
         capture_id=capture.id,
         url=capture.url,
@@ -279,5 +397,14 @@ def _capture_item(session: Session, capture: Capture, snapshot: Snapshot) -> Cap
         provenance=dict(capture.provenance or {}),
         content_type=snapshot.content_type,
         raw_size=snapshot.raw_size,
-        evidence=Evidence.of(snapshot, extraction),
+        evidence=texts[0],
+        texts=tuple(texts[1:]),
+        extractions=tuple(_text(snapshot, e) for e in extractions),
     )
+
+
+def _text(snapshot: Snapshot, extraction: Extraction | None) -> Evidence:
+    """The snapshot with one extraction, and what its text was made from (the snapshot's own
+    columns describe its first extraction, made from the raw bytes)."""
+    source = extraction.source if extraction is not None else ExtractionSource.RAW
+    return replace(Evidence.of(snapshot, extraction), source=source)

@@ -12,8 +12,11 @@ Per capture, in this order (the order crawlers write):
 * ``metadata`` (``application/warc-fields``): provenance (redirect chain, peer address, TLS
   certificate fingerprint, user agent, snap's ids and hashes). Never JSON under the page's URL:
   a replay tool would serve it instead of the page;
-* ``conversion``: the extracted text under ``urn:snap:text:sha256:<hex>``, ``WARC-Refers-To``
-  the response.
+* ``conversion``: each text exported with the capture under ``urn:snap:text:sha256:<hex>``,
+  ``WARC-Refers-To`` the response: the texts the selected checks read through it (the latest
+  check's first), then every other text its manifest names (the text extracted from the
+  bytes at capture time, a browser capture's rendered text), each once per archive; the
+  ``metadata`` record lists each (``snap-extraction: ID SOURCE DIGEST EXTRACTOR``).
 * ``resource``: the capture's ``headers`` blob byte for byte, under
   ``urn:snap:headers:sha256:<hex>``, ``WARC-Refers-To`` the response, its Content-Type what
   the bytes are (``http_head.head_media_type``). The response's head is rewritten for replay
@@ -27,8 +30,11 @@ Per capture, in this order (the order crawlers write):
   stored; a body already in the archive is a ``revisit``), so a replay tool shows the page
   with its images and styles from the archive alone; then ``resource`` records for the
   full-page screenshot (``urn:snap:screenshot:sha256:<hex>``), the rendered DOM
-  (``urn:snap:dom:…``) and the capture's browser document (``urn:snap:browser:…``), and the
-  rendered text as a second ``conversion``, each ``WARC-Refers-To`` the page's response.
+  (``urn:snap:dom:…``) and the capture's browser document (``urn:snap:browser:…``), each
+  ``WARC-Refers-To`` the page's response (its rendered text is a ``conversion``, above).
+* last, every other blob the capture's manifest names that no record written so far carries as
+  its payload, as a ``resource`` ``urn:snap:<kind>:sha256:<hex>``: the writer reads the
+  manifest itself, so every blob of every exported manifest can be hashed from the archive.
 
 After the captures, one ``resource`` record of attestations (``urn:snap:attestations:…``, JSON
 lines): each capture's manifest, signature and timestamp token and each record's inclusion
@@ -55,7 +61,13 @@ from warcio.statusandheaders import StatusAndHeaders, StatusAndHeadersParser
 from warcio.warcwriter import WARCWriter
 
 from records.attest.manifest import origin_line
-from records.evidence import StoreResolver, browser_blobs, recorded_head
+from records.evidence import (
+    Evidence,
+    StoreResolver,
+    browser_blobs,
+    capture_blobs,
+    recorded_head,
+)
 from records.exports.http_head import (
     Exchange,
     Head,
@@ -138,6 +150,43 @@ def related_headers(capture: CaptureItem, response_id: str, digest: str) -> dict
     }
 
 
+BLOB_MEDIA_TYPES = {
+    "screenshot": "image/png",
+    "dom": "text/html; charset=utf-8",
+    "browser": "application/json",
+    "code": "application/json",
+    "text": "text/plain; charset=utf-8",
+}
+
+
+def carried_texts(capture: CaptureItem, named: list[tuple[str, str]]) -> list[Evidence]:
+    """The texts written with a capture, each a ``conversion``: those the selected checks read
+    through it (the latest check's first), then each other text its manifest names (the text
+    extracted from the bytes at capture time and, for a browser capture, the rendered text)."""
+    texts = list(capture.checked_texts)
+    have = {text.text_hash for text in texts}
+    by_digest = {text.text_hash: text for text in capture.extractions if text.text_hash}
+    for kind, digest in named:
+        if kind == "text" and digest not in have and digest in by_digest:
+            texts.append(by_digest[digest])
+            have.add(digest)
+    return texts
+
+
+def blob_versions(capture: CaptureItem) -> dict[tuple[str, str], str | None]:
+    """The recorded version of each blob the capture's records name, by (kind, digest)."""
+    versions: dict[tuple[str, str], str | None] = {}
+    for text in (*capture.extractions, *capture.checked_texts):
+        versions[("raw", text.raw_hash)] = text.raw_version_id
+        if text.text_hash is not None:
+            versions[("text", text.text_hash)] = text.text_version_id
+        if text.code_hash is not None:
+            versions[("code", text.code_hash)] = text.code_version_id
+    for kind, digest, version in capture_blobs(capture.provenance):
+        versions[(kind, digest)] = version
+    return versions
+
+
 @dataclass(frozen=True)
 class StoredHead:
     """A capture's ``headers`` blob, read once through the digest-checked path: the response
@@ -156,6 +205,7 @@ class _Writer:
         self.texts: set[str] = set()
         self.resources: dict[str, tuple[str, str, str]] = {}  # body digest → (id, uri, date)
         self.heads: set[str] = set()  # headers blobs written
+        self.payloads: set[str] = set()  # the digest of every record's payload written
 
     # --- records -----------------------------------------------------------------------
 
@@ -181,17 +231,21 @@ class _Writer:
         self._write(uri, "resource", data, {}, content_type="application/x-ndjson")
 
     def capture(self, capture: CaptureItem) -> None:
+        named = self._manifest_blobs(capture)
+        texts = carried_texts(capture, named)
         head = self._stored_head(capture)
         # a local file has no HTTP exchange to replay
         local = capture.status is None
         response_id = self._resource(capture) if local else self._http(capture, head)
         self.summary.response_ids[capture.capture_id] = response_id
-        self._metadata(capture, response_id)
-        self._conversion(capture, response_id)
+        self._metadata(capture, response_id, texts)
+        for text in texts:
+            self._conversion(capture, text, response_id)
         if head is not None:
             self._headers(capture, head, response_id)
         if browser_blobs(capture.provenance):
             self._browser(capture, response_id)
+        self._rest(capture, named, response_id)
 
     def _http(self, capture: CaptureItem, head: StoredHead | None) -> str:
         exchanges = (
@@ -266,20 +320,19 @@ class _Writer:
             self.summary.titles[capture.capture_id] = _title(raw.read(64 * 1024))
         return response_id
 
-    def _metadata(self, capture: CaptureItem, response_id: str) -> None:
+    def _metadata(self, capture: CaptureItem, response_id: str, texts: list[Evidence]) -> None:
         headers = {
             "WARC-Date": warc_date(capture),
             "WARC-Concurrent-To": response_id,
             "WARC-Refers-To": response_id,
         }
-        payload = warc_fields(provenance_fields(capture))
+        payload = warc_fields(provenance_fields(capture) + text_fields(texts))
         self._write(
             capture.final_url, "metadata", payload, headers, content_type="application/warc-fields"
         )
 
-    def _conversion(self, capture: CaptureItem, response_id: str) -> None:
-        """The text, once per archive (a second capture of the same bytes refers to it)."""
-        evidence = capture.evidence
+    def _conversion(self, capture: CaptureItem, evidence: Evidence, response_id: str) -> None:
+        """A text, once per archive (a second capture of the same bytes refers to it)."""
         if evidence.text_hash is None or evidence.text_hash in self.texts:
             return
         self.texts.add(evidence.text_hash)
@@ -394,6 +447,46 @@ class _Writer:
             )
         self.resources[digest] = (response_id, exchange.url, date)
 
+    # --- what the manifest names -------------------------------------------------------
+
+    def _manifest_blobs(self, capture: CaptureItem) -> list[tuple[str, str]]:
+        """(kind, digest) of every blob the capture's manifest names, read from the manifest
+        itself (digest-checked); none for a capture recorded before manifests were kept."""
+        named = capture.provenance.get("manifest")
+        if not isinstance(named, dict) or not isinstance(named.get("hash"), str):
+            return []
+        version = named.get("versionId")
+        with self._blob(
+            capture, "manifest", named["hash"], version if isinstance(version, str) else None
+        ) as blob:
+            document = json.loads(blob.read())
+        return [
+            (str(item["kind"]), str(item["sha256"]))
+            for item in document.get("blobs") or []
+            if isinstance(item, dict) and isinstance(item.get("sha256"), str)
+        ]
+
+    def _rest(self, capture: CaptureItem, named: list[tuple[str, str]], response_id: str) -> None:
+        """Each blob the manifest names that no record written so far carries as its payload
+        (a kind this writer has no place for): a ``resource`` record of its bytes, so every
+        blob of every exported manifest can be hashed from the archive alone."""
+        versions = blob_versions(capture)
+        for kind, digest in named:
+            if digest in self.payloads:
+                continue
+            with self._blob(capture, kind, digest, versions.get((kind, digest))) as blob:
+                media_type = BLOB_MEDIA_TYPES.get(kind, "application/octet-stream")
+                if kind == "headers":
+                    media_type = head_media_type(blob.read())
+                    blob.seek(0)
+                self._write(
+                    f"urn:snap:{kind}:{digest}",
+                    "conversion" if kind == "text" else "resource",
+                    blob,
+                    related_headers(capture, response_id, digest),
+                    content_type=media_type,
+                )
+
     # --- plumbing ----------------------------------------------------------------------
 
     def _stored_head(self, capture: CaptureItem) -> StoredHead | None:
@@ -450,6 +543,7 @@ class _Writer:
             stream.seek(0)
             headers = {**warc_headers, "WARC-Block-Digest": "sha256:" + block.hexdigest()}
             payload_digest = "sha256:" + payload_hash.hexdigest()
+            self.payloads.add(payload_digest)
             if record_type not in ("warcinfo", "revisit"):
                 given = headers.setdefault("WARC-Payload-Digest", payload_digest)
                 if given != payload_digest:  # the store checked it; this guards the writer
@@ -579,6 +673,20 @@ def provenance_fields(capture: CaptureItem) -> list[tuple[str, str]]:
         )
     )
     return [(name, str(value)) for name, value in fields if value not in (None, "")]
+
+
+def text_fields(texts: list[Evidence]) -> list[tuple[str, str]]:
+    """Each text written with the capture, one line each, so a reader can tell which
+    ``conversion`` record holds the text a check was made against (the check's log leaf names
+    its extraction): ``snap-extraction: ID SOURCE sha256:<hex> EXTRACTOR``."""
+    return [
+        (
+            "snap-extraction",
+            f"{text.extraction_id or '-'} {text.source or '-'} {text.text_hash} {text.extractor}",
+        )
+        for text in texts
+        if text.text_hash is not None
+    ]
 
 
 def warc_fields(fields: list[tuple[str, str]]) -> bytes:

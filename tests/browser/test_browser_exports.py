@@ -8,9 +8,11 @@ import hashlib
 import json
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 from warcio.archiveiterator import ArchiveIterator
 
 from records.capture import capture_source
@@ -24,6 +26,12 @@ from tests.browser.test_browser_capture import (
     run_snap,
     serve_fidelity_page,
     sha256,
+)
+from tests.exports.test_headers_blob_exported import (
+    exported,
+    manifest_blobs,
+    unchecked_blobs,
+    written,
 )
 from tests.http_fixtures import LoopbackServer
 
@@ -146,3 +154,122 @@ def test_snap_show_screenshot_writes_the_png(
     missing = run_snap(home, "show", "--screenshot", other, "-o", str(tmp_path / "none.png"))
     assert missing.exit_code == 1
     assert "no browser capture" in missing.output
+
+
+# --- a page a script rewrites, captured over HTTP then in the browser, cited both ways ---------
+
+SOURCE_ONLY = "Raw sentence yankee is in the source only."
+DRAWN = "Replaced sentence zulu is what readers saw."
+SWAPPED = f"""<!doctype html><html><head><meta charset="utf-8"><title>Swapped</title></head>
+<body><main><h1>Swapped by a script</h1>
+<p id="swap">{SOURCE_ONLY}</p>
+<p>Static sentence alpha is in both texts.</p>
+<script>document.getElementById("swap").textContent = {json.dumps(DRAWN)};</script>
+</main></body></html>""".encode()
+
+
+@dataclass(frozen=True)
+class TwoTexts:
+    """The swapped page captured over HTTP, then in the browser (the same bytes: one
+    snapshot, two captures, two extractions), and two citations checked: ``c-drawn`` by URL
+    (the rendered text, newest), ``c-source`` pinned to the source's text by its hash."""
+
+    home: Path
+    url: str
+    http: SnapshotRecord
+    browser: SnapshotRecord
+    answer: Path
+
+    @property
+    def source_text(self) -> str:
+        return str(self.http.text_hash)
+
+    @property
+    def rendered_text(self) -> str:
+        assert self.browser.rendered is not None
+        return self.browser.rendered.text_hash
+
+
+@pytest.fixture
+def two_texts(
+    http_server: LoopbackServer, open_workspace: OpenWorkspace, tmp_path: Path
+) -> TwoTexts:
+    http_server.route("/swapped", body=SWAPPED)
+    url = http_server.url("/swapped")
+    workspace = open_workspace()
+    http = capture_source(workspace, url)
+    browser = capture_source(workspace, url, method="browser")
+    assert http.snapshot_id == browser.snapshot_id
+    assert browser.rendered is not None
+    assert browser.rendered.text_hash != http.text_hash
+    home = Path(workspace.settings.home)
+    answer = tmp_path / "answer.json"
+    answer.write_text(
+        json.dumps(
+            [
+                {"citationId": "c-drawn", "url": url, "quote": DRAWN},
+                {
+                    "citationId": "c-source",
+                    "url": url,
+                    "snapshotId": http.snapshot_id,
+                    "hashes": {"text": http.text_hash},
+                    "selector": {"quote": {"exact": SOURCE_ONLY}},
+                },
+            ]
+        )
+    )
+    verified = run_snap(home, "verify", "--json", str(answer))
+    assert verified.exit_code == 0, verified.output
+    results = {r["citationId"]: r for r in json.loads(verified.output)["results"]}
+    assert {k: r["status"] for k, r in results.items()} == {
+        "c-drawn": "quote_found",
+        "c-source": "quote_found",
+    }
+    return TwoTexts(home, url, http, browser, answer)
+
+
+def capture_id_of(home: Path, record: SnapshotRecord) -> int:
+    """The id of the capture ``record`` was recorded as (the one made by its method)."""
+    audited = run_snap(home, "audit", "--json", "--snapshot", record.snapshot_id)
+    captures = json.loads(audited.output)["captures"]
+    [found] = [c["captureId"] for c in captures if c["method"] == record.method]
+    return int(found)
+
+
+@pytest.mark.parametrize("fmt", ["warc", "wacz"])
+def test_the_export_holds_the_capture_the_checks_read_and_every_blob_its_manifest_names(
+    two_texts: TwoTexts, tmp_path: Path, fmt: str
+) -> None:
+    """The auditor's check (``unchecked_blobs``: every blob each exported manifest names is a
+    record's payload, hashed from the export alone) on a browser capture whose manifest names
+    two texts: the source's, which the pinned citation was checked against, and the rendered
+    one. The capture exported is the one both checks read, not the first HTTP capture."""
+    out = tmp_path / f"evidence.{'wacz' if fmt == 'wacz' else 'warc.gz'}"
+    done = run_snap(
+        two_texts.home, "export", "--json", "--format", fmt, "-o", str(out), str(two_texts.answer)
+    )
+    assert done.exit_code == 0, done.output
+    warc, attestations = exported(fmt, out)
+    browser_capture = capture_id_of(two_texts.home, two_texts.browser)
+    assert [line["captureId"] for line in attestations if "captureId" in line] == [browser_capture]
+    [document] = [json.loads(line["manifest"]["document"]) for line in attestations[:1]]
+    assert document["method"] == "browser"
+    texts = [blob["sha256"] for blob in document["blobs"] if blob["kind"] == "text"]
+    assert sorted(texts) == sorted([two_texts.source_text, two_texts.rendered_text])
+    kinds = {blob["kind"] for blob in manifest_blobs(attestations)}
+    assert {"raw", "text", "headers", "browser", "screenshot", "dom"} <= kinds
+    assert unchecked_blobs(warc, attestations) == []
+
+    records = written(warc)
+    conversions = {r.uri: r for r in records if r.headers["WARC-Type"] == "conversion"}
+    for digest, words in ((two_texts.source_text, SOURCE_ONLY), (two_texts.rendered_text, DRAWN)):
+        text = conversions[f"urn:snap:text:{digest}"]
+        assert text.sha256 == digest
+        assert words in text.payload.decode()
+    [metadata] = [r for r in records if r.headers["WARC-Type"] == "metadata"]
+    extractions = sorted(  # snap-extraction: ID SOURCE DIGEST EXTRACTOR
+        tuple(line.split(" ")[2:4])
+        for line in metadata.payload.decode().splitlines()
+        if line.startswith("snap-extraction:")
+    )
+    assert extractions == [("raw", two_texts.source_text), ("rendered", two_texts.rendered_text)]
