@@ -9,7 +9,14 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from records.passage_marks import marked_text, marks_outside, rounded_score
-from records.vocabulary import BlobState, CaptureTime, ImportOutcome, ItemState, Status
+from records.vocabulary import (
+    BlobState,
+    CaptureTime,
+    ExtractionSource,
+    ImportOutcome,
+    ItemState,
+    Status,
+)
 from snapshotter.times import wire_time, wire_time_or_none
 from verifier.closest import SIMILAR_ENOUGH_TO_SHOW, Closest
 
@@ -17,7 +24,13 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from records.attest.checks import SealState
-    from records.audit import AuditedSnapshot, AuditReport, CaptureRecord, VerificationRecord
+    from records.audit import (
+        AuditedSnapshot,
+        AuditReport,
+        CaptureRecord,
+        ExtractionRecord,
+        VerificationRecord,
+    )
     from records.evidence import BlobCheck
     from records.exports.export import ExportResult
     from records.exports.http_head import Exchange
@@ -315,8 +328,10 @@ def audit_report(report: AuditReport) -> str:
         ]
     if isinstance(report, UrlAudit):
         lines.append(f"url {report.url}")
+    extractions: dict[int, ExtractionRecord] = {}
     for snapshot in report.snapshots:
         lines += snapshot_lines(snapshot)
+        extractions.update({e.extraction_id: e for e in snapshot.extractions})
     lines.append("captures")
     for capture in report.captures:
         outcome = capture.snapshot_id if capture.stored else capture.error
@@ -324,19 +339,37 @@ def audit_report(report: AuditReport) -> str:
         when = wire_time(capture.fetched_at)
         if capture.method == "import":  # the archive's date, not a capture by snap
             when, status = f"{when} (archive's)", "imported"
-        lines.append(f"  {when}  {capture.outcome:6}  {status:8}  {outcome}")
+        method = capture.method or "-"
+        lines.append(
+            f"  {when}  {capture.outcome:6}  {status:8}  {method:7}  capture {capture.capture_id}"
+            f"  {outcome}"
+        )
+        lines += route_lines(capture)
         lines += imported_from(capture.provenance)
         lines += seal_lines(capture.seal)
     if isinstance(report, CitationAudit):
         lines.append("verifications")
-        lines += [verification_line(v) for v in report.verifications]
+        lines += [verification_line(v, extractions) for v in report.verifications]
     else:
         for item in report.citations:
             exact = one_line(item.citation.exact)
             shown = exact if len(exact) <= 60 else exact[:59] + "…"
             lines.append(f"citation {item.citation.citation_id}  “{shown}”")
-            lines += [verification_line(v) for v in item.verifications]
+            lines += [verification_line(v, extractions) for v in item.verifications]
     return "\n".join(lines)
+
+
+def route_lines(capture: CaptureRecord) -> list[str]:
+    """How the capture reached its page: each redirect hop, then the final URL when it is not
+    the URL asked for."""
+    lines = []
+    for hop in capture.provenance.get("redirects") or []:
+        if isinstance(hop, Mapping):
+            lines.append(f"redirect  {hop.get('status')} {hop.get('url')} -> {hop.get('location')}")
+    if capture.final_url and capture.final_url != capture.url:
+        lines.append(f"requested {capture.url}")
+        lines.append(f"final URL {capture.final_url}")
+    return ["    " + one_line(line) for line in lines]
 
 
 def imported_from(provenance: Mapping[str, Any]) -> list[str]:
@@ -393,8 +426,8 @@ def snapshot_lines(snapshot: AuditedSnapshot) -> list[str]:
     ]
     for extraction in snapshot.extractions:
         lines.append(
-            f"  extraction {extraction.extraction_id}  {extraction.extractor}"
-            f"  text {extraction.text_hash or 'none'}"
+            f"  extraction {extraction.extraction_id}  {extraction_kind(extraction)}"
+            f"  {extraction.extractor}  text {extraction.text_hash or 'none'}"
         )
     for blob in snapshot.blobs:
         lines.append(f"  {blob.kind:4} blob {blob.key}  {blob_state_line(blob)}")
@@ -414,14 +447,33 @@ def blob_state_line(blob: BlobCheck) -> str:
     return f"{words}: {blob.detail}" if blob.detail else words
 
 
-def verification_line(verification: VerificationRecord) -> str:
+def extraction_kind(extraction: ExtractionRecord) -> str:
+    """What the extraction's text was made from, in two words: ``source text`` (the captured
+    bytes) or ``rendered text`` (what a browser rendered from them)."""
+    rendered = extraction.source == ExtractionSource.RENDERED
+    return "rendered text" if rendered else "source text"
+
+
+def verification_line(
+    verification: VerificationRecord, extractions: Mapping[int, ExtractionRecord] | None = None
+) -> str:
+    """One check: its result, where, and what it read (the extraction, of which kind, and the
+    capture it read the snapshot through, when recorded)."""
     mark = PASS if verification.status.passed else FAIL
     span = verification.span
     where = f" at {span[0]}–{span[1]}" if span else ""
     reason = f"  {verification.reason}" if verification.reason else ""
+    read = ""
+    number = verification.extraction_id
+    if verification.snapshot_id and number is not None:
+        extraction = (extractions or {}).get(number)
+        kind = f" ({extraction_kind(extraction)})" if extraction is not None else ""
+        read = f", extraction {number}{kind}"
+        if verification.capture_id is not None:
+            read += f", through capture {verification.capture_id}"
     return (
         f"  {mark} {wire_time(verification.checked_at)}  {verification.status.headline}"
-        f"{where}  {in_snapshot(verification.snapshot_id)}{reason}"
+        f"{where}  {in_snapshot(verification.snapshot_id)}{read}{reason}"
     )
 
 

@@ -149,16 +149,22 @@ def _verification(
     as the capture is."""
     proof = _checked_proof(problems, "verification", verification_id, proofs)
     _checkpoint_token(workspace, problems, proof, chain)  # a checkpoint's problem is said once
-    checkpoint = (proof or {}).get("checkpoint")
-    commands: list[str] = []
-    if checkpoint:
-        base = f"verification-{verification_id}"
-        commands.append(
-            f"python3 check_inclusion.py {base}.proof.json {base}.checkpoint.json"
-            "  # RFC 9162, hashlib only"
-        )
-        commands += checkpoint_commands(f"{base}.checkpoint", checkpoint)
+    commands = verification_commands(verification_id, proof)
     return AttestedVerification(verification_id, citation_id, status, proof, tuple(commands))
+
+
+def verification_commands(verification_id: int, proof: dict[str, Any] | None) -> list[str]:
+    """The commands that check a verification's inclusion proof and its checkpoint, over the
+    files ``attestation_files`` names."""
+    checkpoint = (proof or {}).get("checkpoint")
+    if not checkpoint:
+        return []
+    base = f"verification-{verification_id}"
+    return [
+        f"python3 check_inclusion.py {base}.proof.json {base}.checkpoint.json"
+        "  # RFC 9162, hashlib only",
+        *checkpoint_commands(f"{base}.checkpoint", checkpoint),
+    ]
 
 
 def _checked_proof(
@@ -464,18 +470,56 @@ def attestation_files(attestation: Attestation, tsa_chain: bytes | None = None) 
 
 
 def _capture_pieces(capture: AttestedCapture) -> dict[str, bytes]:
+    document = capture.manifest.document if capture.manifest is not None else None
+    return _sealed_pieces(document, capture.signature, capture.timestamp, capture.proof)
+
+
+def _sealed_pieces(
+    document: str | None,
+    signature: dict[str, Any],
+    token: dict[str, Any],
+    proof: dict[str, Any] | None,
+) -> dict[str, bytes]:
+    """A capture's manifest, its signature, public key and token, and its inclusion proof with
+    its checkpoint, by the suffix of their file names."""
     pieces: dict[str, bytes] = {}
-    if capture.manifest is not None:
-        pieces[".manifest.json"] = capture.manifest.document.encode("utf-8")
-    signature = capture.signature
+    if document is not None:
+        pieces[".manifest.json"] = document.encode("utf-8")
     if signature.get("state") == "signed":
         pieces[".manifest.sig"] = base64.b64decode(signature["value"])
         pieces[".public-key.pem"] = str(signature["publicKey"]).encode("ascii")
-    token = capture.timestamp
     if token.get("token"):
         pieces[".manifest.tsr"] = base64.b64decode(token["token"])
-    pieces.update(_proof_pieces(capture.proof))
+    pieces.update(_proof_pieces(proof))
     return pieces
+
+
+def export_line_files(line: dict[str, Any]) -> dict[str, bytes]:
+    """The files one line of an export's attestations holds (``export_attestations``), named
+    as ``snap attest --out`` names them, so the commands ``export_line_commands`` gives read
+    them: a reader of an evidence page saves them from the page."""
+    proof = line.get("logProof")
+    if "verificationId" in line:
+        base = f"verification-{line['verificationId']}"
+        return {base + suffix: data for suffix, data in _proof_pieces(proof).items()}
+    base = f"capture-{line['captureId']}"
+    manifest = line.get("manifest") or {}
+    pieces = _sealed_pieces(
+        manifest.get("document"), line.get("signature") or {}, line.get("timestamp") or {}, proof
+    )
+    return {base + suffix: data for suffix, data in pieces.items()}
+
+
+def export_line_commands(line: dict[str, Any]) -> list[str]:
+    """The commands that check one line of an export's attestations over the files
+    ``export_line_files`` names (the same as ``snap attest`` prints)."""
+    proof = line.get("logProof")
+    if "verificationId" in line:
+        return verification_commands(int(line["verificationId"]), proof)
+    if not line.get("manifest"):
+        return []
+    signature, stamp = line.get("signature") or {}, line.get("timestamp") or {}
+    return check_commands(int(line["captureId"]), signature, stamp, proof)
 
 
 def _proof_pieces(proof: dict[str, Any] | None) -> dict[str, bytes]:

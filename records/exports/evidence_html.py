@@ -3,9 +3,11 @@
 Safe to open from anyone: every value from the records (page text, quotes, URLs, headers,
 reasons) goes through ``html.escape`` and sits inside ``<bdi>`` where it is inline, so hostile
 text can neither add markup nor reorder the words around it. The only links are same-page
-anchors and the text-fragment links to live web pages. No script, no image, no stylesheet
-to load: one inline ``<style>``, allowed by its hash in a Content-Security-Policy that refuses
-everything else.
+anchors, the text-fragment links to live web pages and ``data:`` links that save the proof
+files (``download``: a save, never a navigation). No script runs, no image, no stylesheet to
+load: one inline ``<style>``, allowed by its hash in a Content-Security-Policy that refuses
+everything else; the attestations sit in ``<script type="application/json">`` data blocks,
+which browsers never run, with every ``<`` in them written ``\u003c``.
 """
 
 from __future__ import annotations
@@ -15,21 +17,23 @@ import hashlib
 import html
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from records.attest.manifest import claimed_software
+from records.attest.attest import TSA_CHAIN_FILE, export_line_commands, export_line_files
+from records.attest.manifest import claimed_software, method_of
 from records.audit import (
     AuditedSnapshot,
     CaptureRecord,
     CitationAudit,
     CitationRecord,
+    ExtractionRecord,
     VerificationRecord,
 )
 from records.evidence import BlobCheck, Evidence
 from records.passage_marks import ADDED, DROPPED, SAME, SIGNS, marks_outside, passage_pieces
-from records.vocabulary import BlobState
+from records.vocabulary import BlobState, ExtractionSource
 from snapshotter.times import wire_time
 from verifier import Closest
 from verifier.status import Status
@@ -68,6 +72,10 @@ code { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .9em
 .note { color: #3d3d3d; font-size: .9rem; }
 a { color: #0645ad; }
 ol.timeline li, ol.captures li { margin: .25rem 0; }
+.warn { margin: .5rem 0; padding: .5rem .75rem; border: 2px solid #6b5000;
+  background: #fff6d6; color: #1a1a1a; }
+pre.commands { white-space: pre-wrap; overflow-wrap: anywhere; background: #f4f4f4;
+  padding: .5rem .75rem; }
 @media print {
   body { max-width: none; padding: 0; font-size: 11pt; }
   nav { display: none; }
@@ -126,6 +134,15 @@ class Changed:
 
 
 @dataclass(frozen=True)
+class CheckRead:
+    """What one check read: the capture it read the snapshot through and the extraction."""
+
+    capture_id: int | None
+    method: str | None
+    extraction: ExtractionRecord | None
+
+
+@dataclass(frozen=True)
 class Entry:
     """Everything the page shows for one citation."""
 
@@ -136,8 +153,13 @@ class Entry:
     closeness: Closeness | None = None
     link: str | None = None
     problem: str | None = None
-    screenshot: tuple[str, bytes] | None = None  # (digest, PNG) of the latest browser capture
+    screenshot: tuple[str, bytes] | None = None  # (digest, PNG) of the capture shown
     changed: Changed | None = None
+    capture: CaptureRecord | None = None  # the capture the latest check read: the one shown
+    checked_text: ExtractionRecord | None = None  # the extraction of ``evidence``
+    rendered: ExtractionRecord | None = None  # a rendered text, when the check read another
+    reads: Mapping[int, CheckRead] = field(default_factory=dict)  # by verification id
+    attestations: tuple[dict[str, Any], ...] = ()  # export lines of what it shows
 
 
 def esc(value: object) -> str:
@@ -159,7 +181,9 @@ def code(value: object) -> str:
     return f"<code>{esc(value)}</code>"
 
 
-def page_html(entries: list[Entry], *, made_at: str, version: str) -> str:
+def page_html(
+    entries: list[Entry], *, made_at: str, version: str, check_inclusion: str | None = None
+) -> str:
     title = page_title(entries)
     articles = "\n".join(article(number, entry) for number, entry in enumerate(entries, 1))
     csp = CSP_WITH_SCREENSHOTS if any(entry.screenshot for entry in entries) else CSP
@@ -194,10 +218,25 @@ bytes, captured at this time; it does not show that the source is right.</p>
 copy of those bytes (for example a WARC or WACZ exported with <code>snap export</code>) can be
 hashed and compared. With access to the records, <code>snap audit CITATION_ID</code> prints the
 same facts.</p>
+{inclusion_footer(check_inclusion)}
 </footer>
 </body>
 </html>
 """
+
+
+def inclusion_footer(script: str | None) -> str:
+    """The standalone inclusion check the commands of each citation's proofs run."""
+    if script is None:
+        return ""
+    return (
+        "<p>The commands under each citation's proofs also run "
+        f"{file_link('check_inclusion.py', script.encode('utf-8'))}, a short script that needs"
+        " nothing but Python's standard library (read it before running it), and"
+        f" {code(TSA_CHAIN_FILE)}: the time-stamping authority's CA certificate, which you"
+        " should obtain from the authority itself, not from the party whose records these"
+        " are.</p>"
+    )
 
 
 def found_summary(entries: list[Entry]) -> str:
@@ -256,30 +295,91 @@ def article(number: int, entry: Entry) -> str:
         f'<h2 id="{anchor}-title">Citation {inline(citation.citation_id)}</h2>',
         verdict(entry),
         claim_and_quote(citation),
+        checked_text_warning(entry),
         stored_text_section(entry),
         screenshot_section(entry),
         link_section(entry),
         provenance_section(entry),
-        timeline_section(entry.report.verifications),
-        captures_section(entry.report.captures),
+        timeline_section(entry.report.verifications, entry.reads),
+        captures_section(entry.report.captures, entry.capture),
+        proofs_section(entry, anchor),
         "</article>",
     ]
     return "\n".join(part for part in parts if part)
 
 
+def text_kind(
+    extraction: ExtractionRecord | None, evidence: Evidence | None = None, *, short: bool = False
+) -> str:
+    """Which text: made from the captured bytes or rendered by a browser, in words, with the
+    extraction's id and (unless ``short``) its extractor, which names its version. Without
+    an extraction row, the snapshot's own text (made from its bytes)."""
+    if extraction is None:
+        number = evidence.extraction_id if evidence is not None else None
+        extractor = evidence.extractor if evidence is not None else None
+        source = ExtractionSource.RAW
+        if number is None and extractor is None:
+            return "the stored text"
+    else:
+        number, extractor = extraction.extraction_id, extraction.extractor
+        source = ExtractionSource(extraction.source or ExtractionSource.RAW)
+    shown = "-" if number is None else number
+    if short:
+        return f"{esc(source.short)} (extraction {esc(shown)})"
+    return f"{esc(source.described)} (extraction {esc(shown)}, by {code(extractor)})"
+
+
+def read_rendered(entry: Entry) -> bool:
+    """Whether the check read a text a browser rendered."""
+    extraction = entry.checked_text
+    return extraction is not None and extraction.source == ExtractionSource.RENDERED
+
+
+def checked_text_warning(entry: Entry) -> str:
+    """Said where a reader cannot miss it: the check read the source's text, and the snapshot
+    also has a text a browser rendered (and maybe a screenshot of it), which can differ."""
+    rendered = entry.rendered
+    if rendered is None or entry.evidence is None or read_rendered(entry):
+        return ""
+    shown = " The screenshot below shows the rendered page." if entry.screenshot else ""
+    return (
+        '<p class="warn" role="note"><strong>Checked against the source, not against what the'
+        " browser drew.</strong> This citation was checked against "
+        f"{text_kind(entry.checked_text, entry.evidence)}, not against "
+        f"{text_kind(rendered)}.{shown} The two differ in kind: scripts and styles can hide,"
+        " replace or add words before a page is drawn, so a quote found in the source's text"
+        " may never have been shown to a reader.</p>"
+    )
+
+
 def screenshot_section(entry: Entry) -> str:
-    """The full-page screenshot of the browser capture, beside the marked quote: what the
-    reader saw, with the digest it is stored under."""
+    """The full-page screenshot of the capture shown (the one the latest check read), beside
+    the marked quote, with the digest it is stored under and which text was checked."""
     if entry.screenshot is None:
         return ""
     digest, png = entry.screenshot
     data = base64.b64encode(png).decode("ascii")
+    number = entry.capture.capture_id if entry.capture is not None else "-"
+    if read_rendered(entry):
+        said = (
+            "The quote was checked against the text the browser rendered in this capture"
+            f" ({text_kind(entry.checked_text, short=True)})."
+        )
+    else:
+        said = (
+            "The quote was checked against "
+            f"{text_kind(entry.checked_text, entry.evidence, short=True)}, not against this"
+            " rendering"
+            + (f", whose text is {text_kind(entry.rendered, short=True)}" if entry.rendered else "")
+            + "."
+        )
     return (
-        '<section><h3>The page as the browser capture rendered it</h3><figure class="screenshot">'
+        f"<section><h3>Screenshot: the page as the browser drew it in capture {esc(number)}"
+        '</h3><figure class="screenshot">'
         f'<img src="data:image/png;base64,{data}" alt="Full-page screenshot of the page as'
         ' rendered in the browser capture">'
-        f"<figcaption>Full-page screenshot taken by the browser capture, stored as"
-        f" {code(digest)}.</figcaption></figure></section>"
+        f"<figcaption>Full-page screenshot taken by browser capture {esc(number)}, stored as"
+        f" {code(digest)}. {said}</figcaption></figure></section>"
     )
 
 
@@ -305,7 +405,19 @@ def verdict(entry: Entry) -> str:
         f'<p class="note">Latest check: {time(latest.checked_at)}, against snapshot '
         f"{code(latest.snapshot_id or 'none')}, by {code(latest.verifier)}.</p>"
     )
+    read = entry.reads.get(latest.verification_id)
+    if read is not None:
+        lines.append(f"<p>Checked against: {read_words(read)}.</p>")
     return "\n".join(lines)
+
+
+def read_words(read: CheckRead) -> str:
+    """The text a check read and the capture it read the snapshot through, in words."""
+    text = text_kind(read.extraction) if read.extraction else "the stored text"
+    if read.capture_id is None:
+        return text
+    method = f"{esc(read.method)} capture" if read.method else "capture"
+    return f"{text}, read through {method} {esc(read.capture_id)}"
 
 
 def changed_sentence(changed: Changed, cited: Evidence | None) -> str:
@@ -352,6 +464,9 @@ def claim_and_quote(citation: CitationRecord) -> str:
 
 def stored_text_section(entry: Entry) -> str:
     heading = "<h3>In the stored text</h3>"
+    if entry.evidence is not None:
+        checked = text_kind(entry.checked_text, entry.evidence, short=True)
+        heading = f"<h3>In the text checked: {checked}</h3>"
     if entry.changed is not None:
         heading = f"<h3>In the copy cited, captured {time(entry.changed.cited_at)}</h3>"
     section = cited_text_section(entry, heading)
@@ -423,7 +538,8 @@ def highlighted(entry: Entry, mark: Highlight) -> str:
     body = excerpt(text, mark.start, mark.end, f"<mark>{esc(text[mark.start : mark.end])}</mark>")
     where = (
         f"Code points {mark.start}–{mark.end} of the stored text "
-        f"{code(entry.evidence.text_hash)} (extraction {esc(entry.evidence.extraction_id)})."
+        f"{code(entry.evidence.text_hash)}, "
+        f"{text_kind(entry.checked_text, entry.evidence, short=True)}."
     )
     if mark.status is None:
         said = (
@@ -515,7 +631,7 @@ def provenance_section(entry: Entry) -> str:
     snapshot = entry.report.snapshot
     if snapshot is None:
         return "<section>\n<h3>Provenance</h3>\n<p>No snapshot is recorded.</p>\n</section>"
-    capture = stored_capture(entry.report)
+    capture = entry.capture
     facts = [
         ("Cited URL", inline(entry.report.citation.url or "none")),
         *capture_facts(capture),
@@ -540,20 +656,18 @@ def provenance_section(entry: Entry) -> str:
     )
 
 
-def stored_capture(report: CitationAudit) -> CaptureRecord | None:
-    """The latest capture of the cited URL that stored the cited snapshot."""
-    snapshot_id = None if report.snapshot is None else report.snapshot.snapshot_id
-    stored = [c for c in report.captures if c.snapshot_id == snapshot_id]
-    return stored[-1] if stored else None
-
-
 def capture_facts(capture: CaptureRecord | None) -> list[tuple[str, str]]:
     if capture is None:
-        return [("Captured", "no capture of the cited URL stored this snapshot")]
+        return [("Captured", "no stored capture of this snapshot is recorded")]
     provenance = capture.provenance
+    shown = (
+        "Capture shown",
+        f"capture {esc(capture.capture_id)}, {esc(capture_method(capture))}: the one the latest"
+        " check read the snapshot through (the one the exports hold)",
+    )
     if provenance.get("source") == "warc":
-        return imported_facts(capture, provenance)
-    facts = [("Captured from", inline(capture.url))]
+        return [shown, *imported_facts(capture, provenance)]
+    facts = [shown, ("Captured from", inline(capture.url))]
     if capture.final_url and capture.final_url != capture.url:
         facts.append(("Final URL", inline(capture.final_url)))
     for hop in provenance.get("redirects") or []:
@@ -624,7 +738,12 @@ def seal_facts(capture: CaptureRecord) -> list[tuple[str, str]]:
         ("Manifest signature", esc(seal.signature)),
         ("Trusted timestamp", esc(seal.timestamp)),
         ("Verifiable log", log_fact(capture.log_proof)),
-        ("Check it yourself", f"{code('snap attest')} prints the openssl commands"),
+        (
+            "Check it yourself",
+            "the manifest, its signature and token, and the inclusion proofs are in this page,"
+            " with the openssl commands that check them (below, under “Check the seals and the"
+            f" log yourself”); {code('snap attest')} prints the same commands",
+        ),
     ]
 
 
@@ -678,10 +797,14 @@ def blob_item(blob: BlobCheck) -> str:
     return f"<li>{esc(blob.kind)} {code(blob.key)}: {esc(words)}{detail}</li>"
 
 
-def timeline_section(checks: Sequence[VerificationRecord]) -> str:
+def timeline_section(
+    checks: Sequence[VerificationRecord], reads: Mapping[int, CheckRead] | None = None
+) -> str:
     if not checks:
         return ""
-    items = "\n".join(timeline_item(check) for check in checks)
+    items = "\n".join(
+        timeline_item(check, (reads or {}).get(check.verification_id)) for check in checks
+    )
     return (
         "<section>\n<h3>Verification timeline</h3>\n"
         '<p class="note">Every check of this citation, oldest first, from snap\'s append-only '
@@ -690,7 +813,7 @@ def timeline_section(checks: Sequence[VerificationRecord]) -> str:
     )
 
 
-def timeline_item(check: VerificationRecord) -> str:
+def timeline_item(check: VerificationRecord, read: CheckRead | None = None) -> str:
     status = check.status
     mark = "✓" if status.passed else "✗"
     span = check.span
@@ -699,37 +822,97 @@ def timeline_item(check: VerificationRecord) -> str:
     snapshot = check.snapshot_id
     proof = check.log_proof
     logged = f'<br><span class="note">Verifiable log: {log_fact(proof)}</span>' if proof else ""
+    against = f"<br>Against {read_words(read)}." if read is not None and snapshot else ""
     return (
         f'<li>{time(check.checked_at)} <span aria-hidden="true">{mark}</span> '
         f"<strong>{esc(status.headline)}</strong> in "
         f"{code(snapshot) if snapshot else 'no snapshot'}{where}{reason} "
-        f'<span class="note">({esc(check.verifier)})</span>{logged}</li>'
+        f'<span class="note">({esc(check.verifier)})</span>{against}{logged}</li>'
     )
 
 
-def captures_section(captures: Sequence[CaptureRecord]) -> str:
+def captures_section(captures: Sequence[CaptureRecord], shown: CaptureRecord | None = None) -> str:
     if not captures:
         return ""
-    items = "\n".join(capture_item(c) for c in captures)
+    number = shown.capture_id if shown is not None else None
+    items = "\n".join(capture_item(c, shown=c.capture_id == number) for c in captures)
     return (
         "<section>\n<h3>Every capture of this URL</h3>\n"
         f'<ol class="captures">\n{items}\n</ol>\n</section>'
     )
 
 
-def capture_item(capture: CaptureRecord) -> str:
-    """One capture in the list; an imported one with its date and status as the archive's word,
-    never as a capture by snap."""
+def capture_item(capture: CaptureRecord, *, shown: bool = False) -> str:
+    """One capture in the list, by its id and how it was made; an imported one with its date
+    and status as the archive's word, never as a capture by snap."""
     stored = f": {code(capture.snapshot_id)}" if capture.snapshot_id else ""
+    mark = " (shown above: the capture the latest check read)" if shown else ""
     if capture.method == "import":
         return (
-            f"<li>imported ({time(capture.fetched_at)}, HTTP {esc(capture.http_status)},"
-            f" as the archive states){stored}</li>"
+            f"<li>capture {esc(capture.capture_id)}, imported ({time(capture.fetched_at)}, HTTP"
+            f" {esc(capture.http_status)}, as the archive states){stored}{mark}</li>"
         )
     return (
-        f"<li>{time(capture.fetched_at)} {esc(capture.outcome)}"
+        f"<li>capture {esc(capture.capture_id)}, {esc(capture_method(capture))}:"
+        f" {time(capture.fetched_at)} {esc(capture.outcome)}"
         + (f", HTTP {esc(capture.http_status)}" if capture.http_status else "")
         + stored
         + (f": {inline(capture.error)}" if capture.error else "")
+        + mark
         + "</li>"
     )
+
+
+def capture_method(capture: CaptureRecord) -> str:
+    """How the capture was made, as recorded (or, for one recorded before the method was, as
+    its provenance shows: ``records.attest.manifest.method_of``)."""
+    return method_of(dict(capture.provenance), capture.url, capture.method or "").value
+
+
+def proofs_section(entry: Entry, anchor: str) -> str:
+    """The seals and log proofs of what the entry shows, as data: each file the commands read
+    as a ``data:`` link to save, the commands (as ``snap attest`` prints them), and the
+    export's attestation lines themselves in a JSON data block (never run), so the page and
+    openssl are enough to check what the provenance above says in words."""
+    lines = entry.attestations
+    if not lines:
+        return ""
+    files: dict[str, bytes] = {}
+    commands: list[str] = []
+    for line in lines:
+        files.update(export_line_files(line))
+        commands += export_line_commands(line)
+    links = "\n".join(f"<li>{file_link(name, data)}</li>" for name, data in files.items())
+    shown = "\n".join(dict.fromkeys(commands))
+    return (
+        "<section>\n<h3>Check the seals and the log yourself</h3>\n"
+        "<p>The manifest of each capture shown, its signature and public key, its RFC 3161"
+        " timestamp token, and the inclusion proof of each capture and check with the signed"
+        " checkpoint it is proved against, exactly as snap's exports hold them. Save these"
+        " files into one folder, with <code>check_inclusion.py</code> (below) and the"
+        f" authority's CA certificate as {code(TSA_CHAIN_FILE)}, then run the commands.</p>\n"
+        f'<ul class="files">\n{links}\n</ul>\n'
+        f'<pre class="commands"><code>{esc(shown)}</code></pre>\n'
+        '<p class="note">The same pieces as data (the lines of the exports\' attestations:'
+        " manifest text, signature and token in base64, inclusion proof and checkpoint), in the"
+        f" data block <code>{esc(anchor)}-attestations</code> of this file.</p>\n"
+        f'<script type="application/json" id="{esc(anchor)}-attestations">'
+        f"{json_data(list(lines))}</script>\n</section>"
+    )
+
+
+def file_link(name: str, data: bytes) -> str:
+    """A link that saves ``data`` as ``name`` (a download, never a navigation), with its size
+    and SHA-256."""
+    encoded = base64.b64encode(data).decode("ascii")
+    digest = hashlib.sha256(data).hexdigest()
+    return (
+        f'<a download="{esc(name)}" href="data:application/octet-stream;base64,{encoded}">'
+        f"{esc(name)}</a> ({len(data)} bytes, SHA-256 {code(digest)})"
+    )
+
+
+def json_data(value: Any) -> str:
+    """JSON for a data block: ``<`` written as ``\\u003c`` (the same JSON), so nothing in it
+    can end the element or open a comment."""
+    return json.dumps(value, ensure_ascii=False).replace("<", "\\u003c")

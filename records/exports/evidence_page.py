@@ -11,20 +11,34 @@ fetched: the page is evidence of what snap holds, not of what the live page says
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
 
+from records.attest.attest import CHECK_INCLUSION
 from records.attest.log_checks import LogProofs
-from records.audit import CitationAudit, CitationRecord, VerificationRecord, audited
+from records.audit import (
+    CaptureRecord,
+    CitationAudit,
+    CitationRecord,
+    ExtractionRecord,
+    VerificationRecord,
+    audited,
+    audited_captures,
+)
 from records.evidence import Evidence, browser_blobs
 from records.exports.evidence_html import (
     Changed,
+    CheckRead,
     Closeness,
     Entry,
     Highlight,
     page_html,
-    stored_capture,
 )
+from records.exports.selection import StoredCaptures
+from records.models import Capture, Extraction
 from records.repository import choose_extraction, get_snapshot
 from records.texts import SnapshotTexts
+from records.vocabulary import ExtractionSource
 from records.workspace import Workspace
 from snapshotter.errors import BlobNotFound, InputError, IntegrityError
 from snapshotter.times import now, wire_time
@@ -38,9 +52,16 @@ MISMATCHES = (Status.POSITION_MISMATCH, Status.CONTEXT_MISMATCH)
 
 
 def render_evidence_page(
-    workspace: Workspace, citation_ids: Sequence[str], log: LogProofs | None = None
+    workspace: Workspace,
+    citation_ids: Sequence[str],
+    log: LogProofs | None = None,
+    attestations: Sequence[dict[str, Any]] | None = None,
 ) -> str:
     """One HTML document for ``citation_ids`` (each id as ``snap audit`` takes it).
+
+    ``attestations``: the lines an export gathered (``records.attest.attest.
+    export_attestations``), embedded as they are for the captures and checks each citation
+    shows; without them the page gathers its own from ``log``.
 
     RecordNotFound (exit 1) for an id that is not recorded; StoreError (exit 3) when a store a
     snapshot was written to cannot be reached. A blob that is damaged or missing is not an
@@ -52,57 +73,206 @@ def render_evidence_page(
     texts = SnapshotTexts(workspace.stores, shared=workspace.shared_prepared())
     log = log or LogProofs(workspace)  # one read of the log for every citation's proofs
     entries = [entry_for(workspace, texts, citation_id, log) for citation_id in wanted]
-    return page_html(entries, made_at=wire_time(now()), version=__version__)
+    lines = (
+        list(attestations)
+        if attestations is not None
+        else page_attestations(workspace, entries, log)
+    )
+    entries = [replace(entry, attestations=lines_of(entry, lines)) for entry in entries]
+    return page_html(
+        entries,
+        made_at=wire_time(now()),
+        version=__version__,
+        check_inclusion=CHECK_INCLUSION,
+    )
 
 
 def entry_for(
     workspace: Workspace, texts: SnapshotTexts, citation_id: str, log: LogProofs
 ) -> Entry:
-    """What the page says about one citation: its audit report, and its stored text read now."""
+    """What the page says about one citation: its audit report, the capture and text each
+    check read, and the stored text read now."""
     report, evidence = audited(
         workspace, citation_id=citation_id, url=None, snapshot_id=None, log=log
     )
     assert isinstance(report, CitationAudit)  # asked by citation id
     chosen = chosen_evidence(report.citation, evidence)
+    reads, shown_id, extractions = what_checks_read(workspace, report)
+    capture = shown_capture(workspace, report, shown_id, log)
+    base = Entry(report, reads=reads, capture=capture)
     if chosen is None:
-        return Entry(report, problem="no snapshot of this source is recorded")
+        return replace(base, problem="no snapshot of this source is recorded")
+    base = replace(
+        base,
+        evidence=chosen,
+        checked_text=extractions.get(chosen.extraction_id or -1),
+        rendered=rendered_text(report, capture, chosen),
+    )
     if chosen.text_hash is None:
-        return Entry(report, evidence=chosen, problem="the snapshot has no extracted text")
+        return replace(base, problem="the snapshot has no extracted text")
     try:
         source = texts.prepared(chosen)
     except (IntegrityError, BlobNotFound) as error:
         problem = f"the stored snapshot cannot be read back intact: {error.message}"
-        return Entry(report, evidence=chosen, problem=problem)
+        return replace(base, problem=problem)
     highlight = recorded_highlight(report, chosen) or found_now(report, source)
     closeness = None if highlight else closest_now(report, source)
-    return Entry(
-        report,
-        screenshot=screenshot_of(workspace, report, chosen),
-        evidence=chosen,
+    return replace(
+        base,
+        screenshot=screenshot_of(workspace, capture, chosen),
         text=source.source,
         highlight=highlight,
         closeness=closeness,
-        link=live_link(report, source.source, highlight),
+        link=live_link(report, capture, source.source, highlight),
         changed=changed_copy(workspace, texts, report, chosen),
     )
 
 
+def what_checks_read(
+    workspace: Workspace, report: CitationAudit
+) -> tuple[dict[int, CheckRead], int | None, dict[int, ExtractionRecord]]:
+    """For each check, the capture it read its snapshot through and the extraction it was
+    made against (``records.exports.selection.StoredCaptures.read_by``, the rule the exports
+    select captures by); the capture the page shows, the one the latest check of the cited
+    snapshot read (else the snapshot's first capture from the cited URL, as an export takes
+    it); and every extraction named, by id."""
+    citation = report.citation
+    reads: dict[int, CheckRead] = {}
+    extractions: dict[int, ExtractionRecord] = {}
+    with workspace.db.reading() as session:
+        stored = StoredCaptures(session)
+        wanted = {v.extraction_id for v in report.verifications} | {citation.extraction_id}
+        for extraction_id in wanted - {None}:
+            row = session.get(Extraction, extraction_id)
+            if row is not None:
+                extractions[row.id] = ExtractionRecord.of(row)
+        for check in report.verifications:
+            capture = None
+            if check.snapshot_id is not None:
+                capture = stored.read_by(
+                    check.snapshot_id,
+                    details=check.details,
+                    checked_at=check.checked_at,
+                    url=citation.url,
+                )
+            reads[check.verification_id] = CheckRead(
+                capture_id=None if capture is None else capture.id,
+                method=None if capture is None else capture.method,
+                extraction=extractions.get(check.extraction_id or -1),
+            )
+        shown = [
+            reads[v.verification_id].capture_id
+            for v in report.verifications
+            if v.snapshot_id == citation.snapshot_id
+        ]
+        if shown and shown[-1] is not None:
+            shown_id: int | None = shown[-1]
+        elif citation.snapshot_id is not None:
+            shown_id = stored.first(citation.snapshot_id, citation.url)
+        else:
+            shown_id = None
+    return reads, shown_id, extractions
+
+
+def shown_capture(
+    workspace: Workspace, report: CitationAudit, capture_id: int | None, log: LogProofs
+) -> CaptureRecord | None:
+    """The capture the page shows, with its seal checked now and its inclusion proof: as the
+    audit of the cited URL reports it, or read alone when the URL's audit does not list it."""
+    if capture_id is None:
+        return None
+    listed = [c for c in report.captures if c.capture_id == capture_id]
+    if listed:
+        return listed[0]
+    found = audited_captures(workspace, [capture_id], log)
+    return found[0] if found else None
+
+
+def rendered_text(
+    report: CitationAudit, capture: CaptureRecord | None, checked: Evidence
+) -> ExtractionRecord | None:
+    """The text a browser rendered from the cited bytes, when the check read another text:
+    the shown capture's rendered text if it is a browser capture, else the snapshot's newest
+    rendered text. None when the check read a rendered text (or a text equal to one), or none
+    was ever rendered."""
+    snapshot = report.snapshot
+    if snapshot is None:
+        return None
+    rendered = [e for e in snapshot.extractions if e.source == ExtractionSource.RENDERED]
+    if any(e.text_hash == checked.text_hash for e in rendered):
+        return None  # the check read a rendered text, or one the very same as it
+    drawn = {d for kind, d, _ in browser_blobs(dict(capture.provenance))} if capture else set()
+    own = [e for e in rendered if e.text_hash in drawn]
+    chosen = own or rendered
+    return chosen[-1] if chosen else None
+
+
 def screenshot_of(
-    workspace: Workspace, report: CitationAudit, chosen: Evidence
+    workspace: Workspace, capture: CaptureRecord | None, chosen: Evidence
 ) -> tuple[str, bytes] | None:
-    """The screenshot of the newest browser capture of the chosen snapshot, re-hashed as it is
-    read; None when there is none or it cannot be read back intact (the blob list says so)."""
-    captures = [c for c in report.captures if c.snapshot_id == chosen.snapshot_id]
-    for capture in reversed(captures):
-        for kind, digest, version in browser_blobs(dict(capture.provenance)):
-            if kind != "screenshot":
-                continue
-            try:
-                png = workspace.stores.store_for(chosen).get(kind, digest, version_id=version)
-            except (IntegrityError, BlobNotFound):
-                return None
-            return digest, png
+    """The screenshot of the capture the page shows, when it is a browser capture, re-hashed
+    as it is read; None when it has none or it cannot be read back intact (the blob list says
+    so). A browser capture no check read is not shown: the exports do not hold it."""
+    if capture is None:
+        return None
+    for kind, digest, version in browser_blobs(dict(capture.provenance)):
+        if kind != "screenshot":
+            continue
+        try:
+            png = workspace.stores.store_for(chosen).get(kind, digest, version_id=version)
+        except (IntegrityError, BlobNotFound):
+            return None
+        return digest, png
     return None
+
+
+def page_attestations(
+    workspace: Workspace, entries: list[Entry], log: LogProofs
+) -> list[dict[str, Any]]:
+    """The attestation lines of every capture and check the page shows, as an export gathers
+    them (``records.attest.attest.export_attestations``), when no export handed them in."""
+    from records.attest.attest import export_attestations
+
+    captures: dict[int, dict[str, Any]] = {}
+    checks: list[int] = []
+    for entry in entries:
+        for capture in shown_captures(entry):
+            captures.setdefault(capture.capture_id, dict(capture.provenance))
+        checks += [v.verification_id for v in entry.report.verifications]
+    if not captures and not checks:
+        return []
+    with workspace.db.reading() as session:  # the checks' captures the URL's audit lacks
+        for capture_id in entry_capture_ids(entries):
+            if capture_id not in captures:
+                row = session.get(Capture, capture_id)
+                if row is not None:
+                    captures[capture_id] = dict(row.provenance or {})
+    return export_attestations(workspace, list(captures.items()), list(dict.fromkeys(checks)), log)
+
+
+def shown_captures(entry: Entry) -> list[CaptureRecord]:
+    return [entry.capture] if entry.capture is not None else []
+
+
+def entry_capture_ids(entries: list[Entry]) -> list[int]:
+    """Every capture a check of the page's citations read, and each capture shown."""
+    ids: list[int] = []
+    for entry in entries:
+        ids += [c.capture_id for c in shown_captures(entry)]
+        ids += [read.capture_id for read in entry.reads.values() if read.capture_id is not None]
+    return list(dict.fromkeys(ids))
+
+
+def lines_of(entry: Entry, lines: list[dict[str, Any]]) -> tuple[dict[str, Any], ...]:
+    """The attestation lines of what this entry shows: the capture shown and the captures its
+    checks read, then its checks."""
+    captures = set(entry_capture_ids([entry]))
+    checks = {v.verification_id for v in entry.report.verifications}
+    return tuple(
+        line
+        for line in lines
+        if line.get("captureId") in captures or line.get("verificationId") in checks
+    )
 
 
 def changed_copy(
@@ -146,8 +316,10 @@ def latest_evidence(workspace: Workspace, check: VerificationRecord) -> Evidence
 
 
 def cited_capture_time(report: CitationAudit) -> str | None:
-    capture = stored_capture(report)
-    return wire_time(capture.fetched_at) if capture else None
+    """When the cited snapshot was captured: its latest capture from the cited URL."""
+    snapshot_id = None if report.snapshot is None else report.snapshot.snapshot_id
+    stored = [c for c in report.captures if c.snapshot_id == snapshot_id]
+    return wire_time(stored[-1].fetched_at) if stored else None
 
 
 def chosen_evidence(citation: CitationRecord, evidence: list[Evidence]) -> Evidence | None:
@@ -209,7 +381,9 @@ def closest_now(report: CitationAudit, source: PreparedSource) -> Closeness | No
     return Closeness(to, check.closest)
 
 
-def live_link(report: CitationAudit, text: str, highlight: Highlight | None) -> str | None:
+def live_link(
+    report: CitationAudit, capture: CaptureRecord | None, text: str, highlight: Highlight | None
+) -> str | None:
     """The live page's URL with a ``#:~:text=`` directive for a verified quote; only for web
     pages (a link never points at a local file or another scheme)."""
     checks = report.verifications
@@ -217,7 +391,7 @@ def live_link(report: CitationAudit, text: str, highlight: Highlight | None) -> 
         return None
     if not checks or checks[-1].status is not Status.QUOTE_FOUND:
         return None  # found once, but not by the latest check: not a verified quote now
-    url = live_url(report)
+    url = live_url(report, capture)
     if url is None:
         return None
     try:
@@ -227,13 +401,17 @@ def live_link(report: CitationAudit, text: str, highlight: Highlight | None) -> 
     return url.split("#", 1)[0] + fragment
 
 
-def live_url(report: CitationAudit) -> str | None:
-    """The page snap fetched, as a browser will read the link: the WHATWG serialisation of a
-    URL whose host snap and browsers read alike (``snapshotter.weburl``), else no link, so a
-    live link never leads to another host than the one captured."""
+def live_url(report: CitationAudit, capture: CaptureRecord | None = None) -> str | None:
+    """The page snap fetched (``capture``, the one the page shows; else the latest capture of
+    the cited URL that stored the cited snapshot), as a browser will read the link: the WHATWG
+    serialisation of a URL whose host snap and browsers read alike (``snapshotter.weburl``),
+    else no link, so a live link never leads to another host than the one captured."""
     from snapshotter.weburl import InvalidURL, web_url
 
-    capture = stored_capture(report)
+    if capture is None:
+        snapshot_id = None if report.snapshot is None else report.snapshot.snapshot_id
+        stored = [c for c in report.captures if c.snapshot_id == snapshot_id]
+        capture = stored[-1] if stored else None
     url = (capture and (capture.final_url or capture.url)) or report.citation.url
     if not url:
         return None

@@ -99,7 +99,8 @@ def _write(
             raise InputError(
                 f"{selection.described} has no recorded citation; the evidence page shows citations"
             )
-        target.write_text(render_evidence_page(workspace, selection.citation_ids, log), "utf-8")
+        page = render_evidence_page(workspace, selection.citation_ids, log, attestations=proofs)
+        target.write_text(page, "utf-8")
         return WrittenCounts()
     from records.exports.warc import write_warc
 

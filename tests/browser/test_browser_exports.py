@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -273,3 +274,60 @@ def test_the_export_holds_the_capture_the_checks_read_and_every_blob_its_manifes
         if line.startswith("snap-extraction:")
     )
     assert extractions == [("raw", two_texts.source_text), ("rendered", two_texts.rendered_text)]
+
+    page = tmp_path / "evidence.html"
+    shown = run_snap(
+        two_texts.home, "export", "--format", "html", "-o", str(page), str(two_texts.answer)
+    )
+    assert shown.exit_code == 0, shown.output
+    html = page.read_text()
+    blocks = re.findall(r'<script type="application/json" id="[^"]+">(.*?)</script>', html, re.S)
+    on_page = {
+        line["captureId"] for block in blocks for line in json.loads(block) if "captureId" in line
+    }
+    assert on_page == {browser_capture}  # the page and the archives show the same capture
+    assert f"Capture shown</dt><dd>capture {browser_capture}, browser" in html
+
+
+def test_the_page_says_which_text_was_checked_and_that_the_screenshot_differs_in_kind(
+    two_texts: TwoTexts, tmp_path: Path
+) -> None:
+    drawn, source = (
+        citation_article(two_texts, tmp_path, citation) for citation in ("c-drawn", "c-source")
+    )
+    browser_capture = capture_id_of(two_texts.home, two_texts.browser)
+    assert "The page as the browser capture rendered it" not in drawn + source
+
+    assert 'class="warn"' not in drawn
+    assert "<h3>In the text checked: the rendered text (extraction" in drawn
+    assert "The quote was checked against the text the browser rendered in this capture" in drawn
+
+    assert "<h3>In the text checked: the source&#x27;s text (extraction" in source
+    [warning] = re.findall(r'<p class="warn"[^>]*>(.*?)</p>', source, re.S)
+    assert "Checked against the source, not against what the browser drew." in warning
+    assert "the text the browser rendered" in warning
+    assert "may never have been shown to a reader" in warning
+    assert source.index('class="warn"') < source.index("<mark>") < source.index("<img")
+    caption = re.search(r"<figcaption>(.*?)</figcaption>", source, re.S)
+    assert caption is not None
+    assert f"browser capture {browser_capture}" in caption.group(1)
+    assert "not against this rendering" in caption.group(1)
+    assert "Checked against: the text extracted from the source as captured" in source
+    assert f"read through browser capture {browser_capture}" in source
+
+    audited = run_snap(two_texts.home, "audit", "c-source")
+    assert audited.exit_code == 0, audited.output
+    lines = audited.output.splitlines()
+    [check] = [line for line in lines if "quote found at" in line]
+    assert f"(source text), through capture {browser_capture}" in check
+    assert any(f"browser  capture {browser_capture}" in line for line in lines)
+    assert any(line.strip().startswith("extraction") and "rendered text" in line for line in lines)
+
+
+def citation_article(two_texts: TwoTexts, tmp_path: Path, citation_id: str) -> str:
+    page = tmp_path / f"{citation_id}.html"
+    done = run_snap(
+        two_texts.home, "export", "--format", "html", "-o", str(page), "--citation", citation_id
+    )
+    assert done.exit_code == 0, done.output
+    return page.read_text()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import re
 import uuid
 from pathlib import Path
@@ -38,8 +39,13 @@ def test_a_found_quote_is_marked_with_its_status_provenance_and_a_live_link(
     assert "127.0.0.1" in page  # the server address recorded at capture
     assert "intact" in page
     # The only link off the page: the live page, scrolled to the quote by a text fragment.
-    external = [h for h in dom.hrefs() if not h.startswith("#")]
-    assert external == [f"{url}#:~:text=the%20origin%20serves%20only%201%20request%20in%2010"]
+    assert dom.links() == [f"{url}#:~:text=the%20origin%20serves%20only%201%20request%20in%2010"]
+    # Beside it, the files of the capture's seal and log proofs, saved from the page
+    saved = dom.saved()
+    assert {"capture-1.manifest.json", "capture-1.proof.json", "check_inclusion.py"} <= set(saved)
+    [lines] = dom.data_blocks()
+    [capture] = [line for line in lines if "captureId" in line]
+    assert saved["capture-1.manifest.json"] == capture["manifest"]["document"].encode()
 
 
 def test_a_quote_not_found_shows_the_closest_passage_with_the_differing_word_marked(
@@ -56,7 +62,7 @@ def test_a_quote_not_found_shows_the_closest_passage_with_the_differing_word_mar
     assert '<del title="in the source, not in the quote">[-100]</del>' in page
     assert "mark" not in dom.inside
     assert Status.NOT_FOUND.headline in page
-    assert not [h for h in dom.hrefs() if not h.startswith("#")]  # no link for a failed quote
+    assert not dom.links()  # no link for a failed quote
 
 
 def test_an_answer_gets_one_page_with_every_citation_and_its_timeline(
@@ -110,7 +116,11 @@ def test_hostile_page_text_urls_and_claims_cannot_add_markup(
     assert {tag for tag, _ in dom.tags} <= ALLOWED_TAGS
     assert not [name for _, attrs in dom.tags for name in attrs if name.startswith("on")]
     assert dom.inside["mark"] == [HOSTILE_TEXT, HOSTILE_TEXT]  # shown as text, exactly
-    links = [h for h in dom.hrefs() if not h.startswith("#")]
+    blocks = dom.data_blocks()  # the hostile URL in the manifests ends no data block
+    manifests = [line["manifest"] for lines in blocks for line in lines if line.get("manifest")]
+    assert manifests
+    assert all("<b>" in json.loads(m["document"])["requestedUrl"] for m in manifests)
+    links = dom.links()
     assert len(links) == 2
     live = web_url(url).href  # as a browser reads the link: '"', '<' and '>' escaped
     assert all(link.startswith(live + "#:~:text=") for link in links)  # quotes stay inside
@@ -129,7 +139,7 @@ def test_a_url_that_is_not_a_web_page_never_becomes_a_link(home: Home, tmp_path:
     )
     assert unknown["status"] == "unknown_snapshot"
     page = home.page("c-file", "c-js")
-    assert not [h for h in parsed(page).hrefs() if not h.startswith("#")]
+    assert not parsed(page).links()
     assert "javascript:alert(1)" in page  # said, as text
     assert "no snapshot of this source is recorded" in page
 

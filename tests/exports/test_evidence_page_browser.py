@@ -23,8 +23,12 @@ saying so.
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import hashlib
+import html
 import json
+import re
 import shutil
 import socket
 import struct
@@ -37,8 +41,15 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
 from pypdf import PdfReader
 
+from records.attest.signing import KeyType, write_new_key
+from snapshotter.browser.chromium import NETWORK_FLAGS
+from tests.attest.conftest import tsa  # noqa: F401  (fixture: the loopback TSA)
+from tests.attest.tsa import LocalTsa
 from tests.exports.conftest import CHANGED, FOUND, Home, recorded_article
 from tests.exports.html_dom import parsed
 from tests.http_fixtures import LoopbackServer
@@ -234,8 +245,7 @@ def test_the_page_renders_the_marked_quote_and_status_offline_with_no_request(
     dom = parsed(dom_text)
     assert dom.inside["mark"] == [FOUND]
     assert f"Status: {Status.QUOTE_FOUND.headline}" in dom_text
-    links = [h for h in dom.hrefs() if not h.startswith("#")]
-    assert links == [f"{url}#:~:text=the%20origin%20serves%20only%201%20request%20in%2010"]
+    assert dom.links() == [f"{url}#:~:text=the%20origin%20serves%20only%201%20request%20in%2010"]
     assert not [src for _, attrs in dom.tags for name, src in attrs.items() if name == "src"]
     assert not [line for line in console_lines(stderr) if "Content Security Policy" in line]
     assert png_size(shot) == (1200, 1800)
@@ -304,3 +314,129 @@ def test_the_trap_does_see_a_page_that_makes_a_request(
     asked = [r["url"] for r in run.requests if from_the_page(r)]
     assert asked == ["http://snap-control.invalid/pixel.png"]
     assert any("snap-control.invalid" in line for line in proxy.requests), proxy.requests
+
+
+# --- the seals and proofs the page carries, checked from the page alone -------------------
+
+
+def run_cut_off(chromium: str, profile: Path, page: Path, *extra: str) -> Run:
+    """Chromium on ``page`` with snap's launcher flags (``NETWORK_FLAGS``: every host name
+    resolves to nothing, the proxy is a closed loopback port, background networking and
+    component updates off) and a net log, so nothing can leave the machine even at start-up."""
+    profile.mkdir(parents=True, exist_ok=True)
+    net_log = profile / "net-log.json"
+    done = subprocess.run(
+        [
+            chromium,
+            *NETWORK_FLAGS,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--disable-sync",
+            f"--user-data-dir={profile}",
+            "--enable-logging=stderr",
+            "--v=0",
+            f"--log-net-log={net_log}",
+            *extra,
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return Run(done, url_requests(net_log))
+
+
+def test_the_page_carries_its_seals_and_proofs_checked_with_openssl_alone(
+    chromium: str,
+    tsa: LocalTsa,  # noqa: F811  (the fixture)
+    home: Home,
+    http_server: LoopbackServer,
+    tmp_path: Path,
+) -> None:
+    """The data the page embeds, as Chromium parsed it (a data block is never run, and the
+    page's policy reports nothing): the manifest's signature verifies with ``cryptography``,
+    its token and the checkpoint's with ``openssl ts -verify`` against the test's TSA; and the
+    files the page saves, with the commands it prints, check in a folder of their own."""
+    write_new_key(Path(home.env["SNAP_HOME"]) / "signing-key.pem", KeyType.ECDSA_P256)
+    home.env |= {"SNAP_TSA_URL": tsa.url, "SNAP_TSA_CHAIN": str(tsa.chain_path)}
+    url = recorded_article(home, http_server)
+    [result] = home.verify({"citationId": "c-found", "url": url, "quote": FOUND})
+    assert result["status"] == "quote_found"
+    http_server.close()
+    page = write_page(home, tmp_path, "sealed", "c-found")
+    run = run_cut_off(chromium, tmp_path / "profile", page, "--dump-dom")
+    assert [r["url"] for r in run.requests if from_the_page(r)] == []
+    assert not [line for line in console_lines(run.done.stderr) if "Content Security" in line]
+    dom = parsed(run.done.stdout)
+    [lines] = dom.data_blocks()
+    [capture] = [line for line in lines if "captureId" in line]
+    [check] = [line for line in lines if "verificationId" in line]
+    assert json.loads(base64.b64decode(check["logProof"]["leaf"]))["citationId"] == "c-found"
+
+    manifest = capture["manifest"]["document"].encode("utf-8")
+    assert capture["manifest"]["sha256"] == "sha256:" + hashlib.sha256(manifest).hexdigest()
+    signature = capture["signature"]
+    key = serialization.load_pem_public_key(signature["publicKey"].encode("ascii"))
+    assert isinstance(key, ec.EllipticCurvePublicKey)
+    key.verify(base64.b64decode(signature["value"]), manifest, ec.ECDSA(hashes.SHA256()))
+    with pytest.raises(InvalidSignature):
+        key.verify(base64.b64decode(signature["value"]), manifest + b" ", ec.ECDSA(hashes.SHA256()))
+    folder = tmp_path / "by-hand"
+    folder.mkdir()
+    assert stamped(folder, "manifest", manifest, capture["timestamp"]["token"], tsa)
+    assert not stamped(folder, "changed", manifest + b" ", capture["timestamp"]["token"], tsa)
+    for line in (capture, check):
+        checkpoint = line["logProof"]["checkpoint"]
+        document = checkpoint["document"].encode("utf-8")
+        signed = checkpoint["signature"]
+        key = serialization.load_pem_public_key(signed["publicKey"].encode("ascii"))
+        assert isinstance(key, ec.EllipticCurvePublicKey)
+        key.verify(base64.b64decode(signed["value"]), document, ec.ECDSA(hashes.SHA256()))
+        assert stamped(folder, "checkpoint", document, checkpoint["timestamp"]["token"], tsa)
+
+    saved = tmp_path / "saved"
+    saved.mkdir()
+    for name, data in dom.saved().items():
+        (saved / name).write_bytes(data)
+    (saved / "tsa-chain.pem").write_bytes(tsa.chain_path.read_bytes())
+    [commands] = re.findall(
+        r'<pre class="commands"><code>(.*?)</code></pre>', run.done.stdout, re.S
+    )
+    shown = html.unescape(commands).splitlines()
+    assert any(c.startswith("openssl dgst -sha256 -verify capture-") for c in shown)
+    assert any(c.startswith("openssl ts -verify -in capture-") for c in shown)
+    assert any(c.startswith("python3 check_inclusion.py verification-") for c in shown)
+    for command in shown:
+        done = subprocess.run(
+            ["bash", "-c", command], cwd=saved, capture_output=True, text=True, check=False
+        )
+        assert done.returncode == 0, (command, done.stdout, done.stderr)
+    manifest_file = saved / f"capture-{capture['captureId']}.manifest.json"
+    manifest_file.write_bytes(manifest.replace(b"http", b"HTTP", 1))
+    forged = [c for c in shown if "-data " + manifest_file.name in c]
+    assert forged
+    for command in forged:
+        done = subprocess.run(["bash", "-c", command], cwd=saved, capture_output=True, check=False)
+        assert done.returncode != 0, command  # the check could fail: it reads the saved file
+
+
+def stamped(folder: Path, name: str, data: bytes, token: str, authority: LocalTsa) -> bool:
+    """``openssl ts -verify`` of ``token`` (base64) over ``data``, against the test's CA."""
+    (folder / f"{name}.json").write_bytes(data)
+    (folder / f"{name}.tsr").write_bytes(base64.b64decode(token))
+    done = subprocess.run(
+        [
+            "openssl", "ts", "-verify",
+            "-in", str(folder / f"{name}.tsr"),
+            "-data", str(folder / f"{name}.json"),
+            "-CAfile", str(authority.chain_path),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )  # fmt: skip
+    return done.returncode == 0 and "Verification: OK" in done.stdout
