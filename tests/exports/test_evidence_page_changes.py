@@ -5,10 +5,7 @@ Each test here failed before the fix it names (issue 20)."""
 from __future__ import annotations
 
 import re
-import socket
 from pathlib import Path
-from types import SimpleNamespace
-from typing import cast
 
 from pypdf import PdfReader
 
@@ -16,7 +13,6 @@ from tests.exports.conftest import ARTICLE, FOUND, Home, recorded_article
 from tests.exports.html_dom import parsed
 from tests.exports.test_evidence_page_browser import (  # noqa: F401  (fixture)
     ARTIFACTS,
-    ProxyTrap,
     chromium,
     from_the_page,
     run_chromium,
@@ -87,15 +83,6 @@ def test_a_right_to_left_override_in_the_page_text_cannot_move_the_marked_quote(
     assert ".excerpt bdi { unicode-bidi: isolate; }" in page
 
 
-def closed_loopback_port() -> int:
-    """A loopback port nothing listens on: Chromium's proxy, so whatever it asks for goes
-    nowhere (the net log still says who asked)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
-
-
 def test_in_chromium_the_marked_quote_stays_where_it_is_in_the_text(
     chromium: str,  # noqa: F811
     home: Home,
@@ -114,10 +101,8 @@ def test_in_chromium_the_marked_quote_stays_where_it_is_in_the_text(
     pdf = ARTIFACTS / "evidence-page-right-to-left-override.pdf"
     pdf.parent.mkdir(parents=True, exist_ok=True)
     pdf.unlink(missing_ok=True)
-    closed = SimpleNamespace(port=closed_loopback_port())
     run = run_chromium(
         chromium,
-        cast(ProxyTrap, closed),
         tmp_path / "profile",
         page,
         f"--print-to-pdf={pdf}",
