@@ -23,7 +23,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import zipfile
 from typing import Any
 
 from records.attest.log_checks import proof_problem, reply_problem, signature_problem
@@ -31,17 +30,6 @@ from records.attest.log_checks import proof_problem, reply_problem, signature_pr
 ATTESTATIONS = "attestations/attestations.jsonl"
 MAX_ATTESTATIONS = 256 * 1024 * 1024  # larger is not read: said as a problem, not refused
 UNREADABLE = (KeyError, TypeError, ValueError, AttributeError)  # a line not shaped as written
-
-
-def wacz_attestation_problems(package: zipfile.ZipFile) -> list[str]:
-    """The problems of a WACZ's attestations, in the order of its lines (none without any)."""
-    try:
-        info = package.getinfo(ATTESTATIONS)
-    except KeyError:
-        return []
-    if info.file_size > MAX_ATTESTATIONS:
-        return [f"{ATTESTATIONS} is {info.file_size} bytes, too large to check"]
-    return attestation_problems(package.read(ATTESTATIONS))
 
 
 def attestation_problems(data: bytes) -> list[str]:

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import lzma
 import os
 import stat
+import struct
 import zipfile
 import zlib
 from collections.abc import Iterator
@@ -22,14 +24,29 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from records.imports.attestations import wacz_attestation_problems
-from snapshotter.errors import InputError, shown
+from records.imports.attestations import ATTESTATIONS, MAX_ATTESTATIONS, attestation_problems
+from snapshotter.errors import InputError, printable_line, shown
 
 CHUNK_SIZE = 1024 * 1024
 GZIP_MAGIC = b"\x1f\x8b"  # a file of the first byte alone is a cut gzip stream, not a WARC
 GZIP_STEP = 4096  # how much compressed input is inflated at a time: damage is found within it
 WARC_SUFFIXES = (".warc", ".warc.gz")
 MAX_DATAPACKAGE = 64 * 1024 * 1024  # a listing larger than this is not a listing
+# What reading a damaged zip member raises: a local header or CRC-32 that does not match
+# (BadZipFile), compressed data cut short (EOFError) or corrupt (zlib.error, lzma.LZMAError,
+# OSError of bz2), a member encrypted or compressed in a way zipfile cannot read (RuntimeError,
+# NotImplementedError), header fields that do not parse (ValueError, struct.error).
+ZIP_DAMAGE = (
+    zipfile.BadZipFile,
+    zlib.error,
+    lzma.LZMAError,
+    EOFError,
+    OSError,
+    RuntimeError,
+    NotImplementedError,
+    ValueError,
+    struct.error,
+)
 
 
 @dataclass(frozen=True)
@@ -62,8 +79,13 @@ class Archive:
 
     @contextmanager
     def open(self, source: WarcSource) -> Iterator[IO[bytes]]:
+        """The WARC's bytes; a member checked whole before (``_checked_warcs``) that cannot
+        be opened now is one line, not a traceback (what breaks off while it is read is
+        warcio's to report, as for any WARC)."""
         if self._zip is not None and source.member is not None:
-            with self._zip.open(source.member) as handle:
+            with _reading(self.path, source.member):
+                handle = self._zip.open(source.member)
+            with handle:
                 yield handle
         else:
             with self.path.open("rb") as handle:
@@ -209,18 +231,68 @@ class _GzipCheck:
 def _open_wacz(path: Path) -> Archive:
     try:
         package = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError) as error:
-        raise InputError(f"{shown(path)} is not a readable WACZ (zip) file: {error}") from None
+    except ZIP_DAMAGE as error:
+        raise InputError(
+            f"{shown(path)} is not a readable WACZ (zip) file: {_damage(error)}"
+        ) from None
     try:
         warcs = _checked_warcs(package, path)
-        problems = wacz_attestation_problems(package)
+        problems = _attestation_problems(package, path)
     except InputError:
         package.close()
         raise
-    except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, ValueError) as error:
+    except ZIP_DAMAGE as error:  # each member is read through _reading: a backstop
         package.close()
-        raise InputError(f"{shown(path)}: the WACZ cannot be read: {error}") from None
+        raise InputError(f"{shown(path)}: the WACZ cannot be read: {_damage(error)}") from None
     return Archive(path, "wacz", warcs, package, attestation_problems=problems)
+
+
+@contextmanager
+def _reading(path: Path, member: str) -> Iterator[None]:
+    """Reading ``member`` of the WACZ at ``path``: its damage is one line naming it."""
+    try:
+        yield
+    except ZIP_DAMAGE as error:
+        raise InputError(f"{shown(path)}: {member} is damaged: {_damage(error)}") from None
+
+
+# zipfile's messages (3.11 to 3.13) that quote what it read, or say it in its own terms
+ZIPFILE_WORDS = (
+    ("Bad CRC-32", "its bytes do not match the CRC-32 the zip records for them"),
+    ("File name in directory", "its local header names another file than the zip's directory"),
+    ("Bad magic number for file header", "the zip's directory points at no local header"),
+    ("Truncated file header", "its local header is cut short (a truncated file?)"),
+    ("File is not a zip file", "it has no zip directory at its end (a truncated file?)"),
+    ("Bad magic number for central directory", "the zip's directory is damaged"),
+    ("Truncated central directory", "the zip's directory is cut short"),
+)
+
+
+def _damage(error: BaseException) -> str:
+    """What zipfile found, in words (its own text quotes the bytes of a damaged header);
+    zlib's text for damaged data."""
+    if isinstance(error, EOFError):
+        return "its compressed data ends early (a truncated file?)"
+    if isinstance(error, zlib.error | lzma.LZMAError):
+        return f"its compressed data is corrupt ({printable_line(str(error))[:200]})"
+    text = str(error)
+    for start, words in ZIPFILE_WORDS:
+        if text.startswith(start):
+            return words
+    return printable_line(text)[:200] or type(error).__name__
+
+
+def _attestation_problems(package: zipfile.ZipFile, path: Path) -> list[str]:
+    """The problems of ``attestations/attestations.jsonl`` (none without one)."""
+    try:
+        info = package.getinfo(ATTESTATIONS)
+    except KeyError:
+        return []
+    if info.file_size > MAX_ATTESTATIONS:
+        return [f"{ATTESTATIONS} is {info.file_size} bytes, too large to check"]
+    with _reading(path, ATTESTATIONS):
+        data = package.read(ATTESTATIONS)
+    return attestation_problems(data)
 
 
 def _checked_warcs(package: zipfile.ZipFile, path: Path) -> list[WarcSource]:
@@ -241,14 +313,14 @@ def _checked_warcs(package: zipfile.ZipFile, path: Path) -> list[WarcSource]:
         if member not in names:
             raise InputError(f"{shown(path)}: datapackage.json lists {member!r}, which is missing")
         algorithm, declared = _declared_hash(resource, path)
-        found, size, damage = _member_digest(package, member, algorithm)
+        found, size, damage = _member_digest(package, member, path, algorithm)
         _check_resource(resource, declared, found, size, path)
         if not member.startswith("archive/"):
             continue
         if damage is not None:
             raise InputError(f"{shown(path)}: {damage}")
         # The WARC is known by its SHA-256 in the records, whatever the listing used.
-        digest = found if algorithm == "sha256" else _member_digest(package, member)[0]
+        digest = found if algorithm == "sha256" else _member_digest(package, member, path)[0]
         name = f"{path.name}#{member}"
         warcs.append(WarcSource(name, member, digest, size, signature, about))
     listed = {resource["path"] for resource in resources}
@@ -271,7 +343,8 @@ def _read_member(package: zipfile.ZipFile, member: str, path: Path) -> bytes:
         raise InputError(f"{shown(path)} is not a WACZ: it has no {member}") from None
     if info.file_size > MAX_DATAPACKAGE:
         raise InputError(f"{shown(path)}: {member} is {info.file_size} bytes, too large")
-    return package.read(member)
+    with _reading(path, member):
+        return package.read(member)
 
 
 def _check_listing_digest(package: zipfile.ZipFile, listing: bytes, path: Path) -> str:
@@ -312,9 +385,10 @@ def _resources(listing: bytes, path: Path) -> list[dict[str, Any]]:
 
 
 def _member_digest(
-    package: zipfile.ZipFile, member: str, algorithm: str = "sha256"
+    package: zipfile.ZipFile, member: str, path: Path, algorithm: str = "sha256"
 ) -> tuple[str, int, str | None]:
-    with package.open(member) as handle:
+    """``_scan`` of a member, read through zipfile (which inflates it and checks its CRC-32)."""
+    with _reading(path, member), package.open(member) as handle:
         return _scan(handle, member, algorithm)
 
 
