@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from records.imports.warc import import_archive  # noqa: E402
+from records.wire import import_report_json  # noqa: E402
 from records.workspace import Workspace  # noqa: E402
 from snap.config import Settings  # noqa: E402
 from tests.imports.warcs import CrawlerWarc  # noqa: E402
@@ -109,7 +110,7 @@ def timed_import(path: Path, home: Path) -> tuple[float, dict[str, Any]]:
     try:
         start = time.perf_counter()
         report = import_archive(workspace, path)
-        return time.perf_counter() - start, report.to_json()["summary"]
+        return time.perf_counter() - start, import_report_json(report)["summary"]
     finally:
         workspace.close()
 
