@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from records.attest.manifest import origin_line
+from records.attest.manifest import attestation_line, origin_line
 from records.errors import RecordNotFound
 from records.evidence import Evidence, browser_blobs, recorded_head
 from records.ids import resolve_snapshot_id
@@ -62,7 +62,7 @@ def show(
     store = workspace.stores.store_for(evidence)
     if what == "screenshot":
         return Shown(evidence.snapshot_id, what, raw=latest_screenshot(store, evidence, captures))
-    origin = origin_line(provenance)
+    origin = imported_origin(provenance)
     if what == "headers":
         exchanges = recorded_exchanges(store, provenance, final_url)
         headers = provenance.get("headers") or {}
@@ -87,6 +87,16 @@ def show(
         len(text),
         origin=origin,
     )
+
+
+def imported_origin(provenance: dict[str, Any]) -> str | None:
+    """Where an imported capture came from, and whether its archive's attestation holds for
+    it; None for a capture snap made."""
+    origin = origin_line(provenance)
+    attestation = attestation_line(provenance)
+    if origin is None or attestation is None:
+        return origin
+    return f"{origin}; {attestation}"
 
 
 def latest_screenshot(store: BlobStore, evidence: Evidence, captures: Any) -> bytes:

@@ -15,6 +15,7 @@ from verifier.status import Status
 
 __all__ = [
     "REFETCH_FAILED",
+    "ArchiveAttestation",
     "BatchKind",
     "BlobState",
     "CaptureOutcome",
@@ -130,6 +131,15 @@ class ImportOutcome(StrEnum):
     SKIPPED = "skipped"  # not a capture, or a revisit without its original
     REFUSED = "refused"  # the record's reason says why
     DEFERRED = "deferred"  # a revisit or redirect resolved at the end; never reported
+
+
+class ArchiveAttestation(StrEnum):
+    """Whether an imported capture is one its archive attests (``records.imports.attested``):
+    kept in its provenance as ``archiveAttestation``, the word then ``: `` and what was found."""
+
+    NONE = "none"  # the archive attests no capture of this URL at this time
+    HOLDS = "holds"  # its signed manifest names these bytes, and its checks found nothing
+    BROKEN = "does not hold"  # a blob differs from what the manifest names, or a check fails
 
 
 # The outcomes an import's summary counts, in the order it prints them.

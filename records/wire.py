@@ -589,8 +589,9 @@ def written_counts_json(written: WrittenCounts) -> dict[str, Any]:
 
 
 def import_report_json(report: ImportReport) -> dict[str, Any]:
-    """``snap import --json``: one result per record, then the counts of each outcome, the
-    damage lines and the attestation problems (a WACZ's, ``records.imports.attestations``)."""
+    """``snap import --json``: one result per record (a capture recorded saying whether its
+    archive's attestation holds for it), then the counts of each outcome, the damage lines and
+    the attestation problems (``records.imports.attestations``, ``records.imports.attested``)."""
     summary: dict[str, Any] = {
         str(outcome): report.count(outcome) for outcome in REPORTED_IMPORT_OUTCOMES
     }
@@ -619,6 +620,7 @@ def record_result_json(result: RecordResult) -> dict[str, Any]:
         "captureId": result.capture_id,
         "status": result.status,
         "reason": result.reason,
+        "attestation": None if result.attestation is None else str(result.attestation),
     }
 
 

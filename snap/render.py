@@ -191,8 +191,23 @@ def seal_lines_of(results: list[CitationResult]) -> list[str]:
         kinds[seal_kind(seal)] = kinds.get(seal_kind(seal), 0) + 1
     read = plural(len(seals), "capture") + " read"
     if len(kinds) == 1:
-        return [one_line(f"seal: {read}, {next(iter(kinds))}")]
-    return [one_line(f"seal: {read}: " + "; ".join(f"{n} {k}" for k, n in kinds.items()))]
+        lines = [one_line(f"seal: {read}, {next(iter(kinds))}")]
+    else:
+        lines = [one_line(f"seal: {read}: " + "; ".join(f"{n} {k}" for k, n in kinds.items()))]
+    return lines + imported_unattested(seals)
+
+
+def imported_unattested(seals: Mapping[int | None, SealState]) -> list[str]:
+    """A capture read that was imported from an archive whose attestation does not hold for
+    its bytes: its seal is the importer's, and says nothing of where the bytes came from."""
+    from records.attest.checks import archive_attestation_broken
+
+    return [
+        f"✗ capture {capture_id} was imported, and its archive's attestation does not hold for"
+        " it (snap audit shows what differs)"
+        for capture_id, seal in seals.items()
+        if archive_attestation_broken(seal)
+    ]
 
 
 # What the seal line adds when the timestamp does not bear out the capture time (``snap audit``
@@ -373,8 +388,9 @@ def route_lines(capture: CaptureRecord) -> list[str]:
 
 
 def imported_from(provenance: Mapping[str, Any]) -> list[str]:
-    """A capture read from a web archive says which record it was: snap did not fetch it."""
-    from records.attest.manifest import claimed_software, record_id_of
+    """A capture read from a web archive says which record it was (snap did not fetch it), and
+    whether the archive's attestation holds for it."""
+    from records.attest.manifest import attestation_line, claimed_software, record_id_of
 
     warc = provenance.get("warc")
     if not isinstance(warc, dict):
@@ -386,7 +402,8 @@ def imported_from(provenance: Mapping[str, Any]) -> list[str]:
         f" captured by {claimed_software(dict(provenance))} at the time that archive states;"
         " not captured by snap"
     )
-    return ["    " + one_line(line)]
+    attestation = attestation_line(dict(provenance))
+    return ["    " + one_line(text) for text in (line, attestation) if text]
 
 
 def seal_lines(seal: SealState | None) -> list[str]:
@@ -589,8 +606,9 @@ def import_report(report: ImportReport) -> str:
     if problems:
         lines[-1:-1] = [one_line(f"attestation problem: {problem}") for problem in problems]
         lines.append(
-            f"{plural(len(problems), 'attestation problem')} in the archive's"
-            " attestations.jsonl (reported; the captures are imported as the archive has them)"
+            f"{plural(len(problems), 'attestation problem')} in the archive (reported; the"
+            " captures are imported as the archive has them, each saying whether its"
+            " attestation holds for it: snap audit, snap show)"
         )
     return "\n".join(lines)
 

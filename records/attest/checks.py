@@ -206,7 +206,7 @@ class SealChecks:
                 return SealState("unchecked", "unchecked", (problem,), capture_id, digest)
             verdict = self._remember(key, _compute(data, signed, stamp, reply, self.chain))
         problems = _naming_problems(verdict, provenance, snapshot_id, read)
-        notes: list[str] = []
+        notes = _imported_notes(provenance)
         if text is not None and ("text", text[0]) not in verdict.names:
             _unnamed_text(text, self._logged(text[1]), problems, notes)
         if verdict.signature is not None:
@@ -376,6 +376,26 @@ def _naming_problems(
         if (kind, digest) not in verdict.names:
             problems.append(f"the manifest does not name the {kind} blob {digest}")
     return problems
+
+
+IMPORTED_NOTE = "imported: "  # begins the note of an imported capture's archive attestation
+
+
+def _imported_notes(provenance: dict[str, Any]) -> list[str]:
+    """An imported capture's seal is the importer's: whether the attestation its archive
+    carried holds for the bytes imported is said beside it (``records.imports.attested``)."""
+    from records.attest.manifest import attestation_line
+
+    line = attestation_line(provenance)
+    return [IMPORTED_NOTE + line] if line is not None else []
+
+
+def archive_attestation_broken(seal: SealState) -> bool:
+    """Whether the seal is of an imported capture whose archive's attestation does not hold
+    for the bytes imported (its note, ``_imported_notes``)."""
+    from records.attest.manifest import BROKEN_ATTESTATION_LINE
+
+    return any(note.startswith(IMPORTED_NOTE + BROKEN_ATTESTATION_LINE) for note in seal.notes)
 
 
 def _unnamed_text(

@@ -12,6 +12,7 @@ import hashlib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
@@ -433,40 +434,65 @@ def _entries_of(session: Any, wanted: list[RecordKey]) -> dict[RecordKey, tuple[
     return found
 
 
-def proof_problem(kind: str, record_id: str, proof: dict[str, Any] | None) -> str | None:
-    """What is wrong with the inclusion proof snap is about to hand out for a record, checked
-    as the other side's ``check_inclusion.py`` checks it: the leaf (the row as it is now)
-    hashes to the stored leaf hash, and the path leads from it to the root the checkpoint's
-    signed document states. None when it checks, or when no checkpoint holds the record yet
-    (there is no proof to check)."""
+class ProofFault(StrEnum):
+    """What is wrong with an inclusion proof, whoever says it: snap of its own records
+    (``proof_problem``) or an import of an archive's attestations, in words of its own."""
+
+    NO_LEAF = "no leaf"  # the record is gone: the proof carries no leaf to prove
+    LEAF_CHANGED = "leaf changed"  # the leaf does not hash to the leaf hash logged
+    CHECKPOINT_UNREADABLE = "checkpoint unreadable"
+    OFF_ROOT = "off root"  # the path does not lead to the root the checkpoint states
+
+
+def proof_fault(proof: dict[str, Any] | None) -> ProofFault | None:
+    """The leaf hashes to the logged leaf hash, and the path leads from it to the root the
+    checkpoint's signed document states. None when it checks, or when no checkpoint holds
+    the record yet (there is no proof to check)."""
     checkpoint = (proof or {}).get("checkpoint")
     if proof is None or not checkpoint:
         return None
-    label, position = f"{kind} {record_id}", proof["position"]
     leaf = proof.get("leaf")
     if leaf is None:
-        return f"{label} was removed from the database after it was logged at {position}"
+        return ProofFault.NO_LEAF
     if hex_digest(merkle.leaf_hash(base64.b64decode(leaf))) != proof["leafHash"]:
-        return (
-            f"{label} was changed after it was logged: its row no longer hashes to the leaf at"
-            f" position {position}, so its inclusion proof does not check"
-        )
+        return ProofFault.LEAF_CHANGED
     try:
         signed = json.loads(checkpoint["document"])
         size, root = int(signed["treeSize"]), raw_digest(str(signed["rootHash"]))
     except (ValueError, KeyError, TypeError):
-        return f"{label}: checkpoint {checkpoint['id']}'s document cannot be read"
+        return ProofFault.CHECKPOINT_UNREADABLE
     path = [bytes.fromhex(node) for node in proof["path"]]
     leaf_hash = raw_digest(proof["leafHash"])
     if size != proof["treeSize"] or not merkle.verify_inclusion(
-        position, size, leaf_hash, path, root
+        proof["position"], size, leaf_hash, path, root
     ):
-        return (
-            f"{label}: its inclusion proof at position {position} does not lead to the root"
-            f" checkpoint {checkpoint['id']} signed: the log was changed after that checkpoint"
-            " (snap log verify names the entries)"
-        )
+        return ProofFault.OFF_ROOT
     return None
+
+
+def proof_problem(kind: str, record_id: str, proof: dict[str, Any] | None) -> str | None:
+    """What is wrong with the inclusion proof snap is about to hand out for a record, checked
+    as the other side's ``check_inclusion.py`` checks it (``proof_fault``), in words about
+    snap's own database: the leaf is the row as it is now."""
+    fault = proof_fault(proof)
+    if fault is None or proof is None:
+        return None
+    label, position = f"{kind} {record_id}", proof["position"]
+    checkpoint = proof["checkpoint"]
+    if fault is ProofFault.NO_LEAF:
+        return f"{label} was removed from the database after it was logged at {position}"
+    if fault is ProofFault.LEAF_CHANGED:
+        return (
+            f"{label} was changed after it was logged: its row no longer hashes to the leaf at"
+            f" position {position}, so its inclusion proof does not check"
+        )
+    if fault is ProofFault.CHECKPOINT_UNREADABLE:
+        return f"{label}: checkpoint {checkpoint['id']}'s document cannot be read"
+    return (
+        f"{label}: its inclusion proof at position {position} does not lead to the root"
+        f" checkpoint {checkpoint['id']} signed: the log was changed after that checkpoint"
+        " (snap log verify names the entries)"
+    )
 
 
 def proof_problems(proofs: Proofs) -> list[str]:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from records.vocabulary import ArchiveAttestation
 from snapshotter.canonical_json import canonical_json
 from snapshotter.head_format import BROWSER_PROVENANCE
 
@@ -28,6 +29,7 @@ if TYPE_CHECKING:  # loaded by what captures; reading the log back does not need
     from snapshotter.capture import SnapshotRecord
 
 MANIFEST_FORMAT = "snap-capture-manifest/1"
+ARCHIVE_ATTESTATION = "archiveAttestation"  # an imported capture's: records.imports.attested
 BLOB_SUFFIX = "Blob"
 
 
@@ -150,6 +152,10 @@ def import_claims(provenance: dict[str, Any]) -> dict[str, Any]:
             "sha256": warc.get("fileDigest"),
             "recordId": warc.get("recordId"),
             "signature": provenance.get("archiveSignature") or "none",
+            # whether the attestation the archive carries for this capture holds for the bytes
+            # imported (records.imports.attested); captures imported before it was checked
+            # have none
+            **({"attestation": found} if (found := archive_attestation(provenance)) else {}),
             **({"package": warc["package"]} if warc.get("package") else {}),
         },
         "archiveClaims": {
@@ -158,6 +164,28 @@ def import_claims(provenance: dict[str, Any]) -> dict[str, Any]:
             "ipAddress": provenance.get("ip"),
         },
     }
+
+
+def archive_attestation(provenance: dict[str, Any]) -> str | None:
+    """What an imported capture's provenance says of its archive's attestation
+    (``records.imports.attested``): ``none``, ``holds: …`` or ``does not hold: …``; None for a
+    capture snap made itself, or one imported before attestations were compared."""
+    found = provenance.get(ARCHIVE_ATTESTATION)
+    return str(found) if found else None
+
+
+def attestation_line(provenance: dict[str, Any]) -> str | None:
+    """``archive_attestation`` in words, beside ``origin_line``."""
+    found = archive_attestation(provenance)
+    if found is None:
+        return None
+    if found == ArchiveAttestation.NONE:
+        return "its archive attests no capture of this URL at this time"
+    return f"{ATTESTATION_LINE}{found}"
+
+
+ATTESTATION_LINE = "its archive's attestation "  # + the state and what was found
+BROKEN_ATTESTATION_LINE = f"{ATTESTATION_LINE}{ArchiveAttestation.BROKEN}"
 
 
 def origin_line(provenance: dict[str, Any]) -> str | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from records.vocabulary import ImportOutcome
+from records.vocabulary import ArchiveAttestation, ImportOutcome
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,8 @@ class RecordResult:
     capture_id: int | None = None
     status: int | None = None
     reason: str | None = None
+    # a capture recorded: whether its archive's attestation holds for it (records.imports.attested)
+    attestation: ArchiveAttestation | None = None
 
 
 @dataclass
@@ -32,8 +34,9 @@ class ImportReport:
     kind: str
     results: list[RecordResult] = field(default_factory=list)
     damaged: list[str] = field(default_factory=list)  # one line per WARC that broke off
-    # what does not hold together in a WACZ's attestations.jsonl: said, and the exit code
-    # unchanged (an import claims nothing of its own; the captures are imported all the same)
+    # what does not hold together in the archive's attestations, or between them and its bytes:
+    # said, and the exit code unchanged (an import claims nothing of its own; the captures are
+    # imported all the same, each saying whether its attestation holds for it)
     attestation_problems: list[str] = field(default_factory=list)
 
     def count(self, outcome: ImportOutcome) -> int:

@@ -24,7 +24,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from records.imports.attestations import ATTESTATIONS, MAX_ATTESTATIONS, attestation_problems
+from records.imports.attestations import (
+    ATTESTATIONS,
+    MAX_ATTESTATIONS,
+    Attestations,
+    read_attestations,
+)
 from snapshotter.errors import InputError, printable_line, shown
 
 CHUNK_SIZE = 1024 * 1024
@@ -73,9 +78,9 @@ class Archive:
     kind: str  # "warc" or "wacz"
     warcs: list[WarcSource]
     _zip: zipfile.ZipFile | None = None
-    # a WACZ's attestations that do not hold together (records.imports.attestations): reported,
-    # never a reason to refuse the archive
-    attestation_problems: list[str] = field(default_factory=list)
+    # a WACZ's attestations.jsonl (records.imports.attestations): its problems are reported,
+    # never a reason to refuse the archive (a WARC's attestations are one of its records)
+    attestations: Attestations = field(default_factory=Attestations)
 
     @contextmanager
     def open(self, source: WarcSource) -> Iterator[IO[bytes]]:
@@ -237,14 +242,14 @@ def _open_wacz(path: Path) -> Archive:
         ) from None
     try:
         warcs = _checked_warcs(package, path)
-        problems = _attestation_problems(package, path)
+        attestations = _attestations(package, path)
     except InputError:
         package.close()
         raise
     except ZIP_DAMAGE as error:  # each member is read through _reading: a backstop
         package.close()
         raise InputError(f"{shown(path)}: the WACZ cannot be read: {_damage(error)}") from None
-    return Archive(path, "wacz", warcs, package, attestation_problems=problems)
+    return Archive(path, "wacz", warcs, package, attestations=attestations)
 
 
 @contextmanager
@@ -282,17 +287,17 @@ def _damage(error: BaseException) -> str:
     return printable_line(text)[:200] or type(error).__name__
 
 
-def _attestation_problems(package: zipfile.ZipFile, path: Path) -> list[str]:
-    """The problems of ``attestations/attestations.jsonl`` (none without one)."""
+def _attestations(package: zipfile.ZipFile, path: Path) -> Attestations:
+    """What ``attestations/attestations.jsonl`` says (nothing without one)."""
     try:
         info = package.getinfo(ATTESTATIONS)
     except KeyError:
-        return []
+        return Attestations()
     if info.file_size > MAX_ATTESTATIONS:
-        return [f"{ATTESTATIONS} is {info.file_size} bytes, too large to check"]
+        return Attestations([f"{ATTESTATIONS} is {info.file_size} bytes, too large to check"])
     with _reading(path, ATTESTATIONS):
         data = package.read(ATTESTATIONS)
-    return attestation_problems(data)
+    return read_attestations(data)
 
 
 def _checked_warcs(package: zipfile.ZipFile, path: Path) -> list[WarcSource]:

@@ -26,6 +26,11 @@ Per record:
   snap's own exports: an imported capture's ``headers`` blob is the head its response record
   carries, as for any archive (its capture is recorded, and sealed, before that record is read).
 
+An archive's attestations (a WACZ's ``attestations.jsonl``, a WARC export's attestations
+record) are checked, and its bytes against the manifests they sign (``records.imports.attested``,
+read before any record is imported): each capture recorded says in its provenance whether its
+archive's attestation holds for it; what does not hold is reported, never refused.
+
 Importing the same archive again records nothing twice: snapshots are content-addressed, and a
 capture is unique by URL and time, so a record already imported (same record id, same WARC
 file) is reported as ``exists``. Another record claiming the same URL at the same second is
@@ -43,6 +48,9 @@ from typing import Any
 from urllib.parse import urljoin
 
 from records.attest.seal import attestor_of, seal
+from records.imports.attestations import Attestations
+from records.imports.attested import AttestationCheck
+from records.imports.contents import ArchiveContents, read_contents
 from records.imports.fields import (
     capture_date,
     head_bytes,
@@ -129,11 +137,8 @@ class _ImportRun:
         self.as_latest = as_latest
         scale = sum(w.size for w in archive.warcs) or 1
         self.scale = total_bytes(archive.path) / scale if archive.kind == "wacz" else 1.0
-        self.report = ImportReport(
-            path=str(archive.path),
-            kind=archive.kind,
-            attestation_problems=list(archive.attestation_problems),
-        )
+        self.report = ImportReport(path=str(archive.path), kind=archive.kind)
+        self.attested = _attestation_check(archive)  # read before any record is imported
         self.by_record_id: dict[str, SnapshotRecord] = {}
         self.by_digest: dict[str, SnapshotRecord] = {}
         self.by_uri_date: dict[tuple[str, str], SnapshotRecord] = {}
@@ -148,6 +153,7 @@ class _ImportRun:
             self.report.results.append(self._resolve(revisit))
         for redirect in self.redirects:
             self.report.results.append(self._follow(redirect))
+        self.report.attestation_problems = self.attested.problems()
         return self.report
 
     # --- reading ---------------------------------------------------------------------
@@ -323,7 +329,9 @@ class _ImportRun:
             self.latest[key] = snapshot
 
     def _record_capture(self, snapshot: SnapshotRecord, base: RecordResult) -> RecordResult:
-        # its manifest says "import" and names the archive; blob and TSA I/O, no transaction
+        snapshot, attestation = self.attested.mark(snapshot)
+        # its manifest says "import", names the archive and whether the archive's attestation
+        # holds for it; blob and TSA I/O, no transaction
         snapshot = seal(attestor_of(self.workspace), self.workspace.store, snapshot)
         with self.workspace.db.session() as session:
             capture, created = record_snapshot_once(session, snapshot, as_latest=self.as_latest)
@@ -334,10 +342,9 @@ class _ImportRun:
         done = dataclasses.replace(
             base, snapshot_id=snapshot.snapshot_id, capture_id=capture_id, status=snapshot.status
         )
-        if created:
-            return dataclasses.replace(done, outcome=ImportOutcome.IMPORTED)
-        if same:
-            return dataclasses.replace(done, outcome=ImportOutcome.EXISTS)
+        if created or same:
+            outcome = ImportOutcome.IMPORTED if created else ImportOutcome.EXISTS
+            return dataclasses.replace(done, outcome=outcome, attestation=attestation)
         other = (recorded.get("warc") or {}).get("recordId") or "a fetch"
         return dataclasses.replace(
             done,
@@ -431,6 +438,19 @@ class _ImportRun:
                 return None
             return self.by_uri_date.get((canonical_url(revisit.refers_to_uri), date))
         return None
+
+
+def _attestation_check(archive: Archive) -> AttestationCheck:
+    """The archive's attestations, checked against its records before any is imported: a
+    WACZ's attestations.jsonl (its WARCs read only when it has one), a WARC's own record."""
+    attestations = Attestations()
+    attestations.extend(archive.attestations)
+    if archive.kind == "wacz" and not attestations.captures:
+        return AttestationCheck(attestations, ArchiveContents())
+    contents = read_contents(archive)
+    if archive.kind == "warc":
+        attestations.extend(contents.attestations)
+    return AttestationCheck(attestations, contents)
 
 
 @dataclass(frozen=True)

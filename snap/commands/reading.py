@@ -218,8 +218,10 @@ def import_(ctx: click.Context, path: Path, as_latest: bool, as_json: bool) -> N
     original in the same archive. An imported capture keeps its own time but never becomes
     the latest snapshot of a URL snap captured itself, unless --as-latest. Exit 1 when a
     record was refused (payload digest mismatch, truncated or undecodable body), 2 when the
-    file cannot be imported or breaks off (records before the damage stay imported). A WACZ's
-    attestations that do not hold together are reported, one line each, and refuse nothing.
+    file cannot be imported or breaks off (records before the damage stay imported). An
+    archive's attestations that do not hold, and bytes that differ from what they sign, are
+    reported, one line each, and refuse nothing; each capture says whether its archive's
+    attestation holds for it (snap audit).
     """
     from records.imports.warc import import_archive, total_bytes
 

@@ -1,6 +1,7 @@
 """A WACZ's ``attestations.jsonl`` is checked on import: snap's own export imports with no
 attestation problem; one whose timestamp tokens were swapped between two captures imports all
-the same (an import claims nothing of its own) but says so, naming both captures."""
+the same (an import claims nothing of its own) but says so, naming both captures by their URL
+and time and the line of the file (never by the ids the exporting snap gave them)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from records.attest.signing import KeyType, write_new_key
-from records.imports.attestations import ATTESTATIONS, attestation_problems
+from records.imports.attestations import ATTESTATIONS, attestation_problems, read_attestations
 from snap.cli import cli
 from tests.attest.conftest import attesting_env, tsa  # noqa: F401  (fixture)
 from tests.attest.tsa import LocalTsa
@@ -57,6 +58,11 @@ def read_lines(wacz: Path) -> Lines:
 
 def captures(lines: Lines) -> Lines:
     return [line for line in lines if "captureId" in line]
+
+
+def label(lines: Lines, line: dict[str, Any]) -> str:
+    """How a problem names a line: by what it is about, then where it is, ending the label."""
+    return f"({ATTESTATIONS} line {lines.index(line) + 1}):"
 
 
 def swap_tokens(lines: Lines) -> Lines:
@@ -118,20 +124,25 @@ def test_snaps_own_export_imports_with_no_attestation_problem(
 
 def test_swapped_tokens_are_reported_naming_both_captures(exported: Path, tmp_path: Path) -> None:
     lines = swap_tokens(read_lines(exported))
-    first, second = (line["captureId"] for line in captures(lines))
     tampered = rewritten(exported, tmp_path / "tampered.wacz", lines, relist=True)
     done = snap_import(tampered, tmp_path / "home", "--json")
     assert done.exit_code == 0, done.output  # reported, never refused: nothing is lost
-    summary = json.loads(done.output)["summary"]
+    report = json.loads(done.output)
+    summary = report["summary"]
     assert summary["imported"] == 2
     problems = summary["attestationProblems"]
-    for capture in (first, second):
-        about = [p for p in problems if f"(capture {capture}):" in p]
+    for line in captures(lines):
+        document = json.loads(line["manifest"]["document"])
+        named = f"the capture of {document['requestedUrl']} at {document['capturedAt']} "
+        about = [p for p in problems if p.startswith(named + label(lines, line))]
         assert any("timestamp token stamps another digest" in p for p in about), problems
         assert any("the logged leaf names timestamp" in p for p in about), problems
+    assert not any(f"capture {line['captureId']}" in p for p in problems for line in lines)
+    assert {r["attestation"] for r in report["records"] if r["captureId"]} == {"does not hold"}
     text = snap_import(tampered, tmp_path / "again").output.splitlines()
-    assert sum(line.startswith("attestation problem: line ") for line in text) == len(problems)
-    assert text[-1].startswith(f"{len(problems)} attestation problems in the archive's")
+    told = [line for line in text if line.startswith("attestation problem: the capture of ")]
+    assert len(told) == len(problems)
+    assert text[-1].startswith(f"{len(problems)} attestation problems in the archive (")
 
 
 def test_swapped_tokens_with_the_listing_left_stale_are_refused_whole(
@@ -158,8 +169,7 @@ def test_a_whole_attestation_moved_to_another_capture_is_reported(exported: Path
     problems = attestation_problems(data)
     for line in (first, second):
         assert any(
-            f"(capture {line['captureId']}):" in p and "the logged leaf names manifest" in p
-            for p in problems
+            label(lines, line) in p and "the logged leaf names manifest" in p for p in problems
         ), problems
 
 
@@ -173,9 +183,11 @@ def test_a_changed_manifest_and_a_proof_off_its_root_are_reported(exported: Path
     else:
         proof["position"] += 1
     problems = attestation_problems(b"".join(json.dumps(line).encode() + b"\n" for line in lines))
-    label = f"(capture {first['captureId']}):"
-    assert any(label in p and "the manifest hashes to sha256:" in p for p in problems)
-    assert any(label in p and "does not lead to the root" in p for p in problems)
+    named = label(lines, first)
+    assert any(named in p and "the manifest hashes to sha256:" in p for p in problems)
+    assert any(
+        named in p and "does not lead to the root its checkpoint states" in p for p in problems
+    )
 
 
 @pytest.mark.parametrize(
@@ -199,11 +211,14 @@ def test_a_checkpoint_token_over_another_document_is_said_once(exported: Path) -
     checkpoints = [line["logProof"]["checkpoint"] for line in lines]
     for checkpoint in checkpoints:
         checkpoint["document"] = checkpoint["document"].replace("{", "{ ", 1)
-    problems = attestation_problems(b"".join(json.dumps(line).encode() + b"\n" for line in lines))
+    data = b"".join(json.dumps(line).encode() + b"\n" for line in lines)
+    problems = attestation_problems(data)
     stamped = [p for p in problems if "timestamp token stamps another digest" in p]
     assert stamped
-    assert all(p.startswith("checkpoint ") for p in stamped)
+    assert all(p.startswith("the log checkpoint of ") for p in stamped)
     assert len(stamped) == len({c["id"] for c in checkpoints})
+    for capture in read_attestations(data).captures:  # proved against it: does not hold
+        assert any(p in stamped for p in capture.problems), capture.problems
 
 
 def test_swapped_signatures_are_reported(exported: Path) -> None:
@@ -212,5 +227,5 @@ def test_swapped_signatures_are_reported(exported: Path) -> None:
     first["signature"], second["signature"] = second["signature"], first["signature"]
     problems = attestation_problems(b"".join(json.dumps(line).encode() + b"\n" for line in lines))
     for line in (first, second):
-        label = f"(capture {line['captureId']}): the manifest's signature does not verify"
-        assert any(label in p for p in problems), problems
+        named = f"{label(lines, line)} the manifest's signature does not verify"
+        assert any(named in p for p in problems), problems

@@ -29,7 +29,18 @@ PAGE = (
     "</article></body></html>"
 ).encode()
 # Keys whose value is a word of the vocabulary (or a fixed word): kept as they are.
-WORDS = {"status", "state", "kind", "outcome", "what", "method", "errorKind", "unit", "op"}
+WORDS = {
+    "status",
+    "state",
+    "kind",
+    "outcome",
+    "what",
+    "method",
+    "errorKind",
+    "unit",
+    "op",
+    "attestation",  # an imported record's: whether its archive's attestation holds for it
+}
 TIMES = {
     "time": re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$"),  # to the second
     "time.us": re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$"),  # to the microsecond
