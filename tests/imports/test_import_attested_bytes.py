@@ -260,3 +260,23 @@ def test_a_check_of_the_changed_quote_says_the_attestation_does_not_hold(
         )
         for line in told
     ), told
+
+
+def test_an_import_exported_again_holds_where_it_is_imported_next(
+    exported: Exports, tmp_path: Path
+) -> None:
+    """snap's own export, imported, exported again by the importer and imported elsewhere:
+    the second archive attests the first import (its manifest says import, its time the
+    archive's), and holds for what the second import stored."""
+    first = tmp_path / "first"
+    snap_json(first, "import", str(exported.wacz))
+    again = tmp_path / "again.wacz"
+    done = CliRunner().invoke(
+        cli,
+        ["export", "--format", "wacz", "-o", str(again), "--url", exported.url],
+        env={"SNAP_HOME": str(first)},
+    )
+    assert done.exit_code == 0, done.output
+    report = snap_json(tmp_path / "second", "import", str(again))
+    assert report["summary"]["attestationProblems"] == []
+    assert [r["attestation"] for r in captures(report)] == ["holds", "holds"]
