@@ -723,6 +723,8 @@ def imported_facts(capture: CaptureRecord, provenance: Mapping[str, Any]) -> lis
     if provenance.get("ip"):
         facts.append(("Server address, as the archive states", code(provenance["ip"])))
     facts.append(("Archive signature", esc(provenance.get("archiveSignature") or "none carried")))
+    attested = provenance.get("archiveAttestation")
+    facts.append(("Archive attestation", esc(attested or "none carried")))
     return facts + seal_facts(capture)
 
 
@@ -737,6 +739,7 @@ def seal_facts(capture: CaptureRecord) -> list[tuple[str, str]]:
         ("Manifest SHA-256", code(manifest.get("hash") or "-") + esc(verdict)),
         ("Manifest signature", esc(seal.signature)),
         ("Trusted timestamp", esc(seal.timestamp)),
+        ("Capture time and the timestamp", esc(seal.capture_time_words())),
         ("Verifiable log", log_fact(capture.log_proof)),
         (
             "Check it yourself",

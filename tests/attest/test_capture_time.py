@@ -95,3 +95,7 @@ def test_verify_and_audit_say_whether_the_timestamp_bears_out_the_capture_time(
     audit = home.snap("audit", "--snapshot", home.snapshot_id)
     assert audit.exit_code == 0, audit.output
     assert audit_words in audit.output, audit.output
+    page = tmp_path / "evidence.html"
+    exported = home.snap("export", "--format", "html", "-o", str(page), str(home.citation))
+    assert exported.exit_code == 0, exported.output
+    assert audit_words in page.read_text(encoding="utf-8")
