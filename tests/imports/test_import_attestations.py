@@ -15,13 +15,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from records.attest.signing import KeyType, write_new_key
 from records.imports.attestations import ATTESTATIONS, attestation_problems, read_attestations
 from snap.cli import cli
-from tests.attest.conftest import attesting_env, tsa  # noqa: F401  (fixture)
+from tests.attest.conftest import tsa  # noqa: F401  (fixture)
 from tests.attest.tsa import LocalTsa
-from tests.http_fixtures import LoopbackServer
-from tests.imports.warcs import PAGE
+from tests.imports.sealed import export_two_sealed_captures
 
 Lines = list[dict[str, Any]]
 
@@ -31,22 +29,8 @@ def exported(tsa: LocalTsa, tmp_path_factory: pytest.TempPathFactory) -> Path:  
     """A page fetched twice (two captures, each with its manifest, signature and token),
     exported as a WACZ by snap."""
     folder = tmp_path_factory.mktemp("attested")
-    home = folder / "home"
-    write_new_key(home / "signing-key.pem", KeyType.ECDSA_P256)
-    env = attesting_env(home, tsa)
-    runner = CliRunner()
-    with LoopbackServer() as server:
-        server.route("/cdn", body=PAGE)
-        for _ in range(2):
-            fetched = runner.invoke(cli, ["fetch", "--allow-private", server.url("/cdn")], env=env)
-            assert fetched.exit_code == 0, fetched.output
-        out = folder / "evidence.wacz"
-        done = runner.invoke(
-            cli,
-            ["export", "--format", "wacz", "-o", str(out), "--url", server.url("/cdn")],
-            env=env,
-        )
-    assert done.exit_code == 0, done.output
+    export_two_sealed_captures(folder, tsa, ["wacz"])
+    out = folder / "evidence.wacz"
     assert len(captures(read_lines(out))) == 2
     return out
 

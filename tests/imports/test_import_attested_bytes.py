@@ -21,11 +21,10 @@ from click.testing import CliRunner
 from warcio.archiveiterator import ArchiveIterator
 from warcio.warcwriter import WARCWriter
 
-from records.attest.signing import KeyType, write_new_key
 from snap.cli import cli
-from tests.attest.conftest import attesting_env, tsa  # noqa: F401  (fixture)
+from tests.attest.conftest import tsa  # noqa: F401  (fixture)
 from tests.attest.tsa import LocalTsa
-from tests.http_fixtures import LoopbackServer
+from tests.imports.sealed import export_two_sealed_captures
 from tests.imports.warcs import PAGE
 
 WARC_MEMBER = "archive/data.warc.gz"
@@ -44,22 +43,7 @@ def exported(tsa: LocalTsa, tmp_path_factory: pytest.TempPathFactory) -> Exports
     """A page fetched twice (the second capture a revisit of the first's bytes), signed and
     stamped, exported by snap as a WACZ and as a WARC."""
     folder = tmp_path_factory.mktemp("attested-bytes")
-    home = folder / "home"
-    write_new_key(home / "signing-key.pem", KeyType.ECDSA_P256)
-    env = attesting_env(home, tsa)
-    runner = CliRunner()
-    with LoopbackServer() as server:
-        server.route("/cdn", body=PAGE)
-        url = server.url("/cdn")
-        for _ in range(2):
-            fetched = runner.invoke(cli, ["fetch", "--allow-private", url], env=env)
-            assert fetched.exit_code == 0, fetched.output
-        for fmt in ("wacz", "warc"):
-            out = folder / f"evidence.{'wacz' if fmt == 'wacz' else 'warc.gz'}"
-            done = runner.invoke(
-                cli, ["export", "--format", fmt, "-o", str(out), "--url", url], env=env
-            )
-            assert done.exit_code == 0, done.output
+    url = export_two_sealed_captures(folder, tsa, ["wacz", "warc"])
     return Exports(url, folder / "evidence.wacz", folder / "evidence.warc.gz")
 
 

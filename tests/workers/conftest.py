@@ -134,6 +134,11 @@ def queue() -> Iterator[str]:
     """A queue name of this test's own; every Redis key it made is deleted afterwards."""
     name = f"test-{uuid.uuid4().hex[:12]}"
     yield name
+    forget_queue(name)
+
+
+def forget_queue(name: str) -> None:
+    """Delete every Redis key of the queue ``name`` (snap prefixes them ``snap:<queue>:``)."""
     client = redis.Redis.from_url(REDIS_URL)
     keys = list(client.scan_iter(match=f"snap:{name}:*", count=1000))
     if keys:

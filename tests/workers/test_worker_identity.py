@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-import redis
 import sqlalchemy as sa
 
 from records import jobs
@@ -25,7 +24,7 @@ from records.workspace import Workspace
 from snap.config import Settings
 from snap.workers.app import configure
 from snap.workers.tasks import capture_url, close_opened
-from tests.workers.conftest import REDIS_URL, Snap, base_env
+from tests.workers.conftest import REDIS_URL, Snap, base_env, forget_queue
 from tests.workers.pages import PageServer
 
 PAGES_A, PAGES_B = 10, 7  # items of each database's batch: B's ids are some of A's
@@ -129,11 +128,7 @@ def own_queue(queue: str) -> Iterator[str]:
     """A second queue (B's, once the deployment is put right); its Redis keys go afterwards."""
     name = f"{queue}-b"
     yield name
-    client = redis.Redis.from_url(REDIS_URL)
-    keys = list(client.scan_iter(match=f"snap:{name}:*", count=1000))
-    if keys:
-        client.delete(*keys)
-    client.close()
+    forget_queue(name)
 
 
 def wait_ready(log: Path, timeout: float = 120) -> None:
