@@ -2,14 +2,16 @@
 
 Run: ``.venv/bin/python bench/bench_browser.py [--json] [--runs N]``
 
-Two pages from a loopback HTTP server started here: one of about 1 MB of text, and one with 50
-subresources (30 images, 15 stylesheets, 5 scripts). For each, best of ``--runs`` after a warm
+Three pages from a loopback HTTP server started here: a small static page (30 paragraphs, no
+script), one of about 1 MB of text, and one with 50 subresources (30 images, 15 stylesheets, 5
+scripts). For each, best of ``--runs`` after a warm
 run, with one Chromium kept across runs (as the workers keep it):
 
 * ``http``: ``snap fetch`` over HTTP (fetch, extract, store);
 * ``playwright``: the fair baseline, the same Chromium and Playwright doing the same browser
   work with its own network stack against the same server (navigate, wait for load and up to
-  2 s of network idle, innerText, the DOM, a full-page screenshot), storing nothing;
+  2 s of network idle, the visible text read by snap's own page script, the DOM, a full-page
+  screenshot), storing nothing;
 * ``browser``: ``snap fetch --browser`` (every request through snap's fetcher, every blob
   stored, the HTTP-path extraction too), into a folder store.
 
@@ -37,11 +39,8 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 
 from snapshotter.browser import BrowserOptions, capture_in_browser  # noqa: E402
 from snapshotter.browser.chromium import find_executable  # noqa: E402
-from snapshotter.browser.render import (  # noqa: E402
-    INNER_TEXT,
-    MAX_SCREENSHOT_HEIGHT,
-    PAGE_HEIGHT,
-)
+from snapshotter.browser.reading import read_visible_text  # noqa: E402
+from snapshotter.browser.render import MAX_SCREENSHOT_HEIGHT, PAGE_HEIGHT  # noqa: E402
 from snapshotter.browser.session import BrowserSession  # noqa: E402
 from snapshotter.capture import capture  # noqa: E402
 from snapshotter.fetch import FetchOptions  # noqa: E402
@@ -79,7 +78,15 @@ def serve(server: LoopbackServer) -> dict[str, str]:
         + "</main>"
     ).encode()
     server.route("/many", body=many)
-    return {"1 MB page": server.url("/big"), "50 subresources": server.url("/many")}
+    small = "".join(f"<p>Static paragraph {i} of plain text.</p>" for i in range(30))
+    server.route(
+        "/static", body=f"<!doctype html><title>Static</title><main>{small}</main>".encode()
+    )
+    return {
+        "static page": server.url("/static"),
+        "1 MB page": server.url("/big"),
+        "50 subresources": server.url("/many"),
+    }
 
 
 async def playwright_alone(session: BrowserSession, url: str) -> None:
@@ -89,9 +96,10 @@ async def playwright_alone(session: BrowserSession, url: str) -> None:
     try:
         page = await context.new_page()
         await page.goto(url, wait_until="load")
-        with contextlib.suppress(PlaywrightTimeout):  # the same bounded wait as snap's
+        # 500 ms without a request, at most 2 s: what snap's quiet wait is on a static page
+        with contextlib.suppress(PlaywrightTimeout):
             await page.wait_for_load_state("networkidle", timeout=2000)
-        await page.evaluate(INNER_TEXT)
+        await read_visible_text(page)
         await page.content()
         height = int(await page.evaluate(PAGE_HEIGHT))
         clip: Any = None  # cut where snap cuts

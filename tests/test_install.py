@@ -54,6 +54,13 @@ def test_the_wheel_carries_every_migration(wheel: Path) -> None:
     assert revisions | {"migrations/env.py", "migrations/script.py.mako"} <= names
 
 
+def test_the_wheel_carries_the_scripts_a_browser_capture_runs_in_the_page(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    scripts = {f"snapshotter/browser/{p.name}" for p in (ROOT / "snapshotter/browser").glob("*.js")}
+    assert "snapshotter/browser/page_text.js" in scripts
+    assert scripts <= names
+
+
 def test_the_installed_wheel_creates_its_database_and_verifies(wheel: Path, tmp_path: Path) -> None:
     """Installed into a folder of its own (its dependencies from this environment), snap runs
     its migrations from the wheel, captures a page and verifies a quote from it."""

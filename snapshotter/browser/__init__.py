@@ -11,13 +11,19 @@ never resolves a name or opens a connection of its own.
 What a browser capture stores, each blob content-addressed and write-once:
 
 - ``resource``: the body of every subresource fetched;
-- ``screenshot``: a full-page PNG; ``dom``: the DOM serialised after load;
-- ``text``: the rendered text (``innerText`` after load and a bounded wait for network idle),
-  recorded as a second extraction of the snapshot (``source`` 'rendered');
+- ``screenshot``: a full-page PNG; ``dom``: the DOM serialised once the text was read;
+- ``text``: the rendered text (what a reader sees: ``innerText`` less the text nodes no reader
+  can see, plus CSS-generated strings and same-origin frames' text; read once the page has gone
+  quiet, or its settle budget ran out, and after a scroll pass when the page loads on
+  scrolling: ``snapshotter.browser.reading``), recorded as a second extraction of the snapshot
+  (``source`` 'rendered');
 - ``browser``: the capture's browser document (format ``snap-browser-capture/1``): the browser
   and its version, every subresource request with its outcome, its HTTP exchanges and its
-  body's digest, what was refused (WebSockets, service workers, downloads, pop-ups), and the
-  digests of the screenshot, DOM and text. Its digest is the rendered extraction's key.
+  body's digest, what was refused (WebSockets, service workers, downloads, pop-ups), how the
+  text was read (``textReading``: the waits, the scroll pass, the characters left out by each
+  rule with excerpts, the generated text added, frames read and not read, text under a
+  full-viewport overlay), and the digests of the screenshot, DOM and text. Its digest is the
+  rendered extraction's key.
 
 The capture's provenance names every one of these blobs with its version (``browser.blobs``),
 so fsck, audit and exports enumerate them without reading the document.
@@ -32,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from snapshotter.browser.chromium import NETWORK_FLAGS, find_executable
 from snapshotter.browser.errors import BrowserFailed, BrowserUnavailable
+from snapshotter.browser.text_record import text_summary
 from snapshotter.capture import BROWSER_PROVENANCE, RenderedText, SnapshotRecord
 from snapshotter.errors import FetchError, InputError
 from snapshotter.store import BlobStore, StoredBlob
@@ -53,7 +60,9 @@ __all__ = [
 
 BROWSER_FORMAT = "snap-browser-capture/1"
 RENDERED_TYPES = ("text/html", "application/xhtml+xml")
-EXTRACTOR_VERSION = 1
+# 2: the visible text (text no reader sees left out; ::before/::after strings and same-origin
+# frames added; read after a quiet page and a scroll pass); 1 was innerText after network idle.
+EXTRACTOR_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -63,7 +72,7 @@ class BrowserOptions:
     executable: str | None = None
     max_resources: int = 500
     max_total_bytes: int = 200 * 1024 * 1024
-    idle_wait: float = 2.0  # seconds waited for the network to be idle after load
+    idle_wait: float = 2.0  # settle budget: seconds waited for a quiet page, after load and scroll
     viewport: tuple[int, int] = (1280, 800)
 
     def find(self) -> str | None:
@@ -83,10 +92,12 @@ def browser_installed(options: BrowserOptions) -> bool:
 
 
 def extractor_id(version: str, options: BrowserOptions) -> str:
+    from snapshotter.browser.reading import QUIET
+
     width, height = options.viewport
     return (
-        f"snap-browser@{EXTRACTOR_VERSION}+chromium@{version}+innerText"
-        f"+viewport={width}x{height}+idle={options.idle_wait:g}s"
+        f"snap-browser@{EXTRACTOR_VERSION}+chromium@{version}+visible-text"
+        f"+viewport={width}x{height}+quiet={QUIET:g}s+idle={options.idle_wait:g}s"
     )
 
 
@@ -200,7 +211,7 @@ def _stored(
     text_hash, text_size = source_digest(text_bytes)
     text_blob = store.put("text", text_hash, text_bytes, tags={"kind": "text", **tags})
     screenshot = _put(store, "screenshot", rendered.screenshot, tags)
-    dom = _put(store, "dom", rendered.dom.encode("utf-8"), tags)
+    dom = _put(store, "dom", well_formed(rendered.dom).encode("utf-8"), tags)
     document = {
         "format": BROWSER_FORMAT,
         "url": record.url,
@@ -216,6 +227,7 @@ def _stored(
         "resources": resources,
         "refused": rendered.refused,
         "flags": rendered.flags,
+        "textReading": rendered.reading,
         "limits": {
             "maxResources": browser.max_resources,
             "maxTotalBytes": browser.max_total_bytes,
@@ -238,6 +250,7 @@ def _stored(
         "refused": sum(1 for item in resources if item.get("outcome") != "stored")
         + len(rendered.refused),
         "flags": rendered.flags,
+        "text": text_summary(rendered.reading),
         "blobs": blobs,
     }
     rendered_text = RenderedText(
@@ -251,6 +264,12 @@ def _stored(
     )
     provenance = {**record.provenance, BROWSER_PROVENANCE: summary}
     return replace(record, method="browser", rendered=rendered_text, provenance=provenance)
+
+
+def well_formed(text: str) -> str:
+    """``text`` with each lone surrogate (a script can put one in the DOM) as U+FFFD, as the
+    page script does for the rendered text: UTF-8 has no encoding for them."""
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def _put(store: BlobStore, kind: str, data: bytes, tags: dict[str, str]) -> StoredBlob:

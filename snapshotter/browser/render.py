@@ -5,7 +5,9 @@ Everything the page asks for goes through Playwright routing to snap's fetcher
 browser would. WebSockets are closed unopened, service workers are blocked, downloads and
 pop-ups are refused; each is reported. Time is split so the capture ends by its deadline: the
 page must have loaded (or at least parsed) by ``render_by``, which keeps a slice at the end
-for reading the text, the DOM and the screenshot.
+for reading the text, the DOM and the screenshot. Between load and reading, the page is given
+up to ``idle_wait`` seconds to go quiet, is scrolled through if it watches scrolling, and up to
+``idle_wait`` more to go quiet again (``snapshotter.browser.reading``).
 """
 
 from __future__ import annotations
@@ -22,11 +24,20 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from snapshotter.browser.errors import BrowserFailed
+from snapshotter.browser.reading import (
+    QUIET,
+    Network,
+    Scrolled,
+    Wait,
+    needs_scrolling,
+    page_script,
+    read_visible_text,
+    scroll_back,
+    scroll_through,
+    wait_until_quiet,
+)
 from snapshotter.browser.resources import Refused, ResourceFetcher
 
-# innerText of the whole page: what a reader sees, laid out by the browser's own rules
-# (display:none and visibility:hidden text is not in it; a closed <details> summary is).
-INNER_TEXT = "() => (document.body || document.documentElement).innerText"
 PAGE_HEIGHT = "() => Math.ceil(document.documentElement.scrollHeight)"
 SERVICE_WORKER_BLOCKED = "Service Worker registration blocked by Playwright"
 MAX_SCREENSHOT_HEIGHT = 16384  # CSS pixels; a taller page is cut there (and says so)
@@ -60,6 +71,7 @@ class Rendered:
     screenshot_height: int
     refused: list[dict[str, Any]] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
+    reading: dict[str, Any] = field(default_factory=dict)  # how the text was waited for, read
 
 
 def _ms(until: float) -> float:
@@ -76,6 +88,9 @@ class _PageRun:
         self.refused: list[dict[str, Any]] = []
         self.flags: list[str] = []
         self.crashed = False
+        self.network = Network()
+        self.waits: list[Wait] = []
+        self.scrolled: Scrolled | None = None
 
     async def route(self, route: Route) -> None:
         request = route.request
@@ -128,19 +143,33 @@ class _PageRun:
             raise BrowserFailed(
                 f"the page at {job.url} was not parsed before the capture deadline"
             ) from None
-        idle_by = min(job.render_by, time.monotonic() + job.idle_wait)
-        for state, flag, until in (
-            ("load", "load-unfinished", job.render_by),
-            ("networkidle", "network-not-idle", idle_by),
-        ):
-            try:
-                await page.wait_for_load_state(state, timeout=_ms(until))  # type: ignore[arg-type]
-            except PlaywrightTimeout:
-                self.flags.append(flag)
+        try:
+            await page.wait_for_load_state("load", timeout=_ms(job.render_by))
+        except PlaywrightTimeout:
+            self.flags.append("load-unfinished")
+        await self.settle(page, "load")
+        if self.waits[-1].watches_scroll and await needs_scrolling(page):
+            budget = min(job.idle_wait, max(job.render_by - time.monotonic(), 0.0))
+            self.scrolled = await scroll_through(page, budget)
+            if not self.scrolled.reached_end:
+                self.flags.append("scroll-cut")
+            await self.settle(page, "scroll")
+
+    async def settle(self, page: Page, after: str) -> None:
+        """Wait for the page to go quiet, within the settle budget; flag what stayed busy."""
+        until = min(self.job.render_by, time.monotonic() + self.job.idle_wait)
+        wait = await wait_until_quiet(page, self.network, after, until)
+        self.waits.append(wait)
+        if "network" in wait.busy and "network-not-idle" not in self.flags:
+            self.flags.append("network-not-idle")
+        if set(wait.busy) - {"network"} and "page-not-quiet" not in self.flags:
+            self.flags.append("page-not-quiet")
 
     async def read(self, page: Page) -> Rendered:
         deadline = self.job.deadline
-        text = await page.evaluate(INNER_TEXT)
+        visible = await read_visible_text(page)
+        if self.scrolled is not None:
+            await scroll_back(page)
         dom = await page.content()
         height = int(await page.evaluate(PAGE_HEIGHT))
         clip = None
@@ -154,13 +183,21 @@ class _PageRun:
             timeout=_ms(deadline),
             clip=clip,  # type: ignore[arg-type]
         )
+        reading = {
+            "quietSeconds": QUIET,
+            "settleBudgetSeconds": self.job.idle_wait,
+            "waits": [wait.to_json() for wait in self.waits],
+            "scroll": None if self.scrolled is None else self.scrolled.to_json(),
+            **visible.report,
+        }
         return Rendered(
-            text=str(text or ""),
+            text=visible.text,
             dom=dom,
             screenshot=png,
             screenshot_height=min(height, MAX_SCREENSHOT_HEIGHT),
             refused=self.refused,
             flags=self.flags,
+            reading=reading,
         )
 
 
@@ -185,9 +222,13 @@ async def render_page(
         viewport={"width": width, "height": height},
     )
     try:
+        await context.add_init_script(script=page_script("page_watch.js"))
         await context.route("**/*", run.route)
         await context.route_web_socket("**", run.websocket)
         page = await context.new_page()
+        page.on("request", lambda _request: run.network.started())
+        page.on("requestfinished", lambda _request: run.network.ended())
+        page.on("requestfailed", lambda _request: run.network.ended())
         page.on("console", lambda message: run.console(message.text, page.url))
         page.on("download", lambda download: run.download(download.url))
         page.on("crash", lambda _page: setattr(run, "crashed", True))

@@ -121,7 +121,7 @@ def test_a_browser_capture_stores_every_subresource_the_screenshot_dom_and_rende
         extractions = session.query(Extraction).order_by(Extraction.id).all()
         capture = session.query(Capture).one()
         assert [e.source for e in extractions] == ["raw", "rendered"]
-        assert extractions[1].extractor.startswith("snap-browser@1+chromium@")
+        assert extractions[1].extractor.startswith("snap-browser@2+chromium@")
         assert capture.method == "browser"
 
     kinds = {kind for kind, _, _ in _recorded(workspace)}
@@ -337,7 +337,7 @@ def test_snap_fetch_browser_on_the_command_line(
     assert result.exit_code == 0, result.output
     printed = json.loads(result.output)
     assert printed["method"] == "browser"
-    assert printed["rendered"]["extractor"].startswith("snap-browser@1+chromium@")
+    assert printed["rendered"]["extractor"].startswith("snap-browser@2+chromium@")
     assert printed["snapshotId"] == sha256(PAGE)
     again = run_snap(tmp_path, "fetch", "--json", url)  # SNAP_CAPTURE unset: HTTP
     assert json.loads(again.output)["method"] == "http"

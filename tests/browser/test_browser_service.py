@@ -46,7 +46,7 @@ def test_post_captures_takes_the_capture_method(
     )
     assert browser.status_code == 201, browser.text
     assert browser.json()["method"] == "browser"
-    assert browser.json()["rendered"]["extractor"].startswith("snap-browser@1+chromium@")
+    assert browser.json()["rendered"]["extractor"].startswith("snap-browser@2+chromium@")
     plain = client.post("/v1/captures", json={"url": http_server.url("/page"), "capture": "http"})
     assert plain.json()["method"] == "http"
     assert plain.json()["snapshotId"] == browser.json()["snapshotId"]
