@@ -318,7 +318,10 @@ def browser_lines(record: SnapshotRecord) -> list[str]:
     kinds: dict[str, int] = {}
     for blob in browser.get("blobs", []):
         kinds[blob.get("kind", "?")] = kinds.get(blob.get("kind", "?"), 0) + 1
+    from snapshotter.browser.text_record import text_summary_words
+
     flags = browser.get("flags") or []
+    said = text_summary_words(browser.get("text") or {})
     return [
         f"  rendered  {rendered.text_hash}  ({rendered.text_size} bytes)",
         f"  extractor {rendered.extractor}",
@@ -326,6 +329,7 @@ def browser_lines(record: SnapshotRecord) -> list[str]:
         f" {browser.get('refused', 0)} refused; screenshot, DOM and browser document"
         f" {browser.get('document', {}).get('hash', '')}"
         + (f"; {', '.join(flags)}" if flags else ""),
+        *(f"  text      {sentence}" for sentence in said),
     ]
 
 

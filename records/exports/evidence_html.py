@@ -700,7 +700,21 @@ def capture_facts(capture: CaptureRecord | None) -> list[tuple[str, str]]:
     if isinstance(headers, dict) and headers:
         listed = "<br>".join(f"{inline(k)}: {inline(v)}" for k, v in headers.items())
         facts.append(("Response headers recorded", listed))
-    return facts + seal_facts(capture)
+    return facts + rendered_text_facts(provenance) + seal_facts(capture)
+
+
+def rendered_text_facts(provenance: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """For a browser capture: what its rendered text left out as unseen, added, kept under an
+    overlay and could not read (snapshotter.browser.text_record), one sentence a line."""
+    browser = provenance.get("browser")
+    if not isinstance(browser, dict) or not isinstance(browser.get("text"), dict):
+        return []
+    from snapshotter.browser.text_record import text_summary_words
+
+    said = text_summary_words(browser["text"])
+    if not said:
+        return [("Rendered text", "nothing left out as unseen, added from CSS, or not read")]
+    return [("Rendered text", "<br>".join(esc(sentence) for sentence in said))]
 
 
 def imported_facts(capture: CaptureRecord, provenance: Mapping[str, Any]) -> list[tuple[str, str]]:

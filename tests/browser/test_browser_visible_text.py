@@ -434,7 +434,7 @@ document.getElementById("host").attachShadow({mode: "open"}).innerHTML =
     assert record.provenance["browser"]["text"]["shadowNotRead"] == shadow
 
 
-# --- what it costs, and a quote of what a reader never saw --------------------------------
+# --- what it costs, and what a reader of the evidence is told --------------------------------
 
 
 async def _bare_render(session: BrowserSession, url: str) -> None:
@@ -508,3 +508,30 @@ def test_a_quote_of_hidden_text_is_not_found_in_a_browser_capture(
     assert hidden["status"] != "quote_found"
     seen = verify(home, tmp_path, url, "rings the bell at noon", "c-seen")
     assert seen["status"] == "quote_found"
+
+
+def test_the_evidence_page_says_what_the_text_left_out(
+    hidden_capture: tuple[str, Path], tmp_path: Path
+) -> None:
+    url, home = hidden_capture
+    verify(home, tmp_path, url, "rings the bell at noon", "c-seen")
+    evidence = tmp_path / "evidence.html"
+    exported = run_snap(
+        home, "export", "--format", "html", "-o", str(evidence), "--citation", "c-seen"
+    )
+    assert exported.exit_code == 0, exported.output
+    said = evidence.read_text()
+    assert "<dt>Rendered text</dt>" in said
+    left_out = len("Walrus sentence sits off to the left.")
+    assert f"left out, as no reader sees them: {left_out} characters off the page" in said
+
+
+def test_snap_fetch_says_what_the_text_left_out(
+    http_server: LoopbackServer, tmp_path: Path, chromium: str
+) -> None:
+    http_server.route("/fetched", body=page(HIDDEN["opacity 0"][0]))
+    fetched = run_snap(tmp_path, "fetch", "--browser", http_server.url("/fetched"))
+    assert fetched.exit_code == 0, fetched.output
+    left_out = len("Pelican sentence has opacity zero.")
+    said = f"  text      left out, as no reader sees them: {left_out} characters of opacity 0"
+    assert said in fetched.output
