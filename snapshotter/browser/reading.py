@@ -12,6 +12,7 @@ out and why). Each wait is bounded: by the settle budget (``idle_wait``) and by 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from dataclasses import dataclass, field
 from functools import cache
@@ -84,7 +85,7 @@ async def wait_until_quiet(page: Page, network: Network, after: str, until: floa
     began = time.monotonic()
     while True:
         left = until - time.monotonic()
-        state = await page.evaluate(page_script("page_quiet.js"), max(left, 0.0) * 1000.0)
+        state = await _quiet_state(page, left)
         busy = []
         if not network.quiet():
             busy.append("network")
@@ -99,6 +100,35 @@ async def wait_until_quiet(page: Page, network: Network, after: str, until: floa
             scrolls, later = bool(state["watchesScroll"]), int(state["laterTimers"])
             return Wait(after, seconds, tuple(busy), scrolls, later)
         await asyncio.sleep(min(_quiet_in(busy, network, state), left))
+
+
+# What a page that is navigating (a script sent it to another URL) is taken to be: busy, its
+# new document not yet watched.
+NAVIGATING = {"sinceMutation": 0, "timers": 0, "laterTimers": 0, "animations": 0}
+
+
+async def _quiet_state(page: Page, left: float) -> dict[str, Any]:
+    """page_quiet.js's answer; a page whose document is being replaced (the script's context
+    is destroyed under it) is busy, and is asked again once its next document is parsed."""
+    from playwright.async_api import Error as PlaywrightError
+
+    try:
+        return dict(await page.evaluate(page_script("page_quiet.js"), max(left, 0.0) * 1000.0))
+    except PlaywrightError as error:
+        if page.is_closed() or not _navigating(error):
+            raise
+    with contextlib.suppress(PlaywrightError):
+        await page.wait_for_load_state("domcontentloaded", timeout=max(left, 0.001) * 1000.0)
+    return {**NAVIGATING, "watchesScroll": False}
+
+
+def _navigating(error: Exception) -> bool:
+    """Whether Playwright's error says the page's document went away under the script."""
+    message = str(error)
+    return any(
+        words in message
+        for words in ("context was destroyed", "navigat", "Cannot find context with specified id")
+    )
 
 
 def _quiet_in(busy: list[str], network: Network, state: dict[str, Any]) -> float:
@@ -128,18 +158,28 @@ class Scrolled:
 
 
 async def needs_scrolling(page: Page) -> bool:
-    """Whether the page is taller than its viewport (there is somewhere to scroll to)."""
-    return bool(
-        await page.evaluate(
-            "() => { const root = document.scrollingElement || document.documentElement;"
-            " return root.scrollHeight > window.innerHeight + 1; }"
+    """Whether the page is taller than its viewport (there is somewhere to scroll to); not
+    while it is navigating to another document."""
+    from playwright.async_api import Error as PlaywrightError
+
+    try:
+        return bool(
+            await page.evaluate(
+                "() => { const root = document.scrollingElement || document.documentElement;"
+                " return root.scrollHeight > window.innerHeight + 1; }"
+            )
         )
-    )
+    except PlaywrightError as error:
+        if page.is_closed() or not _navigating(error):
+            raise
+        return False
 
 
 async def scroll_through(page: Page, budget: float) -> Scrolled:
     """Scroll to the page's end, a viewport a step (``SCROLL_STEPS`` at most, ``budget``
     seconds at most); the page stays where it stopped."""
+    from playwright.async_api import Error as PlaywrightError
+
     arguments = {"maxSteps": SCROLL_STEPS, "budget": budget * 1000.0}
     began = time.monotonic()
     try:
@@ -147,6 +187,10 @@ async def scroll_through(page: Page, budget: float) -> Scrolled:
             page.evaluate(page_script("page_scroll.js"), arguments), timeout=budget + 1.0
         )
     except TimeoutError:  # no frame was drawn: the page is stuck or hidden
+        return Scrolled(0, False, 0, time.monotonic() - began)
+    except PlaywrightError as error:  # it went to another document while scrolling
+        if page.is_closed() or not _navigating(error):
+            raise
         return Scrolled(0, False, 0, time.monotonic() - began)
     return Scrolled(
         int(done["steps"]),

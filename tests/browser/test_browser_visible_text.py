@@ -420,6 +420,16 @@ document.getElementById("gone").textContent = "Dace " + String.fromCharCode(0xDC
     assert document["textReading"]["leftOut"]["opacity"]["excerpts"] == ["Dace \ufffd"]
 
 
+def test_a_page_a_script_sends_elsewhere_while_it_settles_is_read_where_it_lands(
+    http_server: LoopbackServer, open_workspace: OpenWorkspace
+) -> None:
+    http_server.route("/landed", body=page("<p>Ling sentence is where the script went.</p>"))
+    body = '<script>setTimeout(function () { location.href = "/landed"; }, 300);</script>'
+    text, document, _ = capture(http_server, open_workspace, "/leaving", page(body))
+    assert "Ling sentence is where the script went." in text
+    assert document["textReading"]["waits"][0]["quiet"] is True
+
+
 def test_text_in_a_shadow_tree_is_counted_as_not_read(
     http_server: LoopbackServer, open_workspace: OpenWorkspace
 ) -> None:
