@@ -103,8 +103,7 @@ class SealState:
             return "not stated by snap (an imported capture: the archive's date is its claim)"
         stated = wire_time(self.captured_at)
         if verdict is CaptureTime.UNCONFIRMED or self.stamped_at is None:
-            own = "not confirmed by a token of its own"
-            return f"{stated} by snap's clock, {own}: {self.timestamp}"
+            return f"{stated} by snap's clock, not confirmed: no valid token of its own"
         lag = _duration(abs(self.stamped_at - self.captured_at))
         stamped = wire_time(self.stamped_at)
         if verdict is CaptureTime.CONFIRMED:
