@@ -26,6 +26,7 @@ from cdxj_indexer.main import CDXJIndexer
 from records.exports.annotations import web_annotations
 from records.exports.selection import Selection
 from records.exports.warc import WarcSummary, warc_date
+from snapshotter.store.hashing import sha256_of
 from snapshotter.times import now, wire_time
 from snapshotter.version import __version__
 
@@ -73,7 +74,7 @@ def write_wacz(
         resources = [_add(archive, name, data, method) for name, data, method in files]
         package = _datapackage(selection, pages, resources, created)
         archive.writestr(_info("datapackage.json", zipfile.ZIP_DEFLATED), package)
-        digest: dict[str, Any] = {"path": "datapackage.json", "hash": _sha256(package)}
+        digest: dict[str, Any] = {"path": "datapackage.json", "hash": sha256_of(package)}
         if sign is not None:
             digest["signedData"] = sign(digest["hash"], created)
         archive.writestr(
@@ -160,7 +161,3 @@ def _datapackage(
         package["mainPageURL"] = pages[0]["url"]
         package["mainPageDate"] = pages[0]["ts"]
     return json.dumps(package, indent=2, ensure_ascii=False).encode("utf-8")
-
-
-def _sha256(data: bytes) -> str:
-    return "sha256:" + hashlib.sha256(data).hexdigest()

@@ -27,7 +27,6 @@ verification by its snapshot and the time it was checked, a checkpoint by its si
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -36,6 +35,7 @@ from typing import Any
 from records.attest.log_checks import ProofFault, proof_fault, reply_problem, signature_problem
 from records.attest.manifest import ManifestBlob
 from snapshotter.errors import shown
+from snapshotter.store.hashing import sha256_of
 from snapshotter.times import parse_time
 
 ATTESTATIONS = "attestations/attestations.jsonl"
@@ -229,7 +229,7 @@ def _leaf(proof: dict[str, Any] | None) -> dict[str, Any]:
 def _manifest_problems(line: dict[str, Any], leaf: dict[str, Any]) -> list[str]:
     manifest = line["manifest"]
     data = str(manifest["document"]).encode("utf-8")
-    named, actual = str(manifest["sha256"]), _sha256(data)
+    named, actual = str(manifest["sha256"]), sha256_of(data)
     problems = []
     if named != actual:
         problems.append(f"the manifest hashes to {actual}, the line names {named}")
@@ -253,10 +253,10 @@ def _token_problems(stamp: dict[str, Any], data: bytes, leaf: dict[str, Any]) ->
     problem = reply_problem(reply, data, chain=None)
     if problem is not None:
         problems.append(f"the manifest's {problem.removeprefix('its ')}")
-    if leaf and leaf.get("timestamp") != _sha256(reply):
+    if leaf and leaf.get("timestamp") != sha256_of(reply):
         problems.append(
             f"the logged leaf names timestamp {leaf.get('timestamp')},"
-            f" the line's token hashes to {_sha256(reply)}"
+            f" the line's token hashes to {sha256_of(reply)}"
         )
     return problems
 
@@ -293,7 +293,3 @@ def _checkpoint_label(document: bytes) -> str:
         )
     except UNREADABLE:
         return "a log checkpoint whose document cannot be read"
-
-
-def _sha256(data: bytes) -> str:
-    return "sha256:" + hashlib.sha256(data).hexdigest()

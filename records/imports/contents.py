@@ -21,6 +21,7 @@ from typing import IO, Any
 from records.imports.attestations import MAX_ATTESTATIONS, Attestations, read_attestations
 from records.imports.sources import Archive, WarcSource
 from snapshotter.errors import SnapError
+from snapshotter.store.hashing import digest_of, sha256_of
 
 CHUNK_SIZE = 1024 * 1024
 BLOB_NAME = "urn:snap:"  # + kind + ":" + digest: a record of one of snap's blobs
@@ -72,7 +73,7 @@ def _read_record(record: Any, source: WarcSource, contents: ArchiveContents) -> 
         if len(data) > MAX_ATTESTATIONS:
             contents.attestations.problems.append(f"{label} is too large to check")
             return
-        contents.named.setdefault(name, _sha256(data))
+        contents.named.setdefault(name, sha256_of(data))
         contents.attestations.extend(read_attestations(data, label))
     elif name.startswith(BLOB_NAME):
         contents.named.setdefault(name, _digest(record.raw_stream))
@@ -81,11 +82,7 @@ def _read_record(record: Any, source: WarcSource, contents: ArchiveContents) -> 
 
 
 def _digest(stream: IO[bytes]) -> str:
-    digest = hashlib.sha256()
+    hasher = hashlib.sha256()
     while chunk := stream.read(CHUNK_SIZE):
-        digest.update(chunk)
-    return "sha256:" + digest.hexdigest()
-
-
-def _sha256(data: bytes) -> str:
-    return "sha256:" + hashlib.sha256(data).hexdigest()
+        hasher.update(chunk)
+    return digest_of(hasher)

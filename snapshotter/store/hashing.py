@@ -43,10 +43,15 @@ def read_chunks(stream: BinaryIO) -> Iterator[memoryview]:
         yield view[:count]
 
 
+def sha256_of(data: bytes) -> str:
+    """``sha256:<hex>`` of bytes in memory: how snap names every blob and manifest."""
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
 def source_digest(source: Path | bytes) -> tuple[str, int]:
     """SHA-256 and size of what a caller asks to store, read in chunks for a file."""
     if isinstance(source, bytes):
-        return "sha256:" + hashlib.sha256(source).hexdigest(), len(source)
+        return sha256_of(source), len(source)
     hasher = hashlib.sha256()
     size = 0
     try:
